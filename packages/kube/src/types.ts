@@ -1,0 +1,117 @@
+/**
+ * Shared vocabulary of `@rxkube/kube`: plain-JSON Kubernetes objects, object references, the
+ * resource a watch or a request is about, and the watcher's events (kube-rs words).
+ *
+ * @module
+ */
+
+/** `metadata` of any Kubernetes object, as plain JSON. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: unknown[];
+}
+
+/** An entry of `metadata.ownerReferences`. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/**
+ * Any Kubernetes object as plain JSON (never a class instance).
+ *
+ * ## Example
+ * ```ts
+ * type Widget = KubeObject<{ size: number }, { observedGeneration?: number }>;
+ * ```
+ */
+export interface KubeObject<Spec = unknown, Status = unknown> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Status;
+  [field: string]: unknown;
+}
+
+/**
+ * Names one object: `{ apiVersion, kind, namespace?, name }`. Its key is `namespace/name`
+ * (just `name` for cluster-scoped objects).
+ *
+ * ## Example
+ * ```ts
+ * const ref: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' };
+ * objectKey(ref); // 'default/a'
+ * ```
+ */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * The key of an object or reference: `namespace/name`, or `name` when cluster-scoped.
+ *
+ * ## Example
+ * ```ts
+ * objectKey({ metadata: { namespace: 'ns', name: 'a' } }); // 'ns/a'
+ * ```
+ */
+export function objectKey(obj: { metadata: ObjectMeta } | { namespace?: string; name: string }): string {
+  const m = 'metadata' in obj ? obj.metadata : obj;
+  const name = m.name ?? '';
+  return m.namespace ? `${m.namespace}/${name}` : name;
+}
+
+/**
+ * What a watch or request is about: a resource type, optionally narrowed to a namespace.
+ * `apiVersion` + `kind` are mapped to a URL path through discovery.
+ *
+ * ## Example
+ * ```ts
+ * const configMaps: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
+ * ```
+ */
+export interface ResourceType {
+  /** `v1`, `apps/v1`, `example.com/v1alpha1`, … */
+  apiVersion: string;
+  kind: string;
+}
+
+/**
+ * An event of a watcher (kube-rs vocabulary). A (re)list is framed by `Init` … `InitApply`* …
+ * `InitDone`; `InitDone` is the only "the cache is whole" signal. Live changes are `Apply`
+ * (added or modified) and `Delete`. A relist never replays fake ADDED/MODIFIED events; objects
+ * that vanished during a relist are reported as `Delete` right after `InitDone`.
+ *
+ * ## Example
+ * ```ts
+ * watcher(client, configMaps).subscribe((e) => {
+ *   if (e.type === 'Apply') console.log('changed', objectKey(e.object));
+ * });
+ * ```
+ */
+export type WatchEvent<T extends KubeObject = KubeObject> =
+  | { readonly type: 'Init' }
+  | { readonly type: 'InitApply'; readonly object: T }
+  | { readonly type: 'InitDone' }
+  | { readonly type: 'Apply'; readonly object: T }
+  | { readonly type: 'Delete'; readonly object: T };
