@@ -1,1 +1,3 @@
 export {};
+export { debounceByKey } from './debounce-by-key.js';
+export type { DebounceByKeyOptions } from './debounce-by-key.js';

@@ -1,0 +1,162 @@
+import { asyncScheduler, Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+
+import { InvalidArgumentError } from './invalid-argument-error.js';
+import {
+  assertCallback,
+  assertDuration,
+  assertOptions,
+  assertSchedulerLike,
+  callbackError,
+} from './internal/timed-checks.js';
+import { TimedQueue } from './internal/timed-queue.js';
+import type { TimedSlot } from './internal/timed-queue.js';
+
+/** Options of {@link debounceByKey}. */
+export interface DebounceByKeyOptions {
+  /**
+   * Longest time (ms, `>= dueTime`) a key's first pending value may be held: a key that keeps
+   * receiving values faster than `dueTime` still emits its latest value at first arrival +
+   * `maxWait` (lodash's `maxWait`), so a hot key is never starved. Unbounded when left out.
+   */
+  readonly maxWait?: number;
+}
+
+interface Pending<K, T> extends TimedSlot {
+  readonly key: K;
+  value: T;
+  /** First arrival + maxWait (`Infinity` without maxWait). */
+  readonly maxDue: number;
+}
+
+const OPERATOR = 'debounceByKey';
+
+/**
+ * Per-key trailing `debounceTime`: emits the latest value of a key once no newer value for that
+ * key arrived for `dueTime`. Keys never delay each other.
+ *
+ * ## Example
+ * ```ts
+ * // Reconcile each object at most once per 500 ms burst, and at least every 5 s while it stays hot.
+ * events$.pipe(
+ *   debounceByKey((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`, 500, { maxWait: 5_000 }),
+ *   runByKey(...),
+ * );
+ * ```
+ *
+ * ## Semantics
+ * - next: the value replaces the key's pending value and restarts its quiet period; the first
+ *   value of a key starts its `maxWait` window. A key's value is emitted at
+ *   `min(last arrival + dueTime, first arrival + maxWait)`. Keys due at the same instant are
+ *   emitted in the order they first arrived.
+ * - `dueTime` 0: values arriving in the same synchronous burst (the same scheduler tick) coalesce
+ *   to one value per key, emitted on the next tick of `scheduler`. This is the cheap way to
+ *   collapse a relist of thousands of events into one per object.
+ * - complete: pending values are flushed at once (in first-arrival order), then complete.
+ * - error: pending values are dropped, the error is forwarded.
+ * - unsubscribe: the timer is cancelled; no per-key state survives.
+ * - `keyOf` throws: the source is unsubscribed, pending values dropped, and an `Error` naming
+ *   `keyOf` (the thrown value as `cause`) is sent downstream.
+ * - concurrency: synchronous values emitted by a downstream feedback loop while a batch of due keys
+ *   is being emitted wait for the next tick, even with `dueTime` 0.
+ *
+ * ## Guarantees
+ * - At most one pending value per key; the latest value always wins; no value is emitted twice.
+ * - With `maxWait`, a continuously hot key emits at least once every `maxWait`.
+ *
+ * ## Memory
+ * One entry per key with a pending value, released when it is emitted. All keys share ONE
+ * scheduler action (a min-heap of deadlines): a new value only updates its key's deadline, so the
+ * cost per value is O(1) and per quiet period O(log keys), never a timer per value.
+ *
+ * @param keyOf extracts the key (compared with `Map` semantics: SameValueZero).
+ * @param dueTime quiet period in ms, finite and `>= 0`.
+ * @param options `maxWait`: see {@link DebounceByKeyOptions}.
+ * @param scheduler time source; `TestScheduler.run` virtualises it.
+ * @throws InvalidArgumentError when `dueTime` or `options.maxWait` is negative or not finite, when
+ *   `maxWait < dueTime`, or when `keyOf` is not a function.
+ */
+export function debounceByKey<T, K>(
+  keyOf: (value: T) => K,
+  dueTime: number,
+  options?: DebounceByKeyOptions,
+  scheduler: SchedulerLike = asyncScheduler,
+): MonoTypeOperatorFunction<T> {
+  assertCallback(OPERATOR, 'keyOf', keyOf);
+  assertDuration(OPERATOR, 'dueTime', dueTime);
+  assertOptions(OPERATOR, 'options', options);
+  const maxWait = options?.maxWait;
+  if (maxWait !== undefined) {
+    assertDuration(OPERATOR, 'options.maxWait', maxWait);
+    if (maxWait < dueTime) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.maxWait',
+        maxWait,
+        `must be >= dueTime (${dueTime}); leave it out for no upper bound`,
+      );
+    }
+  }
+  assertSchedulerLike(OPERATOR, scheduler);
+  const wait = maxWait ?? Infinity;
+
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      const pending = new Map<K, Pending<K, T>>();
+      const queue = new TimedQueue<Pending<K, T>>(scheduler, (slot) => {
+        pending.delete(slot.key);
+        subscriber.next(slot.value);
+      });
+      let done = false;
+      subscriber.add(() => {
+        done = true;
+        queue.clear();
+        pending.clear();
+      });
+      subscriber.add(
+        source.subscribe({
+          next: (value) => {
+            if (done) return;
+            let key: K;
+            try {
+              key = keyOf(value);
+            } catch (cause) {
+              subscriber.error(callbackError(OPERATOR, 'keyOf', cause));
+              return;
+            }
+            const now = scheduler.now();
+            const entry = pending.get(key);
+            if (entry === undefined) {
+              const slot: Pending<K, T> = {
+                due: now + dueTime,
+                index: -1,
+                filedAt: 0,
+                seq: 0,
+                key,
+                value,
+                maxDue: now + wait,
+              };
+              pending.set(key, slot);
+              queue.arm(slot);
+            } else {
+              entry.value = value;
+              const due = now + dueTime;
+              entry.due = due < entry.maxDue ? due : entry.maxDue;
+            }
+          },
+          error: (err: unknown) => {
+            if (done) return;
+            subscriber.error(err);
+          },
+          complete: () => {
+            if (done) return;
+            queue.clear();
+            const flush = [...pending.values()];
+            pending.clear();
+            for (const entry of flush) subscriber.next(entry.value);
+            subscriber.complete();
+          },
+        }),
+      );
+    });
+}
