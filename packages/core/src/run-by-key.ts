@@ -2,7 +2,7 @@ import { asyncScheduler } from 'rxjs';
 import type { ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
 
 import { keyedRun, validateKeyedArgs } from './internal/keyed-run.js';
-import type { RunByKeyObserver, RunByKeyOptions } from './internal/keyed-run.js';
+import type { RunByKeyOptions } from './internal/keyed-run.js';
 
 export { KeyOfError } from './internal/keyed-run.js';
 export type { RunByKeyObserver, RunByKeyOptions } from './internal/keyed-run.js';
@@ -76,7 +76,7 @@ export function runByKey<T, K, R>(
     keyOf,
     work,
     concurrency,
-    observer: observer as RunByKeyObserver<K> | undefined,
+    observer,
     scheduler,
     onReplaced: undefined,
   });

@@ -1,5 +1,5 @@
-import { asyncScheduler, catchError, from, map, of, Observable } from 'rxjs';
-import type { ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
+import { asyncScheduler, catchError, from, map, of, reduce } from 'rxjs';
+import type { Observable, ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
 
 import { keyedRun, validateKeyedArgs } from './internal/keyed-run.js';
 import type { RunByKeyObserver } from './internal/keyed-run.js';
@@ -76,7 +76,7 @@ export function sinkByKey<T, K, R>(
     keyOf,
     work: (value, key) => writeOnce(write, value, key),
     concurrency,
-    observer: observer as RunByKeyObserver<K> | undefined,
+    observer,
     scheduler,
     onReplaced: (previous, key) => ({ kind: 'superseded', key, value: previous }),
   });
@@ -88,25 +88,15 @@ function writeOnce<T, K, R>(
   value: T,
   key: K,
 ): Observable<SinkResult<T, K, R>> {
-  let input: ObservableInput<R>;
+  let written: Observable<R>;
   try {
-    input = write(value, key);
+    written = from(write(value, key));
   } catch (error) {
     return of({ kind: 'failed', key, value, error });
   }
-  return new Observable<{ last: R } | undefined>((subscriber) => {
-    let last: { last: R } | undefined;
-    return from(input).subscribe({
-      next: (result) => {
-        last = { last: result };
-      },
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => {
-        subscriber.next(last);
-        subscriber.complete();
-      },
-    });
-  }).pipe(
+  return written.pipe(
+    // keep only the last result; `undefined` (the seed) means the write emitted nothing
+    reduce<R, { readonly last: R } | undefined>((_, last) => ({ last }), undefined),
     map((outcome): SinkResult<T, K, R> =>
       outcome === undefined
         ? {

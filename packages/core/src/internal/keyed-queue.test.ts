@@ -63,6 +63,30 @@ describe('KeyedQueue', () => {
     expect(state(q)).toEqual({ depth: 0, active: 0, parked: 0, idle: true });
   });
 
+  it('keeps FIFO order across the internal compaction of a long backlog', () => {
+    const q = new KeyedQueue<number, number>();
+    const order: number[] = [];
+    for (let k = 0; k < 5000; k++) q.push(k, k, 0);
+    for (let i = 0; i < 3000; i++) {
+      const t = q.take(1);
+      if (t === undefined) throw new Error('expected a key');
+      order.push(t.key);
+      q.finish(t.key);
+      if (i % 2 === 0) q.push(10_000 + i, i, 0); // new keys join the back while the front drains
+    }
+    q.push(4000, -1, 0); // replaced in place: keeps its position
+    for (let t = q.take(1); t !== undefined; t = q.take(1)) {
+      order.push(t.key);
+      q.finish(t.key);
+    }
+    const expected = [
+      ...Array.from({ length: 5000 }, (_, k) => k),
+      ...Array.from({ length: 1500 }, (_, j) => 10_000 + 2 * j),
+    ];
+    expect(order).toEqual(expected);
+    expect(q.idle).toBe(true);
+  });
+
   it('forgets everything on clear', () => {
     const q = new KeyedQueue<string, number>();
     q.push('a', 1, 0);

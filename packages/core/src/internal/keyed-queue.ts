@@ -3,7 +3,7 @@
  * own: which keys wait (in FIFO order), which run, and which have a value parked behind a run.
  *
  * - `ready`: keys waiting for a slot, oldest first. A new value for a waiting key replaces its value
- *   and keeps its place (a `Map` keeps insertion order across `set` of an existing key).
+ *   in its slot, so the key keeps its place.
  * - `active`: keys whose work is in flight.
  * - `parked`: keys in flight that received a newer value; on `finish` the parked value moves to the
  *   BACK of `ready`, so a hot key cannot starve the others.
@@ -16,7 +16,8 @@
  */
 
 /** A waiting value and the time (from the caller's clock) its key started waiting. */
-export interface Slot<V> {
+export interface Slot<K, V> {
+  readonly key: K;
   value: V;
   readonly since: number;
 }
@@ -41,8 +42,15 @@ const PARKED = { kind: 'parked' } as const;
 
 /** Per-key FIFO with coalescing and per-key mutual exclusion; see the module comment. */
 export class KeyedQueue<K, V> {
-  private readonly ready = new Map<K, Slot<V>>();
-  private readonly parked = new Map<K, Slot<V>>();
+  /** Waiting keys → their slot (lookup). */
+  private readonly ready = new Map<K, Slot<K, V>>();
+  /**
+   * The same slots in FIFO order, consumed from `head`. (Deleting from the front of a `Map` leaves
+   * holes that every later `keys().next()` walks over: O(n²) for a deep backlog; an array does not.)
+   */
+  private fifo: (Slot<K, V> | undefined)[] = [];
+  private head = 0;
+  private readonly parked = new Map<K, Slot<K, V>>();
   private readonly active = new Set<K>();
 
   /** Number of keys waiting for a slot (not counting parked values). */
@@ -70,7 +78,7 @@ export class KeyedQueue<K, V> {
     if (this.active.has(key)) {
       const slot = this.parked.get(key);
       if (slot === undefined) {
-        this.parked.set(key, { value, since: now });
+        this.parked.set(key, { key, value, since: now });
         return PARKED;
       }
       const previous = slot.value;
@@ -79,7 +87,7 @@ export class KeyedQueue<K, V> {
     }
     const slot = this.ready.get(key);
     if (slot === undefined) {
-      this.ready.set(key, { value, since: now });
+      this.enqueue({ key, value, since: now });
       return { kind: 'enqueued', depth: this.ready.size };
     }
     const previous = slot.value;
@@ -93,12 +101,19 @@ export class KeyedQueue<K, V> {
    */
   take(limit: number): Taken<K, V> | undefined {
     if (this.active.size >= limit) return undefined;
-    const first = this.ready.entries().next();
-    if (first.done === true) return undefined;
-    const [key, slot] = first.value;
-    this.ready.delete(key);
-    this.active.add(key);
-    return { key, value: slot.value, since: slot.since };
+    const slot = this.fifo[this.head];
+    if (slot === undefined) return undefined;
+    this.fifo[this.head++] = undefined;
+    if (this.head === this.fifo.length) {
+      this.fifo = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.fifo.length) {
+      this.fifo = this.fifo.slice(this.head);
+      this.head = 0;
+    }
+    this.ready.delete(slot.key);
+    this.active.add(slot.key);
+    return slot;
   }
 
   /**
@@ -110,13 +125,20 @@ export class KeyedQueue<K, V> {
     const slot = this.parked.get(key);
     if (slot === undefined) return undefined;
     this.parked.delete(key);
-    this.ready.set(key, slot);
+    this.enqueue(slot);
     return this.ready.size;
+  }
+
+  private enqueue(slot: Slot<K, V>): void {
+    this.ready.set(slot.key, slot);
+    this.fifo.push(slot);
   }
 
   /** Drops every waiting and parked value and forgets what is in flight. */
   clear(): void {
     this.ready.clear();
+    this.fifo = [];
+    this.head = 0;
     this.parked.clear();
     this.active.clear();
   }

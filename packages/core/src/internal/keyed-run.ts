@@ -124,15 +124,16 @@ export function keyedRun<T, K, R>(spec: KeyedRunSpec<T, K, R>): OperatorFunction
       const start = (key: K, value: T, since: number): void => {
         const startedAt = now();
         observer?.started?.(key, startedAt - since, queue.activeCount);
-        let input: ObservableInput<R>;
+        let input: Observable<R>;
         try {
-          input = work(value, key);
+          // `from` throws for something that is not an ObservableInput: reported like a throwing work
+          input = from(work(value, key));
         } catch (err) {
           fail(err);
           return;
         }
         let completed = false;
-        const inner = from(input).subscribe({
+        const inner = input.subscribe({
           next: (result) => subscriber.next(result),
           error: fail,
           complete: () => {
@@ -172,7 +173,7 @@ export function keyedRun<T, K, R>(spec: KeyedRunSpec<T, K, R>): OperatorFunction
       };
 
       const upstream = new Subscriber<T>({
-        next: (value) => {
+        next: (value: T) => {
           let key: K;
           try {
             key = keyOf(value);

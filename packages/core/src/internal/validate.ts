@@ -35,7 +35,11 @@ export function assertOptionalObject(operator: string, argument: string, value: 
 }
 
 /** Throws unless `value` looks like an RxJS `SchedulerLike` (has `now()` and `schedule()`). */
-export function assertScheduler(operator: string, argument: string, value: unknown): asserts value is SchedulerLike {
+export function assertScheduler(
+  operator: string,
+  argument: string,
+  value: unknown,
+): asserts value is SchedulerLike {
   const candidate = value as Partial<SchedulerLike> | null | undefined;
   if (
     candidate === null ||
