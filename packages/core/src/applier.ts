@@ -1,0 +1,122 @@
+import { asyncScheduler } from 'rxjs';
+import type { ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
+
+import type { Action } from './action.js';
+import type { ReconcileError, TerminalError } from './errors.js';
+import { createApplier } from './internal/applier-loop.js';
+import type { RunByKeyObserver } from './run-by-key.js';
+
+/** Options of {@link applier}; every field has a default. */
+export interface ApplierOptions<K> {
+  /** Reconciles in flight across keys (never two of one key); integer `>= 1`. Default 1. */
+  readonly concurrency?: number;
+  /**
+   * Per-key error backoff: the n-th consecutive failure waits `min(maxMs, baseMs × 2^n × (1 +
+   * random × jitter))`. Defaults: 5 ms, 1000 s, jitter 0.1 (see {@link PerKeyBackoff}).
+   */
+  readonly backoff?: { readonly baseMs?: number; readonly maxMs?: number; readonly jitter?: number };
+  /**
+   * Global token bucket shared by all error retries (see {@link TokenBucket}); `false` turns it
+   * off. Default `{ qps: 10, burst: 100 }` (controller-runtime).
+   */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number } | false;
+  /** Randomness for the backoff jitter, returning `[0, 1]`. Default `Math.random`; inject in tests. */
+  readonly random?: () => number;
+  /** Workqueue instrumentation hooks, passed to {@link runByKey}. */
+  readonly observer?: RunByKeyObserver<K>;
+}
+
+/**
+ * One finished reconcile, as emitted by {@link applier} (for logs and metrics: every reconcile
+ * produces exactly one).
+ *
+ * - `success`: the reconcile returned `Action.awaitChange()`; `action` is set.
+ * - `requeue`: it returned `Action.requeue(ms)`; `action` is set, `retryInMs` when a rerun was
+ *   scheduled.
+ * - `error`: it threw, errored, completed without an Action or emitted something else; `error` is a
+ *   {@link ReconcileError} whose `cause` is what was thrown; `retryInMs` when a retry was scheduled.
+ * - `terminal`: the failure was (or wrapped) a {@link TerminalError}; `error` is it; no retry.
+ *
+ * `retryInMs` is absent when no timer was set: the key had a newer trigger waiting (it reruns as
+ * soon as runByKey lets it), or the source had completed.
+ */
+export interface ReconcileResult<T, K> {
+  readonly key: K;
+  /** The value that was reconciled. */
+  readonly value: T;
+  readonly outcome: 'success' | 'requeue' | 'error' | 'terminal';
+  readonly action?: Action;
+  readonly error?: ReconcileError<K> | TerminalError;
+  /** `scheduler.now()` from the start of the reconcile to its outcome. */
+  readonly durationMs: number;
+  /** Delay after which this key is reconciled again, when a timer was set. */
+  readonly retryInMs?: number;
+}
+
+/**
+ * The reconcile loop (kube-rs's `applier`): runs `reconcile` for each source value through
+ * {@link runByKey}, and feeds the key back in after `Action.requeue(ms)` or, on failure, after a
+ * per-key exponential backoff combined with a global rate limit. Emits one {@link ReconcileResult}
+ * per reconcile.
+ *
+ * ## Example
+ * ```ts
+ * requests$.pipe(
+ *   applier(
+ *     (ref) => `${ref.namespace}/${ref.name}`,
+ *     (ref) => store.get(ref) === undefined ? of(Action.awaitChange()) : syncDeployment(ref),
+ *     { concurrency: 4 },
+ *   ),
+ * ).subscribe((r) => log.info(`${r.key} ${r.outcome} in ${r.durationMs} ms`, r.error?.message));
+ * ```
+ *
+ * ## Semantics
+ * - next: the value becomes the key's latest value and goes to {@link runByKey} (one reconcile per
+ *   key at a time, `concurrency` overall; a value for a busy key is coalesced into one rerun,
+ *   latest wins). A new value also cancels the key's pending requeue or retry timer: the reconcile
+ *   it triggers returns a fresh Action, which decides what happens next.
+ * - reconcile: called as `reconcile(latestValue, key)`; its first emission is the outcome (the rest
+ *   is unsubscribed, like `firstValueFrom`). Must be an {@link Action}; anything else, completing
+ *   without a value, erroring, or throwing synchronously is a failure.
+ * - `Action.requeue(ms)`: the key's backoff is reset and its latest value re-enters after `ms`.
+ * - `Action.awaitChange()`: the key's backoff is reset; nothing is scheduled.
+ * - failure: normalised with {@link toReconcileError}; it re-enters after
+ *   `max(backoff.next(key), bucket.take(now))` ms. A {@link TerminalError} (also one in the
+ *   `cause` chain) is reported with outcome `terminal`, resets the backoff and is not retried.
+ * - rerun pending: when the key got a new trigger during its reconcile, runByKey reruns it
+ *   anyway, so no timer is set (the failure still counts toward the key's backoff). A timer that
+ *   fires re-enters through runByKey as well, so it is coalesced like any trigger.
+ * - complete: pending requeue/retry timers are cancelled, reconciles in flight or waiting in
+ *   runByKey finish (their results are emitted without `retryInMs`), then the output completes.
+ * - error (source): forwarded; reconciles in flight are unsubscribed, timers cancelled.
+ * - error channel: only for misconfiguration: a `keyOf` that throws (`KeyOfError`), an injected
+ *   `random` outside `[0, 1]`. Reconcile failures are values.
+ * - unsubscribe: reconciles in flight are unsubscribed, every timer cancelled.
+ *
+ * ## Guarantees
+ * - Nothing silent: every reconcile yields exactly one result, errors included.
+ * - At most one timer per key; no timer while the key is in flight or waiting for a rerun.
+ * - Backoff per key grows only with consecutive failures; any success (or terminal) resets it.
+ *
+ * ## Memory
+ * Per key: its latest value, flags, at most one timer and a failure count, held from its first
+ * trigger until it goes idle (outcome success, requeue-fired-then-success, or terminal, with no
+ * timer and no rerun waiting), then released; plus runByKey's O(distinct keys) queue. The token
+ * bucket is two numbers.
+ *
+ * @param keyOf the key of a value (compared with SameValueZero); must be total and pure.
+ * @param reconcile the reconcile; return a cold Observable (or Promise) of one {@link Action}.
+ * @param options see {@link ApplierOptions}.
+ * @param scheduler time source for timers, backoff and rate limit; `TestScheduler.run`
+ *   virtualises it.
+ * @throws {InvalidArgumentError} synchronously, for a non-function `keyOf`/`reconcile` or an
+ *   option out of range.
+ */
+export function applier<T, K>(
+  keyOf: (value: T) => K,
+  reconcile: (value: T, key: K) => ObservableInput<Action>,
+  options?: ApplierOptions<K>,
+  scheduler: SchedulerLike = asyncScheduler,
+): OperatorFunction<T, ReconcileResult<T, K>> {
+  return createApplier(keyOf, reconcile, options, scheduler);
+}
