@@ -1,3 +1,23 @@
 export {};
 export { debounceByKey } from './debounce-by-key.js';
 export type { DebounceByKeyOptions } from './debounce-by-key.js';
+export { Action } from './action.js';
+export type { AwaitChangeAction, RequeueAction } from './action.js';
+export {
+  ReconcileError,
+  TerminalError,
+  findTerminalError,
+  isTerminalError,
+  toReconcileError,
+} from './errors.js';
+export {
+  DEFAULT_BACKOFF_BASE_MS,
+  DEFAULT_BACKOFF_JITTER,
+  DEFAULT_BACKOFF_MAX_MS,
+  PerKeyBackoff,
+} from './backoff.js';
+export type { BackoffOptions } from './backoff.js';
+export { DEFAULT_RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_QPS, TokenBucket } from './rate-limiter.js';
+export type { TokenBucketOptions } from './rate-limiter.js';
+export { applier } from './applier.js';
+export type { ApplierOptions, ReconcileResult } from './applier.js';
