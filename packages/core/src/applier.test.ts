@@ -76,6 +76,20 @@ describe('applier', () => {
     expect(calls).toEqual(['1:a1', '4:b1']);
   });
 
+  it('handles a synchronous source and synchronous reconciles', () => {
+    testScheduler.run(({ expectObservable }) => {
+      // every value runs at frame 0 (sync reconciles free the slot at once); a's requeue timer is
+      // cancelled by the completion, so the output completes at 0 as well
+      const reconcile = recorded((_call, req) =>
+        of(req.key === 'a' ? Action.requeue(5) : Action.awaitChange()),
+      );
+      expectObservable(
+        from([values.a, values.A, values.b]).pipe(applier(keyOf, reconcile, exact), map(show)),
+      ).toBe('(xyz|)', { x: 'a1:requeue@5', y: 'a2:requeue@5', z: 'b1:success' });
+    });
+    expect(calls).toEqual(['0:a1', '0:a2', '0:b1']);
+  });
+
   it('reports value, action and virtual duration in every result', () => {
     const results: ReconcileResult<Req, string>[] = [];
     testScheduler.run(({ hot, cold }) => {
