@@ -21,3 +21,8 @@ export { DEFAULT_RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_QPS, TokenBucket } from '.
 export type { TokenBucketOptions } from './rate-limiter.js';
 export { applier } from './applier.js';
 export type { ApplierOptions, ReconcileResult } from './applier.js';
+export { KeyOfError, runByKey } from './run-by-key.js';
+export type { RunByKeyObserver, RunByKeyOptions } from './run-by-key.js';
+export { sinkByKey } from './sink-by-key.js';
+export type { SinkByKeyOptions, SinkResult } from './sink-by-key.js';
+export { InvalidArgumentError } from './invalid-argument-error.js';
