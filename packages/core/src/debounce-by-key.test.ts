@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { debounceByKey } from './debounce-by-key.js';
 import { InvalidArgumentError } from './invalid-argument-error.js';
+import { KeyOfError } from './run-by-key.js';
 
 // Values are strings; the key is the first character: x1, x2, ... share key "x".
 const values = { a: 'x1', b: 'x2', c: 'x3', d: 'x4', e: 'x5', f: 'x6', g: 'x7', h: 'x8', y: 'y1', z: 'y2' };
@@ -186,10 +187,10 @@ describe('debounceByKey', () => {
     const ts = newScheduler();
     let error: unknown;
     const seen: string[] = [];
+    const cause = new Error('no key');
     ts.run(({ hot, expectSubscriptions }) => {
       const source = hot('  -a-y--', values);
       const subs = '        ^--!';
-      const cause = new Error('no key');
       source
         .pipe(
           debounceByKey(
@@ -206,9 +207,11 @@ describe('debounceByKey', () => {
       expectSubscriptions(source.subscriptions).toBe(subs);
     });
     expect(seen).toEqual([]);
-    expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(KeyOfError);
+    expect((error as KeyOfError).operator).toBe('debounceByKey');
+    expect((error as KeyOfError).value).toBe('y1');
     expect((error as Error).message).toMatch(/^debounceByKey: keyOf threw .*no key/);
-    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect((error as Error).cause).toBe(cause);
   });
 
   it.each([

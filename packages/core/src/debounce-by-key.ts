@@ -7,8 +7,8 @@ import {
   assertDuration,
   assertOptions,
   assertSchedulerLike,
-  callbackError,
 } from './internal/timed-checks.js';
+import { KeyOfError } from './internal/keyed-run.js';
 import { TimedQueue } from './internal/timed-queue.js';
 import type { TimedSlot } from './internal/timed-queue.js';
 
@@ -55,8 +55,8 @@ const OPERATOR = 'debounceByKey';
  * - complete: pending values are flushed at once (in first-arrival order), then complete.
  * - error: pending values are dropped, the error is forwarded.
  * - unsubscribe: the timer is cancelled; no per-key state survives.
- * - `keyOf` throws: the source is unsubscribed, pending values dropped, and an `Error` naming
- *   `keyOf` (the thrown value as `cause`) is sent downstream.
+ * - `keyOf` throws: the source is unsubscribed, pending values dropped, and a `KeyOfError`
+ *   (the one `runByKey` uses; the thrown value as `cause`) is sent downstream.
  * - concurrency: synchronous values emitted by a downstream feedback loop while a batch of due keys
  *   is being emitted wait for the next tick, even with `dueTime` 0.
  *
@@ -121,7 +121,7 @@ export function debounceByKey<T, K>(
             try {
               key = keyOf(value);
             } catch (cause) {
-              subscriber.error(callbackError(OPERATOR, 'keyOf', cause));
+              subscriber.error(new KeyOfError(OPERATOR, value, cause));
               return;
             }
             const now = scheduler.now();

@@ -21,6 +21,8 @@ export { DEFAULT_RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_QPS, TokenBucket } from '.
 export type { TokenBucketOptions } from './rate-limiter.js';
 export { applier } from './applier.js';
 export type { ApplierOptions, ReconcileResult } from './applier.js';
+export { groupByKey, groupByNamespace } from './group-by-key.js';
+export type { GroupByKeyOptions } from './group-by-key.js';
 export { KeyOfError, runByKey } from './run-by-key.js';
 export type { RunByKeyObserver, RunByKeyOptions } from './run-by-key.js';
 export { sinkByKey } from './sink-by-key.js';
