@@ -186,7 +186,10 @@ describe('groupByKey', () => {
 });
 
 describe('groupByNamespace', () => {
-  const objects = {
+  interface Obj {
+    readonly metadata: { readonly namespace?: string; readonly name: string };
+  }
+  const objects: Record<string, Obj> = {
     a: { metadata: { namespace: 'team-a', name: 'one' } },
     b: { metadata: { namespace: 'team-b', name: 'two' } },
     c: { metadata: { name: 'node-1' } },

@@ -93,7 +93,7 @@ export function groupByNamespace<T extends { readonly metadata?: { readonly name
   options: GroupByKeyOptions,
   scheduler: SchedulerLike = asyncScheduler,
 ): OperatorFunction<T, GroupedObservable<string, T>> {
-  return checked('groupByNamespace', namespaceOf, options, scheduler);
+  return checked<T, string>('groupByNamespace', namespaceOf, options, scheduler);
 }
 
 function namespaceOf(value: { readonly metadata?: { readonly namespace?: string } }): string {
