@@ -1,0 +1,1 @@
+export { runCoreDemo } from './core-demo.js';
