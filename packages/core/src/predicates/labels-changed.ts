@@ -1,0 +1,49 @@
+import { asyncScheduler } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+
+import { metaPredicate, stringMapsEqual } from '../internal/ttl-meta.js';
+import type { MetaObject, MetaPredicateOptions } from './meta-object.js';
+
+/**
+ * Passes an object when its `metadata.labels` changed (controller-runtime's
+ * `LabelChangedPredicate`).
+ *
+ * ## Example
+ * ```ts
+ * // React to relabelling (e.g. a selector-driven controller), ignore everything else.
+ * pods$.pipe(labelsChanged());
+ * ```
+ *
+ * ## Semantics
+ * - next: the first sighting of a key passes; later objects pass when the label map differs
+ *   from the last one seen (compared by entries, key order irrelevant; a missing map equals an
+ *   empty one, since JSON omits empty maps).
+ * - complete / error: forwarded; the memory is dropped and the sweep timer cancelled.
+ * - unsubscribe: the memory is dropped and the sweep timer cancelled.
+ * - a key not seen for `options.ttl` is forgotten: its next value passes as a first sighting.
+ * - `options.isDelete(value)`: always passes and forgets the key.
+ *
+ * ## Guarantees
+ * - A pure filter: order preserved, nothing delayed. Keys are independent.
+ *
+ * ## Memory
+ * One entry per key seen within the last `ttl` (default 10 minutes), per subscription, swept by ONE
+ * timer that is armed only while the memory is not empty. Deletes forget their key at once.
+ *
+ * @param options `ttl`, `isDelete`, `keyOf` (default `namespace/name`): see {@link MetaPredicateOptions}.
+ * @param scheduler time source for the ttl; `TestScheduler.run` virtualises it.
+ * @throws {InvalidArgumentError} synchronously for a `ttl` that is not a finite number > 0 or a
+ *   non-function `isDelete`/`keyOf`.
+ */
+export function labelsChanged<T extends MetaObject>(
+  options?: MetaPredicateOptions<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): MonoTypeOperatorFunction<T> {
+  return metaPredicate<T, Readonly<Record<string, string>> | undefined>(
+    'labelsChanged',
+    (o) => o.metadata?.labels,
+    stringMapsEqual,
+    options,
+    scheduler,
+  );
+}
