@@ -1,0 +1,381 @@
+/**
+ * The watcher's state machine (kube-rs `watcher` + client-go `Reflector`), driven by one
+ * subscriber. Not exported from the package; `watcher()` wraps it in an Observable.
+ *
+ *   list (pages) ──InitDone──▶ watch ──clean end──▶ watch (same RV, at once)
+ *        ▲  │ failure                │ failure / stall / malformed / ERROR
+ *        │  ▼                        ▼
+ *        └─ backoff ◀── 410 ── backoff ──▶ watch (last good RV)
+ *
+ * Every asynchronous callback carries the `epoch` it was started in; anything that changes the
+ * state bumps the epoch, so late callbacks of an aborted request, or callbacks arriving after the
+ * consumer unsubscribed in the middle of a page, are ignored.
+ */
+import type { Observable, Observer, SchedulerLike, Subscriber } from 'rxjs';
+import { Subscription } from 'rxjs';
+
+import type { KubeObject, WatchEvent } from '../../types.js';
+import { objectKey } from '../../types.js';
+import type { ResolvedWatcherConfig } from '../config.js';
+import type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } from '../health.js';
+import type { ListPage, ListWatchSource, RawWatchEvent } from '../source.js';
+import type { Classified } from './classify.js';
+import { classifyError, classifyStatus, isGoneFailure } from './classify.js';
+
+/** client-go: a watch that ends within 1 s without any event is treated as an error. */
+export const SHORT_WATCH_MS = 1_000;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+export class WatcherMachine<T extends KubeObject> {
+  private epoch = 0;
+  private inner: Subscription | undefined;
+  private backoffTimer: Subscription | undefined;
+  private idleTimer: Subscription | undefined;
+  private stopped = false;
+
+  /** Objects emitted and not deleted since: what a relist diffs against. */
+  private known = new Map<string, T>();
+  /** Objects of the list in progress; `undefined` while watching. */
+  private listing: Map<string, T> | undefined;
+  private listRv: string | undefined;
+  private continueToken: string | undefined;
+  private pageSeen = false;
+  /** What to do after the current backoff. */
+  private resumeWith: 'list' | 'watch' = 'list';
+
+  private attempt = 0;
+  private healthySince: number | undefined;
+  private watchOpenedAt = 0;
+  private lastLineAt = 0;
+  private linesThisWatch = 0;
+  private watches = 0;
+
+  private readonly health: Mutable<WatcherHealth>;
+
+  constructor(
+    private readonly source: ListWatchSource<T>,
+    private readonly config: ResolvedWatcherConfig,
+    private readonly scheduler: SchedulerLike,
+    private readonly subscriber: Subscriber<WatchEvent<T>>,
+  ) {
+    this.health = {
+      phase: 'listing',
+      connected: false,
+      synced: false,
+      resourceVersion: undefined,
+      lastEventAt: undefined,
+      objects: 0,
+      reconnects: 0,
+      relists: 0,
+      gone410s: 0,
+      bookmarks: 0,
+      malformedLines: 0,
+      errors: 0,
+      stalls: 0,
+      lastError: undefined,
+      backoffMs: 0,
+    };
+  }
+
+  start(): void {
+    this.startList();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort();
+    this.backoffTimer?.unsubscribe();
+    this.backoffTimer = undefined;
+    this.known = new Map();
+    this.listing = undefined;
+    this.health.connected = false;
+    this.health.backoffMs = 0;
+    this.report('stopped');
+  }
+
+  // ── list ──────────────────────────────────────────────────────────────────────────────────────
+
+  private startList(): void {
+    this.listing = new Map();
+    this.listRv = undefined;
+    this.continueToken = undefined;
+    this.health.connected = false;
+    this.report('listing');
+    const epoch = ++this.epoch;
+    this.emit({ type: 'Init' });
+    if (epoch === this.epoch) this.requestPage();
+  }
+
+  private requestPage(): void {
+    const epoch = ++this.epoch;
+    this.pageSeen = false;
+    const params =
+      this.continueToken === undefined
+        ? { limit: this.config.pageSize }
+        : { limit: this.config.pageSize, continue: this.continueToken };
+    this.subscribeInner(() => this.source.list(params), {
+      next: (page) => {
+        if (epoch === this.epoch) this.onPage(epoch, page);
+      },
+      error: (error: unknown) => {
+        if (epoch === this.epoch) this.onFailure('list', classifyError(error), error);
+      },
+      complete: () => {
+        if (epoch !== this.epoch) return;
+        if (!this.pageSeen) {
+          this.onFailure('list', { message: 'list request completed without a page' });
+        } else if (this.continueToken !== undefined) {
+          this.requestPage();
+        } else {
+          this.finishList();
+        }
+      },
+    });
+  }
+
+  private onPage(epoch: number, page: ListPage<T>): void {
+    this.pageSeen = true;
+    const listing = this.listing;
+    if (listing === undefined) return;
+    for (const object of page.items) {
+      listing.set(objectKey(object), object);
+      this.emit({ type: 'InitApply', object });
+      if (epoch !== this.epoch) return;
+    }
+    // Every page of a paged list reports the first page's resourceVersion.
+    this.listRv ??= page.resourceVersion;
+    this.continueToken = page.continue !== undefined && page.continue !== '' ? page.continue : undefined;
+  }
+
+  private finishList(): void {
+    const listing = this.listing;
+    if (listing === undefined) return;
+    if (this.listRv === undefined || this.listRv === '') {
+      this.onFailure('list', {
+        message: 'list response has no metadata.resourceVersion, so no watch can start from it',
+      });
+      return;
+    }
+    const epoch = ++this.epoch;
+    const previous = this.known;
+    this.known = listing;
+    this.listing = undefined;
+    this.health.resourceVersion = this.listRv;
+    this.health.synced = true;
+    this.emit({ type: 'InitDone' });
+    if (epoch !== this.epoch) return;
+    for (const [key, object] of previous) {
+      if (listing.has(key)) continue;
+      this.emit({ type: 'Delete', object });
+      if (epoch !== this.epoch) return;
+    }
+    this.startWatch();
+  }
+
+  // ── watch ─────────────────────────────────────────────────────────────────────────────────────
+
+  private startWatch(): void {
+    const epoch = ++this.epoch;
+    const now = this.scheduler.now();
+    this.watchOpenedAt = now;
+    this.lastLineAt = now;
+    this.linesThisWatch = 0;
+    this.healthySince ??= now;
+    if (this.watches++ > 0) this.health.reconnects++;
+    this.health.connected = true;
+    this.health.backoffMs = 0;
+    this.report('watching');
+    const [min, max] = this.config.timeoutSecondsRange;
+    const timeoutSeconds = Math.min(max, min + Math.floor(this.random() * (max - min + 1)));
+    const resourceVersion = this.health.resourceVersion ?? '';
+    this.armIdleTimer(epoch, this.config.idleTimeoutMs);
+    this.subscribeInner(
+      () => this.source.watch({ resourceVersion, timeoutSeconds, allowWatchBookmarks: true }),
+      {
+        next: (event) => {
+          if (epoch === this.epoch) this.onLine(epoch, event);
+        },
+        error: (error: unknown) => {
+          if (epoch === this.epoch) this.onFailure('watch', classifyError(error), error);
+        },
+        complete: () => {
+          if (epoch === this.epoch) this.onWatchEnd();
+        },
+      },
+    );
+  }
+
+  private onLine(epoch: number, event: RawWatchEvent<T>): void {
+    const now = this.scheduler.now();
+    this.lastLineAt = now;
+    this.linesThisWatch++;
+    this.health.lastEventAt = now;
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const object = event.object;
+        this.rememberRv(object.metadata.resourceVersion);
+        this.known.set(objectKey(object), object);
+        this.emit({ type: 'Apply', object });
+        return;
+      }
+      case 'DELETED': {
+        const object = event.object;
+        this.rememberRv(object.metadata.resourceVersion);
+        this.known.delete(objectKey(object));
+        this.emit({ type: 'Delete', object });
+        return;
+      }
+      case 'BOOKMARK':
+        this.rememberRv(event.object.metadata.resourceVersion);
+        this.health.bookmarks++;
+        this.report('watching');
+        return;
+      case 'ERROR':
+        this.onFailure('watch-status', classifyStatus(event.object));
+        return;
+      case 'MALFORMED':
+        this.health.malformedLines++;
+        this.onFailure('malformed', {
+          message: `malformed watch line (${event.error}): ${clip(event.line)}`,
+        });
+        return;
+      default:
+        // A type this watcher does not know: ignore it but keep the stream (forward compatible).
+        void epoch;
+    }
+  }
+
+  private onWatchEnd(): void {
+    const lasted = this.scheduler.now() - this.watchOpenedAt;
+    if (this.linesThisWatch === 0 && lasted < SHORT_WATCH_MS) {
+      this.onFailure('short-watch', {
+        message: `the server ended the watch after ${lasted} ms without any line (a very short watch)`,
+      });
+      return;
+    }
+    // A clean end (timeoutSeconds reached): resume at once from the last RV; no backoff, no relist.
+    this.startWatch();
+  }
+
+  private armIdleTimer(epoch: number, delay: number): void {
+    this.idleTimer?.unsubscribe();
+    // One timer per idle period instead of one per line: when it fires early (lines arrived), it is
+    // re-armed for what remains of the period since the last line.
+    this.idleTimer = this.scheduler.schedule(() => {
+      if (epoch !== this.epoch) return;
+      const silent = this.scheduler.now() - this.lastLineAt;
+      if (silent >= this.config.idleTimeoutMs) {
+        this.health.stalls++;
+        this.onFailure('stall', {
+          message: `no watch line for ${silent} ms (idle timeout ${this.config.idleTimeoutMs} ms): the watch stalled`,
+        });
+      } else {
+        this.armIdleTimer(epoch, this.config.idleTimeoutMs - silent);
+      }
+    }, delay);
+  }
+
+  // ── failures and backoff ──────────────────────────────────────────────────────────────────────
+
+  private onFailure(kind: WatcherFailureKind, classified: Classified, cause?: unknown): void {
+    const wasListing = this.listing !== undefined;
+    this.abort();
+    const gone = isGoneFailure(classified);
+    const effectiveKind: WatcherFailureKind = gone ? 'gone' : kind;
+    if (gone) {
+      this.health.gone410s++;
+      this.health.relists++;
+      this.resumeWith = 'list';
+    } else {
+      if (kind === 'list' || kind === 'watch' || kind === 'watch-status' || kind === 'short-watch') {
+        this.health.errors++;
+      }
+      this.resumeWith = wasListing ? 'list' : 'watch';
+    }
+    const failure: WatcherFailure = {
+      kind: effectiveKind,
+      message: classified.message,
+      at: this.scheduler.now(),
+      ...(classified.code !== undefined ? { code: classified.code } : {}),
+      ...(classified.reason !== undefined ? { reason: classified.reason } : {}),
+      ...(classified.retryAfterMs !== undefined ? { retryAfterMs: classified.retryAfterMs } : {}),
+      ...(cause !== undefined ? { cause } : {}),
+    };
+    this.health.lastError = Object.freeze(failure);
+    this.health.connected = false;
+    const delay = this.nextBackoff(classified.retryAfterMs);
+    this.health.backoffMs = delay;
+    this.report('backoff');
+    this.backoffTimer = this.scheduler.schedule(() => {
+      this.backoffTimer = undefined;
+      if (this.stopped) return;
+      if (this.resumeWith === 'list') this.startList();
+      else this.startWatch();
+    }, delay);
+  }
+
+  private nextBackoff(retryAfterMs: number | undefined): number {
+    const { initialMs, maxMs, factor, jitter, resetAfterMs } = this.config.backoff;
+    const now = this.scheduler.now();
+    if (this.healthySince !== undefined && now - this.healthySince >= resetAfterMs) this.attempt = 0;
+    this.healthySince = undefined;
+    const base = Math.min(maxMs, initialMs * factor ** this.attempt);
+    if (base < maxMs) this.attempt++;
+    const delay = Math.round(base * (1 - jitter * this.random()));
+    return retryAfterMs !== undefined ? Math.max(delay, Math.ceil(retryAfterMs)) : delay;
+  }
+
+  // ── plumbing ──────────────────────────────────────────────────────────────────────────────────
+
+  /** Aborts the request in flight and the idle timer; later callbacks of either are ignored. */
+  private abort(): void {
+    this.epoch++;
+    this.inner?.unsubscribe();
+    this.inner = undefined;
+    this.idleTimer?.unsubscribe();
+    this.idleTimer = undefined;
+  }
+
+  private subscribeInner<V>(request: () => Observable<V>, observer: Observer<V>): void {
+    this.inner?.unsubscribe();
+    // The holder is installed before subscribing, so a synchronous callback that aborts this request
+    // also closes the subscription that `subscribe()` returns afterwards.
+    const holder = new Subscription();
+    this.inner = holder;
+    let request$: Observable<V>;
+    try {
+      request$ = request();
+    } catch (error) {
+      observer.error(error);
+      return;
+    }
+    holder.add(request$.subscribe(observer));
+  }
+
+  private rememberRv(rv: string | undefined): void {
+    if (rv !== undefined && rv !== '') this.health.resourceVersion = rv;
+  }
+
+  private random(): number {
+    const r = this.config.random();
+    return Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0;
+  }
+
+  private emit(event: WatchEvent<T>): void {
+    this.subscriber.next(event);
+  }
+
+  private report(phase: WatcherPhase): void {
+    this.health.phase = phase;
+    this.health.objects = this.known.size;
+    const callback = this.config.health;
+    if (callback !== undefined) callback(Object.freeze({ ...this.health }));
+  }
+}
+
+function clip(line: string): string {
+  return line.length > 200 ? `${line.slice(0, 200)}… (${line.length} chars)` : line;
+}

@@ -1,0 +1,116 @@
+/**
+ * `watcher`: one (resource, namespace, selectors) target as an endless stream of
+ * {@link WatchEvent}s — a paginated list, then a watch resumed from the last seen resourceVersion,
+ * relisting only on 410. Recoverable failures never reach the error channel; they are reported on
+ * the health callback ({@link WatcherConfig.health}, or {@link watcherWithHealth}).
+ *
+ * What it does not do: cache objects for readers (that is the reflector's {@link Store}), share one
+ * upstream between subscribers (`WatchRegistry`), or parse HTTP (the {@link ListWatchSource} port).
+ *
+ * @module
+ */
+import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, Observable } from 'rxjs';
+
+import type { KubeObject, WatchEvent } from '../types.js';
+import type { WatcherConfig } from './config.js';
+import { resolveWatcherConfig } from './config.js';
+import { InvalidArgumentError } from './internal/invalid-argument.js';
+import { WatcherMachine } from './internal/machine.js';
+import type { ListWatchSource } from './source.js';
+
+/**
+ * Lists, then watches, one target forever: `Init`, `InitApply`*, `InitDone`, then `Apply` /
+ * `Delete` as the server reports changes.
+ *
+ * ## Example
+ * ```ts
+ * const events$ = watcher(listWatchSource(client, { apiVersion: 'v1', kind: 'ConfigMap' }), {
+ *   health: (h) => log.debug('watch health', h),
+ * });
+ * events$.pipe(reflector(store)).subscribe();
+ * ```
+ *
+ * ## Semantics
+ * - Initial: `Init`, one `InitApply` per object as the pages (`limit` = `pageSize`, following
+ *   `continue`) arrive, `InitDone`; then a watch from the list's resourceVersion with
+ *   `allowWatchBookmarks: true` and `timeoutSeconds` drawn from `timeoutSecondsRange`.
+ * - Watch: `ADDED`/`MODIFIED` → `Apply`, `DELETED` → `Delete`, `BOOKMARK` → only the remembered
+ *   resourceVersion moves. Every line's resourceVersion is remembered.
+ * - Clean end of a watch (the server's `timeoutSeconds`): re-watch at once from the last RV. A watch
+ *   that ends within 1 s without a single line is a failure (client-go's "very short watch"), so a
+ *   misbehaving server cannot make it spin.
+ * - Failure (network, 5xx, 429, 403, an `ERROR` event, a malformed line, no line for
+ *   `idleTimeoutMs`): abort the request, wait the backoff (at least the server's `Retry-After`),
+ *   re-watch from the last good RV — nothing is lost, the server replays what followed.
+ * - 410 Gone / `Expired` (HTTP 410 or an `ERROR` event with code 410), on a watch or on a list
+ *   page (an expired `continue`): backoff, then relist: `Init`, `InitApply`*, `InitDone`, then a
+ *   `Delete` for every object known before the relist and absent from the new list. Objects that
+ *   did not change are not replayed as `Apply`.
+ * - A list that fails midway restarts from scratch after backoff, with a new `Init`: consumers drop
+ *   what they collected since the previous `Init`.
+ * - complete / error: never completes; errors only if the consumer's callbacks throw.
+ * - unsubscribe: the list or watch request in flight is aborted and every timer cancelled.
+ *
+ * ## Guarantees
+ * - Every timer runs on `scheduler`; `TestScheduler.run` drives them all.
+ * - Backoff: `min(maxMs, initialMs × factor^n) × (1 − jitter × random())`, `n` resetting after a
+ *   watch stayed up for `resetAfterMs`.
+ * - `relists` equals `gone410s` in the health snapshot.
+ *
+ * ## Memory
+ * One reference per live object (key → the last object emitted for it), so a relist can report
+ * what vanished; a key is forgotten when its `Delete` is emitted. During a relist, the old and the
+ * new key sets are both held until `InitDone`. The references are the objects emitted, so a Store
+ * that keeps them (as the default reflector transform does) shares rather than duplicates them.
+ *
+ * @param source the transport port for one target (`listWatchSource(client, resource, options)`).
+ * @param config see {@link WatcherConfig}; every field has a default.
+ * @param scheduler time source; `TestScheduler.run` virtualises it.
+ * @throws {InvalidArgumentError} at call time, when `source`, `config` or `scheduler` is unusable.
+ */
+export function watcher<T extends KubeObject>(
+  source: ListWatchSource<T>,
+  config?: WatcherConfig,
+  scheduler: SchedulerLike = asyncScheduler,
+): Observable<WatchEvent<T>> {
+  const resolved = resolveWatcherConfig('watcher', config);
+  assertSource('watcher', source);
+  assertScheduler('watcher', scheduler);
+  return new Observable<WatchEvent<T>>((subscriber) => {
+    const machine = new WatcherMachine<T>(source, resolved, scheduler, subscriber);
+    machine.start();
+    return () => machine.stop();
+  });
+}
+
+/** Throws unless `source` has `list` and `watch` functions. */
+export function assertSource(operator: string, source: unknown): void {
+  const s = source as Partial<ListWatchSource> | null | undefined;
+  if (s === null || typeof s !== 'object' || typeof s.list !== 'function' || typeof s.watch !== 'function') {
+    throw new InvalidArgumentError(
+      operator,
+      'source',
+      source,
+      'must be a ListWatchSource with list() and watch() (use listWatchSource(client, resource))',
+    );
+  }
+}
+
+/** Throws unless `scheduler` looks like an RxJS `SchedulerLike`. */
+export function assertScheduler(operator: string, scheduler: unknown): void {
+  const s = scheduler as Partial<SchedulerLike> | null | undefined;
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    typeof s.now !== 'function' ||
+    typeof s.schedule !== 'function'
+  ) {
+    throw new InvalidArgumentError(
+      operator,
+      'scheduler',
+      scheduler,
+      'must be an RxJS SchedulerLike (asyncScheduler, a TestScheduler, ...) or be left out',
+    );
+  }
+}
