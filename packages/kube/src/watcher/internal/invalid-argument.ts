@@ -1,29 +1,11 @@
 /**
- * Builds the error thrown (synchronously, while a pipeline is built) for an argument the watcher
- * or the Store cannot work with. Not exported from the package.
+ * Argument checks of the watcher and the Store. They throw `@rxkube/core`'s `InvalidArgumentError`
+ * (synchronously, while a pipeline is built), naming the function, the argument, what it must be
+ * and what was passed. Not exported from the package.
  */
-export class InvalidArgumentError extends Error {
-  readonly _tag = 'InvalidArgumentError' as const;
-  override readonly name = 'InvalidArgumentError';
-  readonly operator: string;
-  readonly argument: string;
-  readonly received: unknown;
+import { InvalidArgumentError } from '@rxkube/core';
 
-  constructor(operator: string, argument: string, received: unknown, expectation: string) {
-    super(`${operator}: ${argument} ${expectation}; got ${describe(received)}.`);
-    this.operator = operator;
-    this.argument = argument;
-    this.received = received;
-  }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return `[${value.map(describe).join(', ')}]`;
-  if (value === null || typeof value !== 'object') return String(value);
-  return 'an object';
-}
+export { InvalidArgumentError };
 
 /** Throws unless `value` is a finite number `>= min` (and an integer when `integer`). */
 export function assertNumber(

@@ -1,0 +1,152 @@
+/**
+ * `shareWatch`: one upstream watch and one {@link Store} shared by every subscriber, with replay of
+ * the Store's contents to late subscribers.
+ *
+ * @module
+ */
+import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
+import { asyncScheduler, Observable as RxObservable, Subscription } from 'rxjs';
+
+import type { KubeObject, WatchEvent } from '../types.js';
+import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { reflector } from './reflector.js';
+import type { StoreOptions } from './store.js';
+import { Store } from './store.js';
+
+/** Options of {@link shareWatch}. */
+export interface ShareWatchOptions<T extends KubeObject> {
+  /**
+   * Keep the upstream (and the Store's contents) this long after the last subscriber left, so a
+   * quick resubscribe (a controller restart, a route change) does not relist. ms, `>= 0`; default 0.
+   */
+  readonly gracePeriodMs?: number;
+  /** Options of the shared Store (transform, indexers). */
+  readonly store?: StoreOptions<T>;
+}
+
+/** One shared watch: its events and the Store they keep. */
+export interface SharedWatch<T extends KubeObject> {
+  /**
+   * The shared events. Each subscriber first receives the Store's current contents as
+   * `Init`, `InitApply`*, `InitDone` (nothing if the first list has not started), then live events.
+   */
+  readonly events$: Observable<WatchEvent<T>>;
+  /** The Store kept from the upstream; empty (and not ready) while nobody subscribes. */
+  readonly store: Store<T>;
+}
+
+/**
+ * Shares one upstream watch between subscribers (refCount), keeping one {@link Store} from it.
+ *
+ * ## Example
+ * ```ts
+ * const pods = shareWatch(watcher(listWatchSource(client, podType)), { gracePeriodMs: 5_000 });
+ * pods.events$.subscribe(controllerA); // lists, then watches
+ * pods.events$.subscribe(controllerB); // no second request: gets the Store as Init…InitDone, then live
+ * pods.store.byIndex('owner', rs.metadata.uid);
+ * ```
+ *
+ * ## Semantics
+ * - The first subscriber subscribes the upstream (through {@link reflector}); the last one leaving
+ *   unsubscribes it — after `gracePeriodMs` if set; a subscriber arriving meanwhile cancels that.
+ * - A late subscriber receives, synchronously at subscription, the Store's objects framed as
+ *   `Init` … `InitApply`* … `InitDone`, then the live events. Joining during a (re)list it receives
+ *   `Init` and the objects listed so far, then the rest of that list live. (Deletes that follow a
+ *   relist may then name objects it never received; treat a Delete of an unknown key as a no-op.)
+ * - Upstream error / complete: forwarded to every subscriber; the Store is cleared; the next
+ *   subscriber starts a new upstream.
+ * - Teardown clears the Store (`ready` back to `false`).
+ *
+ * ## Guarantees
+ * At most one upstream subscription at any time; every subscriber sees the same frozen objects.
+ *
+ * ## Memory
+ * The Store (one entry per live object) while subscribed or within the grace period; a Set of
+ * subscribers. Nothing is buffered per subscriber: events are delivered synchronously.
+ *
+ * @param upstream the events to share, typically `watcher(source)`.
+ * @param options see {@link ShareWatchOptions}.
+ * @param scheduler time source of the grace period; `TestScheduler.run` virtualises it.
+ */
+export function shareWatch<T extends KubeObject>(
+  upstream: Observable<WatchEvent<T>>,
+  options: ShareWatchOptions<T> = {},
+  scheduler: SchedulerLike = asyncScheduler,
+): SharedWatch<T> {
+  if (!(upstream instanceof RxObservable)) {
+    throw new InvalidArgumentError(
+      'shareWatch',
+      'upstream',
+      upstream,
+      'must be an Observable of WatchEvents',
+    );
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError('shareWatch', 'options', options, 'must be an object or undefined');
+  }
+  const gracePeriodMs = options.gracePeriodMs ?? 0;
+  assertNumber('shareWatch', 'options.gracePeriodMs', gracePeriodMs, 0, false);
+  const store = new Store<T>(options.store);
+  const subscribers = new Set<Subscriber<WatchEvent<T>>>();
+  let connection: Subscription | undefined;
+  let graceTimer: Subscription | undefined;
+
+  const disconnect = (): void => {
+    graceTimer?.unsubscribe();
+    graceTimer = undefined;
+    const current = connection;
+    connection = undefined;
+    current?.unsubscribe();
+    store.clear();
+  };
+
+  const connect = (): void => {
+    const holder = new Subscription();
+    connection = holder;
+    const end = (notify: (s: Subscriber<WatchEvent<T>>) => void): void => {
+      if (connection !== holder) return;
+      const all = [...subscribers];
+      subscribers.clear();
+      disconnect();
+      for (const s of all) notify(s);
+    };
+    holder.add(
+      upstream.pipe(reflector(store)).subscribe({
+        next: (event) => {
+          // A copy: a subscriber may unsubscribe (or a new one join) while an event is delivered.
+          for (const s of [...subscribers]) s.next(event);
+        },
+        error: (error: unknown) => end((s) => s.error(error)),
+        complete: () => end((s) => s.complete()),
+      }),
+    );
+  };
+
+  const events$ = new RxObservable<WatchEvent<T>>((subscriber) => {
+    graceTimer?.unsubscribe();
+    graceTimer = undefined;
+    if (connection !== undefined) {
+      for (const event of store.replay()) {
+        if (subscriber.closed) return;
+        subscriber.next(event);
+      }
+    }
+    subscribers.add(subscriber);
+    if (connection === undefined) connect();
+    return () => {
+      subscribers.delete(subscriber);
+      if (subscribers.size > 0 || connection === undefined) return;
+      if (gracePeriodMs > 0) {
+        graceTimer?.unsubscribe();
+        graceTimer = scheduler.schedule(() => {
+          graceTimer = undefined;
+          if (subscribers.size === 0) disconnect();
+        }, gracePeriodMs);
+      } else {
+        disconnect();
+      }
+    };
+  });
+
+  return { events$, store };
+}

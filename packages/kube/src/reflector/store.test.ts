@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+
+import type { KubeObject, WatchEvent } from '../types.js';
+import { Store, stripManagedFields } from './store.js';
+
+function obj(
+  namespace: string | undefined,
+  name: string,
+  rv: string,
+  extra: Partial<KubeObject['metadata']> = {},
+  data: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { ...(namespace !== undefined ? { namespace } : {}), name, resourceVersion: rv, ...extra },
+    data,
+  };
+}
+
+function feed<T extends KubeObject>(store: Store<T>, events: WatchEvent<T>[]): WatchEvent<T>[] {
+  return events.map((e) => store.apply(e));
+}
+
+const init: WatchEvent = { type: 'Init' };
+const done: WatchEvent = { type: 'InitDone' };
+const initApply = (object: KubeObject): WatchEvent => ({ type: 'InitApply', object });
+const apply = (object: KubeObject): WatchEvent => ({ type: 'Apply', object });
+const del = (object: KubeObject): WatchEvent => ({ type: 'Delete', object });
+
+describe('Store', () => {
+  it('fills from a list and answers get/list/size/keys', () => {
+    const store = new Store();
+    feed(store, [
+      init,
+      initApply(obj('a', 'x', '1')),
+      initApply(obj('b', 'y', '2')),
+      initApply(obj(undefined, 'z', '3')),
+      done,
+    ]);
+    expect(store.size).toBe(3);
+    expect(store.get('a/x')?.metadata.resourceVersion).toBe('1');
+    expect(store.get({ namespace: 'b', name: 'y' })?.metadata.name).toBe('y');
+    expect(store.get(obj(undefined, 'z', '9'))?.metadata.resourceVersion).toBe('3');
+    expect(store.get('a/missing')).toBeUndefined();
+    expect(store.list().map((o) => o.metadata.name)).toEqual(['x', 'y', 'z']);
+    expect(store.list('a').map((o) => o.metadata.name)).toEqual(['x']);
+    expect([...store.keys()]).toEqual(['a/x', 'b/y', 'z']);
+  });
+
+  it('swaps a relist in atomically at InitDone: readers never see a half list', () => {
+    const store = new Store();
+    feed(store, [init, initApply(obj('a', 'x', '1')), initApply(obj('a', 'y', '2')), done]);
+    feed(store, [init, initApply(obj('a', 'x', '5'))]);
+    // mid-relist: the old complete list is still what readers see
+    expect(store.listing).toBe(true);
+    expect(store.ready).toBe(true);
+    expect([...store.state().entries()].map(([k, o]) => [k, o.metadata.resourceVersion])).toEqual([
+      ['a/x', '1'],
+      ['a/y', '2'],
+    ]);
+    feed(store, [initApply(obj('a', 'w', '6')), done]);
+    expect(store.listing).toBe(false);
+    expect([...store.state().entries()].map(([k, o]) => [k, o.metadata.resourceVersion])).toEqual([
+      ['a/x', '5'],
+      ['a/w', '6'],
+    ]);
+    expect(store.byIndex('namespace', 'a').map((o) => o.metadata.name)).toEqual(['x', 'w']);
+  });
+
+  it('discards a half list when a new Init restarts it', () => {
+    const store = new Store();
+    feed(store, [init, initApply(obj('a', 'x', '1')), init, initApply(obj('a', 'y', '2')), done]);
+    expect([...store.keys()]).toEqual(['a/y']);
+  });
+
+  it('applies Apply and Delete, and ignores a Delete of an unknown key', () => {
+    const store = new Store();
+    feed(store, [
+      init,
+      done,
+      apply(obj('a', 'x', '1')),
+      apply(obj('a', 'x', '2')),
+      del(obj('a', 'nope', '3')),
+    ]);
+    expect(store.get('a/x')?.metadata.resourceVersion).toBe('2');
+    feed(store, [del(obj('a', 'x', '4'))]);
+    expect(store.size).toBe(0);
+  });
+
+  it('deep-freezes what it stores and passes on that very object', () => {
+    const store = new Store();
+    const input = obj('a', 'x', '1', { labels: { app: 'web' } }, { nested: { list: [{ k: 1 }] } });
+    const [out] = feed(store, [apply(input)]);
+    const stored = store.get('a/x');
+    expect(out).toEqual({ type: 'Apply', object: stored });
+    expect(out?.type === 'Apply' && out.object).toBe(stored);
+    expect(Object.isFrozen(stored)).toBe(true);
+    expect(Object.isFrozen(stored?.metadata.labels)).toBe(true);
+    const nested = (stored?.['data'] as { nested: { list: { k: number }[] } }).nested;
+    expect(Object.isFrozen(nested.list[0])).toBe(true);
+    expect(() => {
+      (stored as { metadata: { name: string } }).metadata.name = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  it('drops metadata.managedFields by default (in place), and keeps them with an identity transform', () => {
+    const managed = { managedFields: [{ manager: 'kubectl', operation: 'Apply' }] };
+    const store = new Store();
+    const input = obj('a', 'x', '1', managed);
+    feed(store, [apply(input)]);
+    expect(store.get('a/x')?.metadata.managedFields).toBeUndefined();
+    expect(store.get('a/x')).toBe(input); // no copy
+
+    const keep = new Store({ transform: (o) => o });
+    feed(keep, [apply(obj('a', 'x', '1', managed))]);
+    expect(keep.get('a/x')?.metadata.managedFields).toEqual(managed.managedFields);
+  });
+
+  it('copies instead of mutating when the object is already frozen', () => {
+    const frozen = Object.freeze(obj('a', 'x', '1', { managedFields: [{}] }));
+    Object.freeze(frozen.metadata);
+    const stripped = stripManagedFields(frozen);
+    expect(stripped).not.toBe(frozen);
+    expect(stripped.metadata.managedFields).toBeUndefined();
+    expect(frozen.metadata.managedFields).toEqual([{}]);
+  });
+
+  it('runs a custom transform before storing, on every event type', () => {
+    const store = new Store({
+      transform: (o) => ({ ...o, metadata: { ...o.metadata, annotations: { seen: 'yes' } } }),
+    });
+    const out = feed(store, [
+      init,
+      initApply(obj('a', 'x', '1')),
+      done,
+      apply(obj('a', 'y', '2')),
+      del(obj('a', 'y', '3')),
+    ]);
+    expect(store.get('a/x')?.metadata.annotations).toEqual({ seen: 'yes' });
+    const deleted = out[4];
+    expect(deleted?.type === 'Delete' && deleted.object.metadata.annotations).toEqual({ seen: 'yes' });
+  });
+
+  it('keeps the namespace, owner and custom indexes in step with Apply and Delete', () => {
+    const owner = (uid: string) => ({
+      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'p', uid }],
+    });
+    const store = new Store({
+      indexers: { app: (o) => (o.metadata.labels?.['app'] ? [o.metadata.labels['app']] : []) },
+    });
+    feed(store, [
+      init,
+      initApply(obj('a', 'x', '1', { labels: { app: 'web' }, ...owner('u1') })),
+      initApply(obj('b', 'y', '2', { labels: { app: 'web' }, ...owner('u1') })),
+      done,
+    ]);
+    expect(store.byIndex('app', 'web').map((o) => o.metadata.name)).toEqual(['x', 'y']);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata.name)).toEqual(['x', 'y']);
+    // x moves to app=db and to another owner
+    feed(store, [apply(obj('a', 'x', '3', { labels: { app: 'db' }, ...owner('u2') }))]);
+    expect(store.byIndex('app', 'web').map((o) => o.metadata.name)).toEqual(['y']);
+    expect(store.byIndex('app', 'db').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata.name)).toEqual(['y']);
+    expect(store.byIndex('owner', 'u2').map((o) => o.metadata.name)).toEqual(['x']);
+    feed(store, [del(obj('b', 'y', '4', { labels: { app: 'web' }, ...owner('u1') }))]);
+    expect(store.byIndex('app', 'web')).toEqual([]);
+    expect(store.list('b')).toEqual([]);
+    // empty buckets are released
+    const buckets = (store as unknown as { indexes: Map<string, Map<string, Set<string>>> }).indexes;
+    expect([...(buckets.get('app')?.keys() ?? [])]).toEqual(['db']);
+    expect([...(buckets.get('owner')?.keys() ?? [])]).toEqual(['u2']);
+    expect([...(buckets.get('namespace')?.keys() ?? [])]).toEqual(['a']);
+  });
+
+  it('indexes existing objects when an indexer is added later, and refuses bad indexers', () => {
+    const store = new Store();
+    feed(store, [apply(obj('a', 'x', '1', { labels: { tier: 'fe' } }))]);
+    store.addIndexer('tier', (o) => [o.metadata.labels?.['tier'] ?? 'none']);
+    expect(store.byIndex('tier', 'fe').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(() => store.addIndexer('tier', () => [])).toThrow(
+      /Store\.addIndexer: name is already an indexer; pick another name; got "tier"/,
+    );
+    expect(() => store.addIndexer('', () => [])).toThrow(/name must be a non-empty string/);
+    expect(() => store.byIndex('nope', 'x')).toThrow(
+      /Store\.byIndex: indexName must name an indexer \(namespace, owner, tier\).*got "nope"/,
+    );
+  });
+
+  it('reports ready$ false until the first InitDone, true through relists, false after clear', () => {
+    const store = new Store();
+    const seen: boolean[] = [];
+    const sub = store.ready$.subscribe((r) => seen.push(r));
+    feed(store, [init, initApply(obj('a', 'x', '1'))]);
+    expect(seen).toEqual([false]);
+    feed(store, [done, init, initApply(obj('a', 'x', '2')), done]);
+    expect(seen).toEqual([false, true]);
+    store.clear();
+    expect(seen).toEqual([false, true, false]);
+    expect(store.size).toBe(0);
+    expect(store.byIndex('namespace', 'a')).toEqual([]);
+    sub.unsubscribe();
+  });
+
+  it('replays its contents as Init…InitDone, or Init + what was listed so far mid-list', () => {
+    const store = new Store();
+    expect([...store.replay()]).toEqual([]);
+    const x = obj('a', 'x', '1');
+    feed(store, [init, initApply(x)]);
+    expect([...store.replay()]).toEqual([init, initApply(x)]);
+    feed(store, [done]);
+    expect([...store.replay()]).toEqual([init, initApply(x), done]);
+  });
+
+  it('refuses unusable options', () => {
+    expect(() => new Store({ transform: 3 as never })).toThrow(
+      /Store: options\.transform must be a function/,
+    );
+  });
+});
