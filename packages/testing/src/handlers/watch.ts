@@ -1,0 +1,259 @@
+/**
+ * Watch streams with kube-apiserver's framing: `200`, chunked, headers flushed before any event,
+ * one `{"type":…,"object":{…}}\n` line per event; resume from the event log; synthetic ADDED for
+ * `resourceVersion` unset or `0`; BOOKMARKs; `timeoutSeconds`; too-old RV → one ERROR line.
+ *
+ * ## Guarantees
+ * - A slow client never blocks the server or other watches: lines are written while the socket
+ *   accepts them; live events queue per watch up to `maxQueuedEvents`, beyond which the watch is
+ *   ended (as the real watch cache closes an unresponsive watcher).
+ * - The initial burst (synthetic ADDED, history replay) is pulled lazily as the socket drains.
+ *
+ * ## Memory
+ * Per watch: at most `maxQueuedEvents` queued events plus the node socket's own buffer.
+ *
+ * @module
+ */
+import type { ServerResponse } from 'node:http';
+
+import type { ResourceType } from '../registry/types.js';
+import { tooOldResourceVersion } from '../status.js';
+import type { KObj } from '../store/object.js';
+import { orderMeta } from '../store/object.js';
+import type { ObjectStore, StoreEvent } from '../store/store.js';
+import type { Engine, Selectors } from './engine.js';
+
+/** Options of one watch. */
+export interface WatchParams {
+  readonly type: ResourceType;
+  readonly namespace: string | undefined;
+  readonly selectors: Selectors;
+  /** Revision to start after; undefined for "current state first". */
+  readonly fromRv: number | undefined;
+  readonly bookmarks: boolean;
+  readonly timeoutMs: number;
+  readonly bookmarkIntervalMs: number;
+  readonly metadataOnly: boolean;
+  readonly maxQueuedEvents: number;
+}
+
+/** Hooks the fault injector uses on a live watch. */
+export interface WatchControl {
+  /** Destroys the connection at once. */
+  drop(): void;
+  /** Stops writing (connection stays open, no bytes). */
+  stall(): void;
+  /** Writes half of the next line, then destroys the connection. */
+  cutNext(): void;
+  readonly closed: boolean;
+}
+
+type Line = { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj };
+
+/** A running watch. */
+export class WatchSession implements WatchControl {
+  closed = false;
+  /** Called when a mid-line cut happened. */
+  onCut: (() => void) | undefined;
+  private stalled = false;
+  private cutPending = false;
+  private readonly queue: Line[] = [];
+  private backlog: Line[] = [];
+  private backlogPos = 0;
+  private readonly startTypeRv: number;
+  private lastBookmarkRv = 0;
+  private unsubscribe: (() => void) | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private waitingDrain = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly engine: Engine,
+    private readonly store: ObjectStore,
+    private readonly p: WatchParams,
+    private readonly onClose: (s: WatchSession) => void,
+  ) {
+    this.startTypeRv = store.lastWriteOf(p.type.storageKey);
+  }
+
+  /** Starts streaming; `headers` are the extra API headers. */
+  start(headers: Readonly<Record<string, string>>, expireNow: boolean): void {
+    const { res, p, store } = this;
+    res.statusCode = 200;
+    res.setHeader('Cache-Control', 'no-cache, private');
+    res.setHeader('Content-Type', 'application/json');
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.setHeader('Transfer-Encoding', 'chunked');
+    res.flushHeaders();
+    res.on('close', () => this.finish(false));
+    res.on('drain', () => {
+      this.waitingDrain = false;
+      this.pump();
+    });
+
+    if (expireNow) {
+      this.writeRaw(
+        JSON.stringify({
+          type: 'ERROR',
+          object: tooOldResourceVersion(p.fromRv ?? 0, store.compactedRevision + 1),
+        }) + '\n',
+      );
+      this.finish(true);
+      return;
+    }
+    if (p.fromRv !== undefined) {
+      const events = store.eventsSince(p.fromRv);
+      if (events === 'expired') {
+        this.writeRaw(
+          JSON.stringify({
+            type: 'ERROR',
+            object: tooOldResourceVersion(p.fromRv, store.compactedRevision + 1),
+          }) + '\n',
+        );
+        this.finish(true);
+        return;
+      }
+      this.backlog = events
+        .filter((e) => e.storageKey === p.type.storageKey)
+        .map((event) => ({ kind: 'event' as const, event }));
+    } else {
+      const keys = store.sortedKeys(p.type.storageKey);
+      const prefix = p.type.namespaced && p.namespace !== undefined ? `${p.namespace}/` : '';
+      for (const k of keys) {
+        if (prefix && !k.startsWith(prefix)) continue;
+        const o = store.get(p.type.storageKey, k);
+        if (o && this.engine.matches(p.type, p.selectors, o))
+          this.backlog.push({ kind: 'synthetic', object: o });
+      }
+    }
+    this.unsubscribe = store.subscribe(p.type.storageKey, (e) => this.onEvent(e));
+    this.timers.push(setTimeout(() => this.finish(true), p.timeoutMs));
+    if (p.bookmarks) {
+      this.timers.push(setInterval(() => this.bookmark(), p.bookmarkIntervalMs));
+      if (p.timeoutMs > 2000) this.timers.push(setTimeout(() => this.bookmark(), p.timeoutMs - 2000));
+    }
+    for (const t of this.timers) t.unref();
+    this.pump();
+  }
+
+  private onEvent(e: StoreEvent): void {
+    if (this.closed || this.stalled) return;
+    if (this.queue.length >= this.p.maxQueuedEvents) {
+      // unresponsive client: end the watch like the watch cache does
+      this.finish(true);
+      return;
+    }
+    this.queue.push({ kind: 'event', event: e });
+    this.pump();
+  }
+
+  private bookmark(): void {
+    if (this.closed || this.stalled) return;
+    const typeRv = this.store.lastWriteOf(this.p.type.storageKey);
+    if (typeRv <= this.startTypeRv || typeRv === this.lastBookmarkRv) return;
+    if (this.queue.length > 0 || this.backlogPos < this.backlog.length) return;
+    this.lastBookmarkRv = typeRv;
+    const object = this.p.type.builtin
+      ? {
+          kind: this.p.type.kind,
+          apiVersion: this.p.type.apiVersion,
+          metadata: { resourceVersion: String(typeRv), creationTimestamp: null },
+        }
+      : {
+          apiVersion: this.p.type.apiVersion,
+          kind: this.p.type.kind,
+          metadata: { resourceVersion: String(typeRv) },
+        };
+    this.writeRaw(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
+  }
+
+  private pump(): void {
+    while (!this.closed && !this.stalled && !this.waitingDrain) {
+      let line: Line | undefined;
+      if (this.backlogPos < this.backlog.length) {
+        line = this.backlog[this.backlogPos];
+        this.backlog[this.backlogPos++] = undefined as never;
+        if (this.backlogPos >= this.backlog.length) {
+          this.backlog = [];
+          this.backlogPos = 0;
+        }
+      } else {
+        line = this.queue.shift();
+      }
+      if (!line) return;
+      const text = this.render(line);
+      if (text === undefined) continue;
+      if (!this.writeRaw(text)) this.waitingDrain = true;
+    }
+  }
+
+  private render(line: Line): string | undefined {
+    const { type, namespace, selectors } = this.p;
+    if (line.kind === 'synthetic') {
+      return this.encode('ADDED', line.object);
+    }
+    const e = line.event;
+    if (type.namespaced && namespace !== undefined && !e.key.startsWith(`${namespace}/`)) return undefined;
+    const nowMatches = this.engine.matches(type, selectors, e.object);
+    const prevMatches = e.prev ? this.engine.matches(type, selectors, e.prev) : false;
+    let evType: string;
+    if (e.type === 'ADDED') {
+      if (!nowMatches) return undefined;
+      evType = 'ADDED';
+    } else if (e.type === 'DELETED') {
+      if (!nowMatches && !prevMatches) return undefined;
+      evType = 'DELETED';
+    } else if (nowMatches && prevMatches) evType = 'MODIFIED';
+    else if (nowMatches) evType = 'ADDED';
+    else if (prevMatches) evType = 'DELETED';
+    else return undefined;
+    return this.encode(evType, e.object);
+  }
+
+  private encode(evType: string, stored: KObj): string {
+    const object = this.p.metadataOnly
+      ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(stored.metadata) }
+      : this.engine.present(this.p.type, stored);
+    return JSON.stringify({ type: evType, object }) + '\n';
+  }
+
+  private writeRaw(text: string): boolean {
+    if (this.closed || this.res.destroyed) return false;
+    if (this.cutPending) {
+      this.cutPending = false;
+      const half = Buffer.from(text, 'utf8');
+      this.res.write(half.subarray(0, Math.max(1, Math.floor(half.length / 2))));
+      this.res.socket?.destroy();
+      this.onCut?.();
+      this.finish(false);
+      return false;
+    }
+    return this.res.write(text);
+  }
+
+  /** Ends the watch: `clean` ends the chunked body; otherwise the connection is gone already. */
+  finish(clean: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe?.();
+    for (const t of this.timers) clearTimeout(t);
+    this.queue.length = 0;
+    this.backlog = [];
+    if (clean && !this.res.destroyed) this.res.end();
+    this.onClose(this);
+  }
+
+  drop(): void {
+    if (this.closed) return;
+    this.res.socket?.destroy();
+    this.finish(false);
+  }
+
+  stall(): void {
+    this.stalled = true;
+  }
+
+  cutNext(): void {
+    this.cutPending = true;
+  }
+}

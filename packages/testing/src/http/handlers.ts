@@ -1,0 +1,349 @@
+/**
+ * HTTP handlers of resource requests: verb resolution, scope and subresource checks, authorization,
+ * content negotiation, and the get/list/watch/create/update/patch/delete/deletecollection answers
+ * with the real response shapes (list envelopes, metadata-only bodies, delete results).
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { AuthOptions, RequestUser } from '../auth.js';
+import { authorize } from '../auth.js';
+import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
+import { parseResourceVersion } from '../handlers/engine.js';
+import { WatchSession } from '../handlers/watch.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceType } from '../registry/types.js';
+import {
+  ApiError,
+  badRequest,
+  deleteSuccess,
+  forbidden,
+  genericNotFound,
+  methodNotAllowed,
+  notAcceptable,
+} from '../status.js';
+import type { Json, KObj } from '../store/object.js';
+import { isObject, orderMeta } from '../store/object.js';
+import type { Representation, ResourceRoute } from './request.js';
+import { negotiate, readBody } from './request.js';
+import type { ResponseContext } from './respond.js';
+import { sendJson, sendPageNotFound } from './respond.js';
+
+/** Everything a resource handler needs from the server. */
+export interface HandlerEnv {
+  readonly engine: Engine;
+  readonly registry: Registry;
+  readonly auth: AuthOptions | undefined;
+  readonly gc: boolean;
+  readonly maxBodyBytes: number;
+  readonly bookmarkIntervalMs: number;
+  readonly maxQueuedWatchEvents: number;
+  readonly watches: Set<WatchSession>;
+  /** Consumes a pending "expire the next watch" fault. */
+  takeWatchExpiry(): boolean;
+  /** Called when a watch was cut mid-line. */
+  onStreamCut(): void;
+}
+
+/** One resource request. */
+export interface ResourceRequest {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly route: ResourceRoute;
+  readonly query: URLSearchParams;
+  readonly user: RequestUser;
+  readonly ctx: ResponseContext;
+}
+
+type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+function truthy(v: string | null): boolean {
+  return v === 'true' || v === '1';
+}
+
+/** Handles a request addressed to a resource path. */
+export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promise<void> {
+  const { route, req, res, query, ctx } = r;
+  const { registry } = env;
+  if (!registry.servesGroupVersion(route.group, route.version)) {
+    sendPageNotFound(res, ctx);
+    return;
+  }
+  const type = registry.lookup(route.group, route.version, route.resource);
+  if (!type) throw new ApiError(genericNotFound());
+  if (!type.namespaced && route.namespace !== undefined) throw new ApiError(genericNotFound());
+  if (type.namespaced && route.namespace === undefined && route.name !== undefined)
+    throw new ApiError(genericNotFound());
+  if (
+    route.subresource !== undefined &&
+    (route.subresource !== 'status' || !type.hasStatus || route.name === undefined)
+  ) {
+    throw new ApiError(genericNotFound());
+  }
+  const method = (req.method ?? 'GET').toUpperCase();
+  let verb: Verb;
+  if (route.name === undefined) {
+    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'list';
+    else if (method === 'POST') verb = 'create';
+    else if (method === 'DELETE') verb = 'deletecollection';
+    else throw new ApiError(methodNotAllowed());
+  } else {
+    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'get';
+    else if (method === 'PUT') verb = 'update';
+    else if (method === 'PATCH') verb = 'patch';
+    else if (method === 'DELETE') verb = 'delete';
+    else throw new ApiError(methodNotAllowed());
+  }
+  if (route.subresource && verb !== 'get' && verb !== 'update' && verb !== 'patch')
+    throw new ApiError(methodNotAllowed());
+  if (!route.subresource && !type.verbs.includes(verb)) throw new ApiError(methodNotAllowed());
+  if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
+    throw new ApiError(methodNotAllowed());
+  }
+  if (env.auth) {
+    const access = {
+      verb,
+      group: type.group,
+      resource: type.resource,
+      subresource: route.subresource,
+      namespace: route.namespace,
+    };
+    if (!authorize(env.auth, r.user, access)) {
+      throw new ApiError(
+        forbidden(r.user.name, verb, {
+          group: type.group,
+          resource: type.resource,
+          ...(route.subresource ? { subresource: route.subresource } : {}),
+          ...(route.namespace ? { namespace: route.namespace } : {}),
+          ...(route.name ? { name: route.name } : {}),
+        }),
+      );
+    }
+  }
+  const rep = negotiate(req.headers.accept);
+  if (rep === undefined) throw new ApiError(notAcceptable());
+  const manager = fieldManager(req, query);
+  const dryRun = query.getAll('dryRun').includes('All');
+  const sub = route.subresource === 'status' ? ('status' as const) : undefined;
+  const { engine } = env;
+  const ns = route.namespace;
+  const name = route.name ?? '';
+
+  switch (verb) {
+    case 'get': {
+      const o = engine.getStored(type, ns, name);
+      sendJson(res, 200, presentOne(engine, type, o, rep), ctx);
+      return;
+    }
+    case 'list': {
+      const result = engine.list(type, ns, {
+        labelSelector: query.get('labelSelector'),
+        fieldSelector: query.get('fieldSelector'),
+        limit: query.get('limit'),
+        continue: query.get('continue'),
+        resourceVersion: query.get('resourceVersion'),
+        resourceVersionMatch: query.get('resourceVersionMatch'),
+      });
+      sendJson(res, 200, listBody(engine, type, result, rep), ctx);
+      return;
+    }
+    case 'watch': {
+      startWatch(env, r, type, rep);
+      return;
+    }
+    case 'create': {
+      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      engine.checkTypeMeta(type, body);
+      const result = engine.create(type, ns, body, { manager, dryRun });
+      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      return;
+    }
+    case 'update': {
+      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      engine.checkTypeMeta(type, body);
+      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub });
+      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      return;
+    }
+    case 'patch': {
+      const buf = await readBody(req, env.maxBodyBytes);
+      const result = engine.patch(type, ns, name, req.headers['content-type'] ?? '', buf, {
+        manager,
+        dryRun,
+        subresource: sub,
+        force: truthy(query.get('force')),
+        fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
+      });
+      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      return;
+    }
+    case 'delete': {
+      const opts = await deleteOptions(env, req, query);
+      const result = engine.delete(type, ns, name, opts, env.gc);
+      if (result.gone) {
+        sendJson(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx);
+      } else {
+        sendJson(res, 200, presentOne(engine, type, result.object, rep, true), ctx);
+      }
+      return;
+    }
+    case 'deletecollection': {
+      const opts = await deleteOptions(env, req, query);
+      const listed = engine.list(type, ns, {
+        labelSelector: query.get('labelSelector'),
+        fieldSelector: query.get('fieldSelector'),
+      });
+      const deleted: KObj[] = [];
+      for (const o of listed.items) {
+        const result = engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
+        deleted.push(result.gone ? result.last : type.toStorage(result.object));
+      }
+      sendJson(
+        res,
+        200,
+        listBody(engine, type, { resourceVersion: engine.store.resourceVersion, items: deleted }, rep),
+        ctx,
+      );
+      return;
+    }
+  }
+}
+
+function isYaml(req: IncomingMessage): boolean {
+  const ct = (req.headers['content-type'] ?? '').toLowerCase();
+  return ct.startsWith('application/yaml') || ct.startsWith('application/apply-patch+yaml');
+}
+
+/** fieldManager query, else the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
+function fieldManager(req: IncomingMessage, query: URLSearchParams): string {
+  const fm = query.get('fieldManager');
+  if (fm) return fm;
+  const ua = req.headers['user-agent'] ?? '';
+  const first = ua.split('/')[0]?.trim() ?? '';
+  return first === '' ? 'unknown' : first.slice(0, 128);
+}
+
+async function deleteOptions(
+  env: HandlerEnv,
+  req: IncomingMessage,
+  query: URLSearchParams,
+): Promise<DeleteOptions> {
+  const buf = await readBody(req, env.maxBodyBytes);
+  let body: Json = {};
+  if (buf.length > 0) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(buf.toString('utf8'));
+    } catch (e) {
+      throw new ApiError(
+        badRequest(
+          `the object provided is unrecognized (must be of type DeleteOptions): ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+    }
+    if (!isObject(parsed))
+      throw new ApiError(badRequest('the object provided is unrecognized (must be of type DeleteOptions)'));
+    body = parsed;
+  }
+  const policy =
+    query.get('propagationPolicy') ??
+    body['propagationPolicy'] ??
+    (body['orphanDependents'] === true || query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
+  if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
+    throw new ApiError(
+      badRequest(
+        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
+      ),
+    );
+  }
+  const pre = isObject(body['preconditions']) ? body['preconditions'] : undefined;
+  const dryRun =
+    query.getAll('dryRun').includes('All') ||
+    (Array.isArray(body['dryRun']) && body['dryRun'].includes('All'));
+  const opts: { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] } = { dryRun };
+  if (policy !== undefined) opts.propagationPolicy = policy;
+  if (pre) {
+    const p: { uid?: string; resourceVersion?: string } = {};
+    if (typeof pre['uid'] === 'string') p.uid = pre['uid'];
+    if (typeof pre['resourceVersion'] === 'string') p.resourceVersion = pre['resourceVersion'];
+    opts.preconditions = p;
+  }
+  return opts;
+}
+
+function partial(o: KObj): KObj {
+  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(o.metadata) };
+}
+
+/** One object for a response; `wire` = already in wire form. */
+function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Representation, wire = false): KObj {
+  if (rep !== 'object') return partial(o);
+  return wire ? o : engine.present(type, o);
+}
+
+/** The list envelope: built-ins without item TypeMeta, CRs with sorted keys and `continue: ""`. */
+function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Representation): Json {
+  const meta: Json = { resourceVersion: String(r.resourceVersion) };
+  if (rep !== 'object') {
+    if (r.continue !== undefined) meta['continue'] = r.continue;
+    if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: meta,
+      items: r.items.map(partial),
+    };
+  }
+  if (type.builtin) {
+    if (r.continue !== undefined) meta['continue'] = r.continue;
+    if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
+    const items = r.items.map((o) => {
+      const { kind: _k, apiVersion: _a, ...rest } = type.fromStorage(o);
+      return rest;
+    });
+    return { kind: type.listKind, apiVersion: type.apiVersion, metadata: meta, items };
+  }
+  const crMeta: Json = { continue: r.continue ?? '' };
+  if (r.remainingItemCount !== undefined) crMeta['remainingItemCount'] = r.remainingItemCount;
+  crMeta['resourceVersion'] = String(r.resourceVersion);
+  return {
+    apiVersion: type.apiVersion,
+    items: r.items.map((o) => engine.present(type, o)),
+    kind: type.listKind,
+    metadata: crMeta,
+  };
+}
+
+function startWatch(env: HandlerEnv, r: ResourceRequest, type: ResourceType, rep: Representation): void {
+  const { query, route } = r;
+  const { engine } = env;
+  const selectors = engine.selectors(type, query.get('labelSelector'), query.get('fieldSelector'));
+  const rvText = query.get('resourceVersion');
+  let fromRv: number | undefined;
+  if (rvText !== null && rvText !== '' && rvText !== '0') {
+    fromRv = parseResourceVersion(rvText, `resourceVersion: Invalid value: ${JSON.stringify(rvText)}: `);
+  }
+  const ts = Number(query.get('timeoutSeconds') ?? '');
+  const timeoutMs = Number.isFinite(ts) && ts > 0 ? ts * 1000 : 1800_000;
+  const session = new WatchSession(
+    r.res,
+    engine,
+    engine.store,
+    {
+      type,
+      namespace: route.namespace,
+      selectors,
+      fromRv,
+      bookmarks: truthy(query.get('allowWatchBookmarks')),
+      timeoutMs,
+      bookmarkIntervalMs: env.bookmarkIntervalMs,
+      metadataOnly: rep !== 'object',
+      maxQueuedEvents: env.maxQueuedWatchEvents,
+    },
+    (s) => env.watches.delete(s),
+  );
+  session.onCut = () => env.onStreamCut();
+  env.watches.add(session);
+  session.start(r.ctx.headers, env.takeWatchExpiry());
+}

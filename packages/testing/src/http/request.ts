@@ -1,0 +1,140 @@
+/**
+ * Request parsing: URL paths into routes, `Accept` negotiation (JSON, metadata-only), bodies with a
+ * size limit.
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+
+import { ApiError, requestTooLarge } from '../status.js';
+
+/** What a path addresses. */
+export type Route =
+  | { readonly kind: 'version' }
+  | { readonly kind: 'health'; readonly endpoint: 'healthz' | 'readyz' | 'livez'; readonly check?: string }
+  | { readonly kind: 'api' }
+  | { readonly kind: 'apis' }
+  | { readonly kind: 'group'; readonly group: string }
+  | { readonly kind: 'groupVersion'; readonly group: string; readonly version: string }
+  | ResourceRoute
+  | { readonly kind: 'unknown' };
+
+/** A resource path. */
+export interface ResourceRoute {
+  readonly kind: 'resource';
+  readonly group: string;
+  readonly version: string;
+  readonly namespace: string | undefined;
+  readonly resource: string;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  /** The legacy `/watch/` path prefix was used. */
+  readonly legacyWatch: boolean;
+}
+
+function decode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses a URL path. */
+export function parsePath(pathname: string): Route {
+  const raw = pathname.split('/').filter((s, i) => i > 0 || s !== '');
+  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
+  const segs: string[] = [];
+  for (const s of raw) {
+    const d = decode(s);
+    if (d === undefined || d === '') return { kind: 'unknown' };
+    segs.push(d);
+  }
+  const [first, ...tail] = segs;
+  if (first === 'version' && tail.length === 0) return { kind: 'version' };
+  if (first === 'healthz' || first === 'readyz' || first === 'livez') {
+    if (tail.length > 1) return { kind: 'unknown' };
+    return tail[0] === undefined
+      ? { kind: 'health', endpoint: first }
+      : { kind: 'health', endpoint: first, check: tail[0] };
+  }
+  if (first === 'api') {
+    if (tail.length === 0) return { kind: 'api' };
+    const [version, ...rest] = tail;
+    return resourcePath('', version ?? '', rest);
+  }
+  if (first === 'apis') {
+    if (tail.length === 0) return { kind: 'apis' };
+    const [group, version, ...rest] = tail;
+    if (version === undefined) return { kind: 'group', group: group ?? '' };
+    return resourcePath(group ?? '', version, rest);
+  }
+  return { kind: 'unknown' };
+}
+
+function resourcePath(group: string, version: string, rest: string[]): Route {
+  if (rest.length === 0) return { kind: 'groupVersion', group, version };
+  let legacyWatch = false;
+  if (rest[0] === 'watch') {
+    legacyWatch = true;
+    rest = rest.slice(1);
+    if (rest.length === 0) return { kind: 'unknown' };
+  }
+  const base = { kind: 'resource' as const, group, version, legacyWatch };
+  if (
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))
+  ) {
+    if (rest.length > 5) return { kind: 'unknown' };
+    return { ...base, namespace: rest[1], resource: rest[2] ?? '', name: rest[3], subresource: rest[4] };
+  }
+  if (rest.length > 3) return { kind: 'unknown' };
+  return { ...base, namespace: undefined, resource: rest[0] ?? '', name: rest[1], subresource: rest[2] };
+}
+
+/** What body shape the client asked for. */
+export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+
+/** Negotiates the `Accept` header; undefined when nothing acceptable (→ 406). */
+export function negotiate(accept: string | undefined): Representation | undefined {
+  if (accept === undefined || accept.trim() === '') return 'object';
+  for (const clause of accept.split(',')) {
+    const [type = '', ...paramParts] = clause.split(';').map((s) => s.trim());
+    const params = new Map<string, string>();
+    for (const p of paramParts) {
+      const i = p.indexOf('=');
+      if (i > 0) params.set(p.slice(0, i).trim().toLowerCase(), p.slice(i + 1).trim());
+    }
+    const mt = type.toLowerCase();
+    if (mt !== 'application/json' && mt !== '*/*' && mt !== 'application/*') continue;
+    const as = params.get('as');
+    if (as === undefined) return 'object';
+    const g = params.get('g');
+    const v = params.get('v');
+    if (
+      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') &&
+      g === 'meta.k8s.io' &&
+      (v === 'v1' || v === 'v1beta1')
+    ) {
+      return as;
+    }
+  }
+  return undefined;
+}
+
+/** Reads the request body up to `limit` bytes (413 beyond). */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) {
+      req.resume();
+      throw new ApiError(requestTooLarge(limit));
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,382 @@
+/**
+ * CustomResourceDefinitions: validation of CRDs (422 with causes), the CRD controller that serves
+ * custom resources (namespaced or cluster-scoped, several versions with one storage version,
+ * `served` flags, `status` subresource), sets `NamesAccepted`/`Established` in CRD status after a
+ * short asynchronous step (file 12), updates discovery, and removes the CRs when the CRD is deleted.
+ *
+ * Does not: run conversion webhooks (all versions convert by rewriting apiVersion, strategy None),
+ * serve `scale`, or validate `additionalPrinterColumns`.
+ *
+ * @module
+ */
+import type { Engine } from '../handlers/engine.js';
+import type { StatusCause } from '../status.js';
+import type { Json, KObj } from '../store/object.js';
+import { clone, isObject } from '../store/object.js';
+import type { StoreEvent } from '../store/store.js';
+import { storageVersionHash } from './builtins.js';
+import type { Registry } from './registry.js';
+import type { JSONSchema, ResourceType } from './types.js';
+
+const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+const CLEANUP = 'customresourcecleanup.apiextensions.k8s.io';
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema?: JSONSchema;
+  status: boolean;
+}
+
+interface CrdSpec {
+  group: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  shortNames: string[];
+  categories: string[];
+  namespaced: boolean;
+  versions: CrdVersion[];
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function readSpec(o: KObj): CrdSpec {
+  const spec = isObject(o['spec']) ? o['spec'] : {};
+  const names = isObject(spec['names']) ? spec['names'] : {};
+  const versions = Array.isArray(spec['versions']) ? spec['versions'] : [];
+  const kind = str(names['kind']);
+  return {
+    group: str(spec['group']),
+    plural: str(names['plural']),
+    singular: str(names['singular']) || kind.toLowerCase(),
+    kind,
+    listKind: str(names['listKind']) || `${kind}List`,
+    shortNames: Array.isArray(names['shortNames'])
+      ? names['shortNames'].filter((s): s is string => typeof s === 'string')
+      : [],
+    categories: Array.isArray(names['categories'])
+      ? names['categories'].filter((s): s is string => typeof s === 'string')
+      : [],
+    namespaced: spec['scope'] === 'Namespaced',
+    versions: versions.filter(isObject).map((v) => {
+      const schema =
+        isObject(v['schema']) && isObject(v['schema']['openAPIV3Schema'])
+          ? v['schema']['openAPIV3Schema']
+          : undefined;
+      const sub = isObject(v['subresources']) ? v['subresources'] : {};
+      const out: CrdVersion = {
+        name: str(v['name']),
+        served: v['served'] === true,
+        storage: v['storage'] === true,
+        status: isObject(sub['status']),
+      };
+      if (schema) out.schema = schema;
+      return out;
+    }),
+  };
+}
+
+/** Validates a CRD like the apiextensions strategy (the common rules). */
+export function validateCrd(o: KObj): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const req = (field: string, detail = ''): void => {
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: detail ? `Required value: ${detail}` : 'Required value',
+      field,
+    });
+  };
+  const inv = (field: string, value: unknown, detail: string): void => {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+      field,
+    });
+  };
+  const spec = isObject(o['spec']) ? o['spec'] : {};
+  const s = readSpec(o);
+  const name = o.metadata.name ?? '';
+  if (s.plural && s.group && name !== `${s.plural}.${s.group}`) {
+    inv('metadata.name', name, 'must be spec.names.plural+"."+spec.group');
+  }
+  if (!s.group) req('spec.group');
+  else if (!DNS_SUBDOMAIN.test(s.group) || !s.group.includes('.'))
+    inv('spec.group', s.group, 'should be a domain with at least one dot');
+  const scope = spec['scope'];
+  if (scope === undefined || scope === '') req('spec.scope');
+  else if (scope !== 'Namespaced' && scope !== 'Cluster') {
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(scope)}: supported values: "Cluster", "Namespaced"`,
+      field: 'spec.scope',
+    });
+  }
+  if (!s.plural) req('spec.names.plural');
+  else if (!DNS_LABEL.test(s.plural))
+    inv(
+      'spec.names.plural',
+      s.plural,
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+    );
+  if (!s.kind) req('spec.names.kind');
+  if (!isObject(spec['names'])) req('spec.names');
+  if (s.versions.length === 0)
+    req('spec.versions', 'must have exactly one version marked as storage version');
+  else {
+    const storage = s.versions.filter((v) => v.storage).length;
+    if (storage !== 1)
+      inv(
+        'spec.versions',
+        spec['versions'] === undefined ? null : 'versions',
+        'must have exactly one version marked as storage version',
+      );
+    if (!s.versions.some((v) => v.served))
+      inv('spec.versions', 'versions', 'must have at least one version marked as served');
+    s.versions.forEach((v, i) => {
+      if (!v.name) req(`spec.versions[${String(i)}].name`);
+      else if (!DNS_LABEL.test(v.name))
+        inv(
+          `spec.versions[${String(i)}].name`,
+          v.name,
+          "a DNS-1035 label must consist of lower case alphanumeric characters or '-'",
+        );
+      if (!v.schema) req(`spec.versions[${String(i)}].schema.openAPIV3Schema`, 'schemas are required');
+      else if (v.schema['type'] !== 'object') {
+        causes.push({
+          reason: 'FieldValueRequired',
+          message: 'Required value: must be object at the root',
+          field: `spec.versions[${String(i)}].schema.openAPIV3Schema.type`,
+        });
+      }
+    });
+  }
+  return causes;
+}
+
+/** Builds the served type of one CRD version. */
+export function crdResourceType(crdName: string, s: CrdSpec, v: CrdVersion): ResourceType {
+  const apiVersion = `${s.group}/${v.name}`;
+  const storage = s.versions.find((x) => x.storage)?.name ?? v.name;
+  const storageApiVersion = `${s.group}/${storage}`;
+  const t: ResourceType = {
+    group: s.group,
+    version: v.name,
+    apiVersion,
+    resource: s.plural,
+    singularName: s.singular,
+    kind: s.kind,
+    listKind: s.listKind,
+    namespaced: s.namespaced,
+    shortNames: s.shortNames,
+    categories: s.categories,
+    verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
+    hasStatus: v.status,
+    hasGeneration: true,
+    builtin: false,
+    storageKey: `${s.group}/${s.plural}`,
+    nameRule: 'subdomain',
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: false,
+    selectableFields: [],
+    storageVersionHash: storageVersionHash(s.group, storage, s.kind),
+    preserveUnknownFields: v.schema?.['x-kubernetes-preserve-unknown-fields'] === true,
+    crd: crdName,
+    fromStorage: (o) => ({ ...o, apiVersion, kind: s.kind }),
+    toStorage: (o) => ({ ...o, apiVersion: storageApiVersion, kind: s.kind }),
+  };
+  return v.schema ? { ...t, schema: v.schema } : t;
+}
+
+/** Serves custom resources from CRDs and maintains CRD status. */
+export class CrdController {
+  private readonly served = new Map<string, ResourceType[]>();
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly registry: Registry,
+    private readonly log: (msg: string, err: unknown) => void,
+  ) {
+    const crdType = registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (crdType) {
+      registry.add({
+        ...crdType,
+        validate: validateCrd,
+        defaults: (o) => {
+          const spec = isObject(o['spec']) ? o['spec'] : {};
+          spec['conversion'] ??= { strategy: 'None' };
+          if (o['status'] === undefined) {
+            const s = readSpec(o);
+            o['status'] = {
+              conditions: null,
+              acceptedNames: { plural: '', kind: '' },
+              storedVersions: s.versions.filter((v) => v.storage).map((v) => v.name),
+            };
+          }
+        },
+      });
+    }
+    const prev = engine.hooks;
+    engine.hooks = {
+      ...prev,
+      deleteFinalizers: (type, obj) => [
+        ...(prev.deleteFinalizers?.(type, obj) ?? []),
+        ...(type.storageKey === CRD_KEY ? [CLEANUP] : []),
+      ],
+      validate: (type, obj, old) => {
+        const causes = prev.validate?.(type, obj, old) ?? [];
+        if (type.storageKey === CRD_KEY && old) {
+          const a = readSpec(old);
+          const b = readSpec(obj);
+          if (a.group !== b.group)
+            causes.push({
+              reason: 'FieldValueInvalid',
+              message: `Invalid value: ${JSON.stringify(b.group)}: field is immutable`,
+              field: 'spec.group',
+            });
+        }
+        return causes;
+      },
+    };
+    this.unsubscribe = engine.store.subscribe(CRD_KEY, (e) => this.onEvent(e));
+  }
+
+  /** Stops the controller. */
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+  }
+
+  private later(fn: () => void): void {
+    setImmediate(() => {
+      if (this.stopped) return;
+      try {
+        fn();
+      } catch (e) {
+        this.log('CRD controller pass failed', e);
+      }
+    });
+  }
+
+  private onEvent(e: StoreEvent): void {
+    const name = e.object.metadata.name ?? '';
+    if (e.type === 'DELETED') {
+      this.unserve(name);
+      return;
+    }
+    if (e.object.metadata.deletionTimestamp) {
+      this.later(() => this.cleanup(name));
+      return;
+    }
+    const spec = readSpec(e.object);
+    const prevSpec = e.prev ? readSpec(e.prev) : undefined;
+    if (!prevSpec || JSON.stringify(prevSpec) !== JSON.stringify(spec))
+      this.later(() => this.establish(name));
+  }
+
+  private unserve(name: string): void {
+    for (const t of this.served.get(name) ?? []) this.registry.remove(t.group, t.version, t.resource);
+    this.served.delete(name);
+  }
+
+  private establish(name: string): void {
+    const store = this.engine.store;
+    const crd = store.get(CRD_KEY, name);
+    if (!crd || crd.metadata.deletionTimestamp) return;
+    const s = readSpec(crd);
+    // names conflict with another CRD of the same group?
+    let conflict: string | undefined;
+    for (const key of store.sortedKeys(CRD_KEY)) {
+      if (key === name) continue;
+      const other = store.get(CRD_KEY, key);
+      if (!other) continue;
+      const o = readSpec(other);
+      if (o.group !== s.group) continue;
+      if (o.plural === s.plural) conflict = `"${s.plural}" is already in use`;
+      else if (o.kind === s.kind) conflict = `"${s.kind}" is already in use`;
+    }
+    const now = this.engine.nowIso();
+    const next = clone(crd);
+    const status: Json = isObject(next['status']) ? next['status'] : {};
+    if (conflict) {
+      status['conditions'] = [
+        {
+          type: 'NamesAccepted',
+          status: 'False',
+          lastTransitionTime: now,
+          reason: 'NameConflict',
+          message: conflict,
+        },
+        {
+          type: 'Established',
+          status: 'False',
+          lastTransitionTime: now,
+          reason: 'NotAccepted',
+          message: 'not all names are accepted',
+        },
+      ];
+    } else {
+      this.unserve(name);
+      const types = s.versions.filter((v) => v.served).map((v) => crdResourceType(name, s, v));
+      for (const t of types) this.registry.add(t);
+      this.served.set(name, types);
+      const accepted: Json = { plural: s.plural, singular: s.singular };
+      if (s.shortNames.length > 0) accepted['shortNames'] = s.shortNames;
+      accepted['kind'] = s.kind;
+      accepted['listKind'] = s.listKind;
+      if (s.categories.length > 0) accepted['categories'] = s.categories;
+      status['conditions'] = [
+        {
+          type: 'NamesAccepted',
+          status: 'True',
+          lastTransitionTime: now,
+          reason: 'NoConflicts',
+          message: 'no conflicts found',
+        },
+        {
+          type: 'Established',
+          status: 'True',
+          lastTransitionTime: now,
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+        },
+      ];
+      status['acceptedNames'] = accepted;
+      const stored = new Set(
+        Array.isArray(status['storedVersions']) ? (status['storedVersions'] as string[]) : [],
+      );
+      for (const v of s.versions) if (v.storage) stored.add(v.name);
+      status['storedVersions'] = [...stored];
+    }
+    next['status'] = status;
+    const strip = (x: unknown): string =>
+      JSON.stringify(x, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v));
+    if (strip(next['status']) !== strip(crd['status'])) store.update(CRD_KEY, name, next);
+  }
+
+  private cleanup(name: string): void {
+    const store = this.engine.store;
+    const crd = store.get(CRD_KEY, name);
+    if (!crd) return;
+    const s = readSpec(crd);
+    const storageKey = `${s.group}/${s.plural}`;
+    const type = this.served.get(name)?.[0] ?? this.registry.typesOfStorage(storageKey)[0];
+    if (type) {
+      for (const k of [...store.sortedKeys(storageKey)]) {
+        const o = store.get(storageKey, k);
+        if (o) this.engine.removeNow(type, k, clone(o));
+      }
+    }
+    this.unserve(name);
+    const crdType = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (crdType) this.engine.removeFinalizer(crdType, name, CLEANUP);
+  }
+}

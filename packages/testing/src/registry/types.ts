@@ -1,0 +1,66 @@
+/**
+ * What the server knows about one served resource in one group-version: names, scope, verbs,
+ * subresources, how it is stored and converted, and its type-specific rules (validation, defaults,
+ * field selectors, generation).
+ *
+ * @module
+ */
+import type { StatusCause } from '../status.js';
+import type { Json, KObj } from '../store/object.js';
+
+/** A JSON schema of a CRD version (`openAPIV3Schema`). */
+export type JSONSchema = Json;
+
+/** A served resource in one group-version. */
+export interface ResourceType {
+  readonly group: string;
+  readonly version: string;
+  /** `v1` or `apps/v1`. */
+  readonly apiVersion: string;
+  /** Lower-case plural, e.g. `configmaps`. */
+  readonly resource: string;
+  /** Discovery `singularName` ('' for built-ins in 1.24). */
+  readonly singularName: string;
+  readonly kind: string;
+  readonly listKind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  readonly verbs: readonly string[];
+  readonly hasStatus: boolean;
+  /** `metadata.generation` is maintained (CRs, Deployments, CRDs). */
+  readonly hasGeneration: boolean;
+  /** Built-in (typed) resource: strategic merge allowed, struct key order, list items without TypeMeta. */
+  readonly builtin: boolean;
+  /** Shared by every version of the type. */
+  readonly storageKey: string;
+  /** Name validation rule of `metadata.name`. */
+  readonly nameRule: 'subdomain' | 'label' | 'path-segment';
+  /** PUT of a missing object creates it (Leases). */
+  readonly allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion is allowed. */
+  readonly allowUnconditionalUpdate: boolean;
+  /** Top-level fields kept for built-ins (others are dropped silently); undefined = keep all. */
+  readonly knownFields?: readonly string[];
+  /** Extra field selector fields besides metadata.name/namespace. */
+  readonly selectableFields: readonly string[];
+  readonly storageVersionHash: string;
+  /** The schema of this version (custom resources). */
+  readonly schema?: JSONSchema;
+  /** Whether the schema keeps unknown fields at the root. */
+  readonly preserveUnknownFields?: boolean;
+  /** The owning CRD's name (custom resources). */
+  readonly crd?: string;
+  /** Converts a stored object to this version's wire form (sets apiVersion/kind, maps fields). */
+  fromStorage(o: KObj): KObj;
+  /** Converts this version's wire form to the stored form. */
+  toStorage(o: KObj): KObj;
+  /** Type-specific body checks answered with 400 before validation (wrong value types, MicroTime). */
+  decodeCheck?(o: KObj): string | undefined;
+  /** Type-specific defaults applied on create and update (mutates the object). */
+  defaults?(o: KObj): void;
+  /** Type-specific validation (causes with field paths). */
+  validate?(o: KObj): StatusCause[];
+  /** Field values for field selectors. */
+  fields?(o: KObj): Record<string, string>;
+}

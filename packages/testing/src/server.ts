@@ -1,0 +1,547 @@
+/**
+ * `startApiServer()`: an in-memory Kubernetes API server speaking the real HTTP wire protocol, with
+ * a kubeconfig pointing at it, fault injection and direct state helpers for tests.
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify as toYaml } from 'yaml';
+
+import type { AuthOptions, RequestUser } from './auth.js';
+import { authenticate } from './auth.js';
+import { Controllers } from './controllers/gc.js';
+import { Faults } from './faults.js';
+import { Engine } from './handlers/engine.js';
+import type { WatchSession } from './handlers/watch.js';
+import type { HandlerEnv } from './http/handlers.js';
+import { handleResource } from './http/handlers.js';
+import type { Route } from './http/request.js';
+import { parsePath } from './http/request.js';
+import type { ResponseContext } from './http/respond.js';
+import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
+import { CrdController } from './registry/crds.js';
+import { Registry } from './registry/registry.js';
+import type { ResourceType } from './registry/types.js';
+import {
+  ApiError,
+  failure,
+  forbiddenPath,
+  internalError,
+  serviceUnavailable,
+  tooManyRequests,
+  unauthorized,
+} from './status.js';
+import type { KObj } from './store/object.js';
+import { clone } from './store/object.js';
+import { ObjectStore } from './store/store.js';
+
+/** Where log lines go. */
+export interface ApiServerLogger {
+  debug?(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+/** Options of {@link startApiServer}. */
+export interface ApiServerOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Listen address (default 127.0.0.1). */
+  readonly host?: string;
+  /** Serve HTTPS with the checked-in test CA (kubeconfig carries certificate-authority-data). */
+  readonly tls?: boolean;
+  /** Bearer tokens and allow rules; without it every request is admin. */
+  readonly auth?: AuthOptions;
+  /** Garbage collection of ownerReferences (default true). */
+  readonly gc?: boolean;
+  /** Namespace existence/termination checks and the namespace controller (default true). */
+  readonly namespaceLifecycle?: boolean;
+  /** Events kept for watch resume and historical reads (default 10,000). */
+  readonly watchHistory?: number;
+  /** BOOKMARK period on watches with allowWatchBookmarks (default 60,000 ms). */
+  readonly bookmarkIntervalMs?: number;
+  /** Periodic compaction interval: continue tokens older than this get 410 (default 300,000 ms). */
+  readonly continueTokenTtlMs?: number;
+  /** Live events queued per slow watch before it is closed (default 10,000). */
+  readonly maxQueuedWatchEvents?: number;
+  /** Request body limit (default 3 MiB, like kube-apiserver). */
+  readonly maxBodyBytes?: number;
+  /** Where to write the kubeconfig (default: a new temp directory). */
+  readonly kubeconfigPath?: string;
+  /** Logger (default: errors to console.error). */
+  readonly logger?: ApiServerLogger;
+}
+
+/** A running API server. */
+export interface ApiServer {
+  /** `http://127.0.0.1:PORT` (or https). */
+  readonly url: string;
+  readonly port: number;
+  /** Path of the kubeconfig file pointing at this server. */
+  readonly kubeconfigPath: string;
+  /** A `@kubernetes/client-node` KubeConfig loaded from {@link kubeconfigPath}. */
+  readonly kubeConfig: KubeConfig;
+  /** The admin bearer token written into the kubeconfig. */
+  readonly token: string;
+  /** Fault injection. */
+  readonly faults: Faults;
+  /** The current global resourceVersion. */
+  readonly resourceVersion: number;
+  /** Number of open watch streams. */
+  readonly openWatches: number;
+  /**
+   * Objects of a resource as stored (wire form, resource given as `configmaps`,
+   * `deployments.apps` or `widgets.example.com`), optionally in one namespace, in key order.
+   */
+  objects(resource: string, namespace?: string): KObj[];
+  /** One object, or undefined. */
+  object(resource: string, namespace: string | undefined, name: string): KObj | undefined;
+  /** Drops all connections and listens again on the same port; state kept, history compacted. */
+  restart(): Promise<void>;
+  /** Stops the server and removes the temporary kubeconfig. */
+  stop(): Promise<void>;
+}
+
+const PKG_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Reads the checked-in test CA, server certificate and key. */
+export function testCertificates(): { ca: string; cert: string; key: string } {
+  const dir = join(PKG_ROOT, 'certs');
+  return {
+    ca: readFileSync(join(dir, 'ca.crt'), 'utf8'),
+    cert: readFileSync(join(dir, 'server.crt'), 'utf8'),
+    key: readFileSync(join(dir, 'server.key'), 'utf8'),
+  };
+}
+
+const VERSION_INFO = {
+  major: '1',
+  minor: '24',
+  gitVersion: 'v1.24.0+rxkube',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2022-05-03T13:36:49Z',
+  goVersion: 'go1.18.1',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+const HEALTH_CHECKS = {
+  healthz: [
+    'ping',
+    'log',
+    'etcd',
+    'poststarthook/start-apiextensions-controllers',
+    'poststarthook/crd-informer-synced',
+  ],
+  livez: [
+    'ping',
+    'log',
+    'etcd',
+    'poststarthook/start-apiextensions-controllers',
+    'poststarthook/crd-informer-synced',
+  ],
+  readyz: [
+    'ping',
+    'log',
+    'etcd',
+    'informer-sync',
+    'poststarthook/start-apiextensions-controllers',
+    'poststarthook/crd-informer-synced',
+  ],
+} as const;
+
+/**
+ * Starts an in-memory Kubernetes API server.
+ *
+ * ## Example
+ * ```ts
+ * const server = await startApiServer();
+ * const api = server.kubeConfig.makeApiClient(CoreV1Api);
+ * await api.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
+ * await server.stop();
+ * ```
+ */
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const s = new ApiServerImpl(options);
+  await s.listen(options.port ?? 0);
+  s.writeKubeconfig();
+  return s;
+}
+
+class ApiServerImpl implements ApiServer {
+  readonly store: ObjectStore;
+  readonly registry = new Registry();
+  readonly engine: Engine;
+  readonly faults: Faults;
+  readonly token: string;
+  kubeconfigPath = '';
+  kubeConfig = new KubeConfig();
+  port = 0;
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly watches = new Set<WatchSession>();
+  private readonly controllers: Controllers;
+  private readonly crds: CrdController;
+  private readonly env: HandlerEnv;
+  private readonly logger: ApiServerLogger;
+  private readonly host: string;
+  private readonly tls: { ca: string; cert: string; key: string } | undefined;
+  private readonly pfHeaders = {
+    'X-Kubernetes-Pf-Flowschema-Uid': randomUUID(),
+    'X-Kubernetes-Pf-Prioritylevel-Uid': randomUUID(),
+  };
+  private tempDir: string | undefined;
+  private compactionTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.logger = options.logger ?? { error: (m, e) => console.error(`[rxkube-apiserver] ${m}`, e ?? '') };
+    this.host = options.host ?? '127.0.0.1';
+    this.tls = options.tls ? testCertificates() : undefined;
+    this.store = new ObjectStore(options.watchHistory ?? 10_000);
+    const namespaceLifecycle = options.namespaceLifecycle ?? true;
+    const gc = options.gc ?? true;
+    this.engine = new Engine(this.store, {
+      namespaceLifecycle,
+      now: () => Date.now(),
+      continueTokenTtlMs: options.continueTokenTtlMs ?? 300_000,
+    });
+    const log = (m: string, e: unknown): void => this.logger.error(m, e);
+    this.crds = new CrdController(this.engine, this.registry, log);
+    this.controllers = new Controllers(this.engine, this.registry, { gc, namespaceLifecycle }, log);
+    this.faults = new Faults({
+      dropWatches: () => {
+        const all = [...this.watches];
+        for (const w of all) w.drop();
+        return all.length;
+      },
+      stallWatches: () => {
+        for (const w of this.watches) w.stall();
+        return this.watches.size;
+      },
+      cutWatches: () => {
+        for (const w of this.watches) w.cutNext();
+        return this.watches.size;
+      },
+      compact: () => this.store.compact(),
+      restart: () => this.restart(),
+    });
+    const admin = options.auth
+      ? Object.entries(options.auth.tokens).find(
+          ([, u]) => typeof u !== 'string' && (u.groups ?? []).includes('system:masters'),
+        )?.[0]
+      : undefined;
+    this.token = admin ?? 'rxkube-testing-admin';
+    this.env = {
+      engine: this.engine,
+      registry: this.registry,
+      auth: options.auth,
+      gc,
+      maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      maxQueuedWatchEvents: options.maxQueuedWatchEvents ?? 10_000,
+      watches: this.watches,
+      takeWatchExpiry: () => this.faults.takeWatchExpiry(),
+      onStreamCut: () => {
+        this.faults.counts.streamsCut++;
+      },
+    };
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
+    this.store.compact();
+    const ttl = options.continueTokenTtlMs ?? 300_000;
+    let mark = this.store.resourceVersion;
+    this.compactionTimer = setInterval(() => {
+      this.store.compact(mark);
+      mark = this.store.resourceVersion;
+    }, ttl);
+    this.compactionTimer.unref();
+  }
+
+  private seedNamespace(name: string): void {
+    const t = this.nsType();
+    this.engine.create(
+      t,
+      undefined,
+      { kind: 'Namespace', apiVersion: 'v1', metadata: { name } },
+      { manager: 'kube-apiserver' },
+    );
+  }
+
+  private nsType(): ResourceType {
+    const t = this.registry.lookup('', 'v1', 'namespaces');
+    if (!t) throw new Error('namespaces type missing');
+    return t;
+  }
+
+  get url(): string {
+    return `${this.tls ? 'https' : 'http'}://${this.host}:${String(this.port)}`;
+  }
+
+  get resourceVersion(): number {
+    return this.store.resourceVersion;
+  }
+
+  get openWatches(): number {
+    return this.watches.size;
+  }
+
+  async listen(port: number): Promise<void> {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((e: unknown) => {
+        this.logger.error('unhandled request failure', e);
+        if (!res.headersSent) sendStatus(res, internalError('internal error'), { headers: {} });
+        else res.destroy();
+      });
+    };
+    const server = this.tls
+      ? createHttpsServer({ cert: this.tls.cert, key: this.tls.key }, handler)
+      : createHttpServer(handler);
+    server.keepAliveTimeout = 60_000;
+    server.on(this.tls ? 'secureConnection' : 'connection', (sock: Socket) => {
+      this.sockets.add(sock);
+      sock.on('close', () => this.sockets.delete(sock));
+    });
+    server.on('clientError', (_err, sock) => {
+      if (!sock.destroyed) sock.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, this.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address();
+    this.port = typeof addr === 'object' && addr ? addr.port : port;
+    this.server = server;
+  }
+
+  writeKubeconfig(): void {
+    if (!this.options.kubeconfigPath) this.tempDir = mkdtempSync(join(tmpdir(), 'rxkube-apiserver-'));
+    this.kubeconfigPath = this.options.kubeconfigPath ?? join(this.tempDir ?? tmpdir(), 'kubeconfig');
+    const cluster: Record<string, string> = { server: this.url };
+    if (this.tls) cluster['certificate-authority-data'] = Buffer.from(this.tls.ca).toString('base64');
+    // plain HTTP: client-node refuses http:// unless TLS verification is marked off (nothing to verify)
+    const clusterEntry: Record<string, unknown> = this.tls
+      ? cluster
+      : { ...cluster, 'insecure-skip-tls-verify': true };
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'rxkube-testing', cluster: clusterEntry }],
+      users: [{ name: 'rxkube-testing', user: { token: this.token } }],
+      contexts: [
+        {
+          name: 'rxkube-testing',
+          context: { cluster: 'rxkube-testing', user: 'rxkube-testing', namespace: 'default' },
+        },
+      ],
+      'current-context': 'rxkube-testing',
+    };
+    writeFileSync(this.kubeconfigPath, toYaml(doc), { mode: 0o600 });
+    const kc = new KubeConfig();
+    kc.loadFromFile(this.kubeconfigPath);
+    this.kubeConfig = kc;
+  }
+
+  private apiHeaders(user: RequestUser | undefined): Record<string, string> {
+    const h: Record<string, string> = { 'Audit-Id': randomUUID() };
+    if (user && !user.anonymous) Object.assign(h, this.pfHeaders);
+    return h;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const pathWithQuery = url.pathname + url.search;
+    const delay = this.faults.takeDelay(method, pathWithQuery);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (res.destroyed) return;
+    let user: RequestUser | undefined = {
+      name: 'admin',
+      groups: ['system:masters', 'system:authenticated'],
+      anonymous: false,
+    };
+    if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);
+    const ctx: ResponseContext = { headers: this.apiHeaders(user) };
+    const injected = this.faults.takeFailure(method, pathWithQuery);
+    if (injected) {
+      req.resume();
+      const retry = injected.retryAfterSeconds ?? 1;
+      if (injected.status === 429)
+        sendStatus(res, tooManyRequests(retry), ctx, { 'Retry-After': String(retry) });
+      else if (injected.status === 503)
+        sendStatus(res, serviceUnavailable(), ctx, { 'Retry-After': String(retry) });
+      else sendStatus(res, internalError('Internal error occurred: injected fault'), ctx);
+      return;
+    }
+    const route = parsePath(url.pathname);
+    try {
+      if (!user) {
+        req.resume();
+        sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } });
+        return;
+      }
+      await this.dispatch(req, res, route, url.searchParams, user, ctx);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        req.resume();
+        sendStatus(res, e.status, ctx, e.headers);
+        return;
+      }
+      this.logger.error(`${method} ${pathWithQuery} failed`, e);
+      req.resume();
+      sendStatus(
+        res,
+        internalError(`Internal error occurred: ${e instanceof Error ? e.message : String(e)}`),
+        ctx,
+      );
+    }
+  }
+
+  private async dispatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    query: URLSearchParams,
+    user: RequestUser,
+    ctx: ResponseContext,
+  ): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const isPublic = route.kind === 'version' || route.kind === 'health';
+    if (!isPublic && route.kind !== 'resource' && user.anonymous && this.options.auth) {
+      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname));
+    }
+    if (route.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') {
+      if (route.kind === 'unknown') sendPageNotFound(res, ctx);
+      else
+        throw new ApiError(
+          failure(
+            405,
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+            {},
+          ),
+        );
+      return;
+    }
+    switch (route.kind) {
+      case 'version':
+        sendJson(res, 200, VERSION_INFO, ctx);
+        return;
+      case 'health': {
+        const checks: readonly string[] = HEALTH_CHECKS[route.endpoint];
+        if (route.check !== undefined) {
+          if (!checks.includes(route.check)) sendPageNotFound(res, ctx);
+          else sendText(res, 200, 'ok', ctx);
+          return;
+        }
+        if (query.has('verbose')) {
+          sendText(
+            res,
+            200,
+            checks.map((c) => `[+]${c} ok`).join('\n') + `\n${route.endpoint} check passed\n`,
+            ctx,
+          );
+        } else sendText(res, 200, 'ok', ctx);
+        return;
+      }
+      case 'api':
+        sendJson(res, 200, this.registry.apiVersions(`${this.host}:${String(this.port)}`), ctx);
+        return;
+      case 'apis':
+        sendJson(res, 200, this.registry.apiGroupList(), ctx);
+        return;
+      case 'group': {
+        const g = this.registry.apiGroup(route.group);
+        if (g) sendJson(res, 200, g, ctx);
+        else sendPageNotFound(res, ctx);
+        return;
+      }
+      case 'groupVersion': {
+        const doc = this.registry.apiResourceList(route.group, route.version);
+        if (doc) sendJson(res, 200, doc, ctx);
+        else sendPageNotFound(res, ctx);
+        return;
+      }
+      case 'resource':
+        await handleResource(this.env, { req, res, route, query, user, ctx });
+        return;
+      case 'unknown':
+        sendPageNotFound(res, ctx);
+        return;
+    }
+  }
+
+  private resolve(resource: string): ResourceType | undefined {
+    const dot = resource.indexOf('.');
+    const plural = dot < 0 ? resource : resource.slice(0, dot);
+    const group = dot < 0 ? '' : resource.slice(dot + 1);
+    return this.registry.all().find((t) => t.resource === plural && t.group === group);
+  }
+
+  objects(resource: string, namespace?: string): KObj[] {
+    const t = this.resolve(resource);
+    if (!t)
+      throw new RangeError(
+        `objects: unknown resource "${resource}"; use e.g. "configmaps", "deployments.apps" or "widgets.example.com"`,
+      );
+    const prefix = namespace !== undefined && t.namespaced ? `${namespace}/` : '';
+    const out: KObj[] = [];
+    for (const k of this.store.sortedKeys(t.storageKey)) {
+      if (prefix && !k.startsWith(prefix)) continue;
+      const o = this.store.get(t.storageKey, k);
+      if (o) out.push(clone(this.engine.present(t, o)));
+    }
+    return out;
+  }
+
+  object(resource: string, namespace: string | undefined, name: string): KObj | undefined {
+    const t = this.resolve(resource);
+    if (!t)
+      throw new RangeError(
+        `object: unknown resource "${resource}"; use e.g. "configmaps", "deployments.apps" or "widgets.example.com"`,
+      );
+    const o = this.store.get(t.storageKey, this.engine.keyOf(t, namespace, name));
+    return o ? clone(this.engine.present(t, o)) : undefined;
+  }
+
+  private async closeServer(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const w of [...this.watches]) w.drop();
+    for (const sock of this.sockets) sock.destroy();
+    this.sockets.clear();
+    if (server) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  async restart(): Promise<void> {
+    if (this.stopped) throw new Error('restart: the server was stopped');
+    await this.closeServer();
+    this.store.compact();
+    this.faults.counts.restarts++;
+    await this.listen(this.port);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.compactionTimer) clearInterval(this.compactionTimer);
+    this.controllers.stop();
+    this.crds.stop();
+    await this.closeServer();
+    if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
+  }
+}
