@@ -846,7 +846,11 @@ export class Engine {
     // anything left (matching) after this page?
     let more = false;
     let remaining = 0;
-    if (limit > 0 && lastKey !== undefined) {
+    if (limit > 0 && lastKey !== undefined && !hasSelector) {
+      const end = prefix ? lowerBound(keys, prefix.slice(0, -1) + '0') : keys.length;
+      remaining = Math.max(0, end - i);
+      more = remaining > 0;
+    } else if (limit > 0 && lastKey !== undefined) {
       for (let j = i; j < keys.length; j++) {
         const k = keys[j] ?? '';
         if (prefix && !k.startsWith(prefix)) break;

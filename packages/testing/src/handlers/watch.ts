@@ -222,8 +222,8 @@ export class WatchSession implements WatchControl {
     if (this.cutPending) {
       this.cutPending = false;
       const half = Buffer.from(text, 'utf8');
-      this.res.write(half.subarray(0, Math.max(1, Math.floor(half.length / 2))));
-      this.res.socket?.destroy();
+      const socket = this.res.socket;
+      this.res.write(half.subarray(0, Math.max(1, Math.floor(half.length / 2))), () => socket?.destroy());
       this.onCut?.();
       this.finish(false);
       return false;

@@ -1,0 +1,60 @@
+/**
+ * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle]`:
+ * runs the in-memory API server until SIGINT/SIGTERM and prints where its kubeconfig is.
+ *
+ * @module
+ */
+import { startApiServer } from './server.js';
+import type { ApiServerOptions } from './server.js';
+
+/** Parses CLI arguments into server options; throws a RangeError naming the bad argument. */
+export function parseArgs(argv: readonly string[]): ApiServerOptions {
+  const opts: { -readonly [K in keyof ApiServerOptions]: ApiServerOptions[K] } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new RangeError(`${String(a)} needs a value`);
+      return v;
+    };
+    if (a === '--port') {
+      const p = Number(value());
+      if (!Number.isInteger(p) || p < 0 || p > 65535)
+        throw new RangeError(`--port must be an integer 0-65535, got ${String(argv[i])}`);
+      opts.port = p;
+    } else if (a === '--host') opts.host = value();
+    else if (a === '--tls') opts.tls = true;
+    else if (a === '--kubeconfig') opts.kubeconfigPath = value();
+    else if (a === '--no-gc') opts.gc = false;
+    else if (a === '--no-namespace-lifecycle') opts.namespaceLifecycle = false;
+    else if (a === '--help' || a === '-h') throw new RangeError('usage');
+    else throw new RangeError(`unknown argument ${String(a)}`);
+  }
+  return opts;
+}
+
+const USAGE =
+  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle]';
+
+/** Runs the CLI. */
+export async function main(argv: readonly string[]): Promise<void> {
+  let opts: ApiServerOptions;
+  try {
+    opts = parseArgs(argv);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    process.stderr.write(msg === 'usage' ? `${USAGE}\n` : `rxkube-apiserver: ${msg}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const server = await startApiServer(opts);
+  process.stdout.write(`rxkube-apiserver listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
+  const stop = (): void => {
+    server.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
