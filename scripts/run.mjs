@@ -16,6 +16,11 @@ if (!task) {
   process.exit(2);
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// A root script that calls this file must name a different script, or it would call itself.
+if (String(pkg.scripts?.[task] ?? '').includes('scripts/run.mjs')) {
+  console.error(`rxkube: script "${task}" itself calls scripts/run.mjs; name the script it should run.`);
+  process.exit(2);
+}
 const pnpmVersion = String(pkg.packageManager).replace(/^pnpm@/, '');
 
 // npm exports its own settings as npm_config_* variables; pnpm warns about the ones it does not
