@@ -157,6 +157,39 @@ describe('recordUpdate replaying the 10 and 12 transcripts', () => {
     ]);
   });
 
+  it('metadata is an ObjectMeta everywhere: finalizers are a set, ownerReferences keyed by uid (13, 14)', () => {
+    const t13 = loadTranscript('13');
+    const t14 = loadTranscript('14');
+    for (const ex of [
+      exchange(t13, 'create Widget s13-w with finalizer'),
+      exchange(t13, 'create ConfigMap s13-cm with a finalizer'),
+      exchange(t14, '[Background] create child'),
+    ]) {
+      const next = bodyOf(ex);
+      // The request had `data: {}` or none; Go's omitempty makes both the same for a ConfigMap.
+      const withEmpty = next.kind === 'ConfigMap' ? { ...next, data: {} } : next;
+      const entries = recordUpdate(undefined, withEmpty, {
+        manager: 'wire-record',
+        apiVersion: String(next.apiVersion),
+        now: timeOf(next),
+      });
+      expect(entries, ex.label).toEqual(next.metadata.managedFields);
+    }
+  });
+
+  it('Event references are atomic and Event.source is a value struct (18)', () => {
+    const t18 = loadTranscript('18');
+    for (const label of ['create an events.k8s.io/v1 Event', 'create a core/v1 Event']) {
+      const next = bodyOf(exchange(t18, label));
+      const entries = recordUpdate(undefined, next, {
+        manager: 'wire-record',
+        apiVersion: String(next.apiVersion),
+        now: timeOf(next),
+      });
+      expect(entries, label).toEqual(next.metadata.managedFields);
+    }
+  });
+
   it('unknown fields dropped by the server are not owned (03)', () => {
     const ex = exchange(loadTranscript('03'), 'unknown fields are dropped silently');
     const next = bodyOf(ex);

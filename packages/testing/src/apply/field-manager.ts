@@ -150,6 +150,44 @@ function withoutServerMetadata(obj: JsonObject): JsonObject {
   return out;
 }
 
+/**
+ * Go-typed objects never serialise empty maps and lists (`omitempty`), read `null` as the zero
+ * value and hold `""` in the empty object already, so for built-in kinds `data: {}`, `data: null`,
+ * `reportingComponent: ""` and an absent field are the same: drop them before comparing.
+ */
+function withoutEmpty(value: unknown, mapValues = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutEmpty(v));
+  if (!isObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    const inner = withoutEmpty(v, STRING_MAPS.has(k));
+    // `""` is a real value in a map[string]string (labels, data), only a zero value in a struct.
+    if (inner === null || (inner === '' && !mapValues)) continue;
+    if ((isObject(inner) && Object.keys(inner).length === 0) || (Array.isArray(inner) && inner.length === 0))
+      continue;
+    out[k] = inner;
+  }
+  return out;
+}
+
+/** Fields of built-in types that are `map[string]string` (their values may legitimately be `""`). */
+const STRING_MAPS = new Set([
+  'labels',
+  'annotations',
+  'data',
+  'binaryData',
+  'stringData',
+  'matchLabels',
+  'nodeSelector',
+  'selector',
+]);
+
+/** The form of a stored object that ownership is computed on. */
+function comparable(obj: JsonObject, type: TypeNode): unknown {
+  const stripped = withoutServerMetadata(obj);
+  return type.typed === true ? withoutEmpty(stripped) : stripped;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lists: path elements of items
 
@@ -587,7 +625,7 @@ export function serverSideApply(
     }
   }
 
-  const diff = diffOf(withoutServerMetadata(base), withoutServerMetadata(merged), type);
+  const diff = diffOf(comparable(base, type), comparable(merged, type), type);
   const changed = diff.modified.union(diff.added);
   const conflicts: ApplyConflict[] = [];
   for (const e of others) {
@@ -613,7 +651,7 @@ export function serverSideApply(
   }
   for (const e of others) e.set = e.set.difference(changed).difference(diff.removed);
 
-  const objectChanged = !deepEqual(base, merged);
+  const objectChanged = !deepEqual(comparable(base, type), comparable(merged, type));
   const mine: Entry = {
     ...me,
     time: objectChanged || previous === undefined ? opts.now : previous.time,
@@ -663,7 +701,7 @@ export function recordUpdate(
   const type = typeOf(apiVersion, stringField(nextObj.kind) ?? stringField(prevObj?.kind) ?? '', opts.schema);
 
   const entries = parseEntries(isObject(prevObj?.metadata) ? prevObj.metadata.managedFields : undefined);
-  const diff = diffOf(withoutServerMetadata(prevObj ?? {}), withoutServerMetadata(nextObj), type);
+  const diff = diffOf(comparable(prevObj ?? {}, type), comparable(nextObj, type), type);
   const changed = diff.modified.union(diff.added);
   for (const e of entries) e.set = e.set.difference(changed).difference(diff.removed);
 

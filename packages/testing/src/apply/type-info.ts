@@ -26,6 +26,8 @@ export interface TypeNode {
   readonly atomicMap: boolean;
   /** True for the top-level structs (`spec`, `status`) of built-in types, always present in Go. */
   readonly alwaysPresent: boolean;
+  /** On the root only: true for built-in (Go-typed) objects, whose empty maps and lists are never serialised. */
+  readonly typed?: boolean;
 }
 
 const DEDUCED: TypeNode = {
@@ -35,6 +37,8 @@ const DEDUCED: TypeNode = {
   atomicMap: false,
   alwaysPresent: false,
 };
+
+const ATOMIC_MAP: TypeNode = { ...DEDUCED, atomicMap: true };
 
 const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
 
@@ -50,6 +54,8 @@ class BuiltinNode implements TypeNode {
   }
 
   item(): TypeNode {
+    // OwnerReference is `+structType=atomic`: an item is owned whole.
+    if (this.path.join('.') === 'metadata.ownerReferences') return ATOMIC_MAP;
     return this;
   }
 
@@ -69,13 +75,38 @@ class BuiltinNode implements TypeNode {
   }
 
   get atomicMap(): boolean {
-    return false;
+    // ObjectReference is `+structType=atomic`: Event.involvedObject/related, events.k8s.io regarding/related.
+    const field = this.path.join('.');
+    return this.target.kind === 'Event' && ['involvedObject', 'related', 'regarding'].includes(field);
   }
 
   get alwaysPresent(): boolean {
-    return this.path.length === 1 && (this.path[0] === 'spec' || this.path[0] === 'status');
+    return (
+      VALUE_STRUCTS.has(this.path.join('.')) ||
+      VALUE_STRUCTS.has(`${this.target.kind}:${this.path.join('.')}`)
+    );
   }
 }
+
+/**
+ * Struct fields that Go always serialises (value structs, not pointers), so they exist in the
+ * empty object a create is compared with and never get their own `.` member.
+ */
+const VALUE_STRUCTS = new Set([
+  'spec',
+  'status',
+  'spec.template',
+  'spec.template.metadata',
+  'spec.template.spec',
+  'spec.strategy',
+  'spec.jobTemplate',
+  'spec.jobTemplate.spec',
+  'spec.jobTemplate.spec.template',
+  'spec.jobTemplate.spec.template.spec',
+  'CustomResourceDefinition:spec.names',
+  'CustomResourceDefinition:status.acceptedNames',
+  'Event:source',
+]);
 
 /** A node described by a CRD's structural schema. */
 class SchemaNode implements TypeNode {
@@ -125,8 +156,18 @@ export function isBuiltinGroup(group: string): boolean {
  * when the `apiVersion` is a built-in group, deduced otherwise.
  */
 export function typeOf(apiVersion: string, kind: string, schema: JSONSchemaProps | undefined): TypeNode {
-  if (schema !== undefined) return new SchemaNode(schema);
   const group = groupOf(apiVersion);
-  if (isBuiltinGroup(group)) return new BuiltinNode({ group, kind }, []);
-  return DEDUCED;
+  const builtin = schema === undefined && isBuiltinGroup(group);
+  const root: TypeNode =
+    schema !== undefined ? new SchemaNode(schema) : builtin ? new BuiltinNode({ group, kind }, []) : DEDUCED;
+  // `metadata` is always an ObjectMeta (finalizers a set, ownerReferences keyed by uid), custom resources included.
+  const metadata = new BuiltinNode({ group, kind }, ['metadata']);
+  return {
+    field: (name) => (name === 'metadata' ? metadata : root.field(name)),
+    item: () => root.item(),
+    list: root.list,
+    atomicMap: false,
+    alwaysPresent: false,
+    typed: builtin,
+  };
 }
