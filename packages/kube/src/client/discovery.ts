@@ -110,7 +110,7 @@ export class Discovery {
     throw new ResourceNotFoundError(
       type.apiVersion,
       type.kind,
-      `${found_}; discovery looks again on a lookup from ${Math.ceil(wait / 1000)} s on`,
+      wait > 0 ? `${found_}; discovery checks again on a lookup after ${Math.ceil(wait / 1000)} s` : found_,
     );
   }
 
