@@ -47,9 +47,17 @@ function fromRecorded(ex: Exchange, target = { verb: 'get', resource: 'configmap
 
 describe('KubeApiError from recorded responses', () => {
   it('parses every recorded error Status: code and reason as sent, guards agree with the reason', () => {
-    const files = ['01-discovery.json', '02-create-get.json', '03-invalid-objects.json', '05-expired-continue.json',
-      '08-watch-too-old.json', '09-optimistic-concurrency.json', '10-patches.json', '11-server-side-apply.json',
-      '15-forbidden.json'];
+    const files = [
+      '01-discovery.json',
+      '02-create-get.json',
+      '03-invalid-objects.json',
+      '05-expired-continue.json',
+      '08-watch-too-old.json',
+      '09-optimistic-concurrency.json',
+      '10-patches.json',
+      '11-server-side-apply.json',
+      '15-forbidden.json',
+    ];
     let seen = 0;
     for (const ex of files.flatMap(recorded)) {
       const e = fromRecorded(ex);
@@ -131,7 +139,7 @@ describe('KubeApiError from recorded responses', () => {
     expect(isTooManyRequests(throttled)).toBe(true);
     expect(retryAfterSeconds(throttled)).toBe(7);
     expect(throttled.message).toContain('retry after 7 s');
-    const timeout = fromRecorded(recorded('08-watch-too-old.json').find((x) => x.response.status === 504)!);
+    const timeout = fromRecorded(recorded('08-watch-too-old.json').find((x) => x.response!.status === 504)!);
     expect(timeout.reason).toBe('Timeout');
     expect(retryAfterSeconds(timeout)).toBe(1);
     expect(retryAfterSeconds(new Error('x'))).toBeUndefined();
@@ -143,14 +151,16 @@ describe('KubeApiError from recorded responses', () => {
       method: 'PUT',
       url: 'https://h/x',
       target: { verb: 'update' },
-      status: parseStatus('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"strconv.ParseUint: parsing \\"abc\\": invalid syntax","code":500}')!,
+      status: parseStatus(
+        '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"strconv.ParseUint: parsing \\"abc\\": invalid syntax","code":500}',
+      )!,
     });
     expect(e.reason).toBe('InternalError');
     expect(e.status.reason).toBeUndefined();
   });
 
   it('lists Invalid causes in the message', () => {
-    const ex = recorded('03-invalid-objects.json').find((x) => x.response.status === 422)!;
+    const ex = recorded('03-invalid-objects.json').find((x) => x.response!.status === 422)!;
     const e = fromRecorded(ex, { verb: 'create', resource: 'configmaps', namespace: 'wire' });
     expect(isInvalid(e)).toBe(true);
     expect(e.details?.causes?.length).toBeGreaterThan(0);
@@ -188,14 +198,23 @@ describe('KubeTransportError', () => {
   });
 
   it('points TLS failures at the kubeconfig CA', () => {
-    const e = new KubeTransportError('GET', 'https://h:6443/api', 'tls', Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }));
+    const e = new KubeTransportError(
+      'GET',
+      'https://h:6443/api',
+      'tls',
+      Object.assign(new Error('x'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' }),
+    );
     expect(e.message).toContain('certificate-authority');
   });
 });
 
 describe('ResourceNotFoundError', () => {
   it('names apiVersion and kind and asks whether the CRD is installed', () => {
-    const e = new ResourceNotFoundError('example.com/v1', 'Widget', 'the server does not serve the group-version example.com/v1');
+    const e = new ResourceNotFoundError(
+      'example.com/v1',
+      'Widget',
+      'the server does not serve the group-version example.com/v1',
+    );
     expect(e.message).toContain('kind "Widget" of apiVersion "example.com/v1"');
     expect(e.message).toContain('Is the CRD installed?');
     expect(e.message).toContain('--api-group=example.com');

@@ -1,5 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import * as https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unknown>, namespace?: string): KubeConfig {
+function kubeconfig(
+  cluster: Record<string, unknown>,
+  user: Record<string, unknown>,
+  namespace?: string,
+): KubeConfig {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}`);
   writeFileSync(
     path,
@@ -48,7 +52,11 @@ function agentOptions(agent: http.Agent): https.AgentOptions {
 describe('connectionFromKubeConfig', () => {
   it('uses the bearer token, the cluster CA, keep-alive, and verifies TLS by default', async () => {
     const conn = connectionFromKubeConfig(
-      kubeconfig({ server: 'https://127.0.0.1:6443', 'certificate-authority-data': caData() }, { token: TOKEN }, 'team-a'),
+      kubeconfig(
+        { server: 'https://127.0.0.1:6443', 'certificate-authority-data': caData() },
+        { token: TOKEN },
+        'team-a',
+      ),
     );
     const { headers, agent } = await conn.auth();
     expect(headers['Authorization']).toBe(`Bearer ${TOKEN}`);
@@ -99,8 +107,8 @@ describe('connectionFromKubeConfig', () => {
     );
     const { headers, agent } = await conn.auth();
     expect(headers['Authorization']).toBeUndefined();
-    expect(String(agentOptions(agent).cert)).toBe(cert);
-    expect(String(agentOptions(agent).key)).toBe(key);
+    expect(String(agentOptions(agent).cert as string | Buffer)).toBe(cert);
+    expect(String(agentOptions(agent).key as string | Buffer)).toBe(key);
     conn.close();
   });
 
@@ -128,7 +136,10 @@ describe('connectionFromKubeConfig', () => {
     const conn = connectionFromKubeConfig(
       kubeconfig(
         { server: 'https://k:6443' },
-        { token: TOKEN, exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: script, args: [] } },
+        {
+          token: TOKEN,
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: script, args: [] },
+        },
       ),
     );
     const e: unknown = await conn.auth().catch((x: unknown) => x);
@@ -149,7 +160,9 @@ describe('connectionFromKubeConfig', () => {
   });
 
   it('refuses unusable kubeconfigs with a KubeConfigError saying what to fix', () => {
-    expect(() => connectionFromKubeConfig(new KubeConfig())).toThrow(/current context "<none>" names no known cluster/);
+    expect(() => connectionFromKubeConfig(new KubeConfig())).toThrow(
+      /current context "<none>" names no known cluster/,
+    );
     expect(() => connectionFromKubeConfig(kubeconfig({ server: 'ftp://k' }, { token: TOKEN }))).toThrow(
       /only https:\/\/ and http:\/\//,
     );

@@ -198,7 +198,16 @@ export class HttpTransport {
               decoder.end();
               subscriber.complete();
             });
-            res.on('error', (e) => subscriber.error(toTransportError(req.method, url, e)));
+            res.on('error', (e) =>
+              subscriber.error(
+                toTransportError(
+                  req.method,
+                  url,
+                  e,
+                  `the connection broke before the watch response ended (${e.message})`,
+                ),
+              ),
+            );
             res.on('close', () => {
               if (!ended) {
                 subscriber.error(
@@ -292,7 +301,9 @@ function readBody(
     res.on('error', (e) => {
       if (settled) return;
       settled = true;
-      reject(toTransportError(method, url, e));
+      reject(
+        toTransportError(method, url, e, `the connection broke before the response ended (${e.message})`),
+      );
     });
     res.on('close', () => {
       if (settled) return;
@@ -342,9 +353,9 @@ const TLS_CODES = new Set([
   'EPROTO',
 ]);
 
-function toTransportError(method: string, url: URL, e: unknown): Error {
+function toTransportError(method: string, url: URL, e: unknown, detail?: string): Error {
   if (e instanceof KubeTransportError || e instanceof KubeApiError || e instanceof KubeConfigError) return e;
   const code = (e as { code?: unknown } | null)?.code;
   const failure = typeof code === 'string' && TLS_CODES.has(code) ? 'tls' : 'network';
-  return new KubeTransportError(method, url.toString(), failure, e);
+  return new KubeTransportError(method, url.toString(), failure, e, detail);
 }
