@@ -20,3 +20,57 @@ export { WatchRegistry, watchTargetKey } from './reflector/watch-registry.js';
 export type { WatchFactory, WatchTarget } from './reflector/watch-registry.js';
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
+export { KubeClient, createClient, ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './client/kube-client.js';
+export type {
+  ApplyOptions,
+  DeleteOptions,
+  GetOptions,
+  JsonPatchOperation,
+  KubeClientOptions,
+  ListOptions,
+  ObjectLike,
+  ObjectList,
+  Patch,
+  PatchOptions,
+  SubresourceOptions,
+  WriteOptions,
+} from './client/kube-client.js';
+export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
+export type { Clock, DiscoveryOptions } from './client/discovery.js';
+export { resourcePath } from './client/api-resource.js';
+export type { ApiResource, PathOptions } from './client/api-resource.js';
+export { listWatchSource } from './client/list-watch-source.js';
+export type { ListWatchOptions } from './client/list-watch-source.js';
+export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
+export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
+export {
+  HttpTransport,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from './transport/http-transport.js';
+export type { HttpRequest, TransportOptions } from './transport/http-transport.js';
+export { DEFAULT_MAX_LINE_BYTES } from './transport/watch-line-decoder.js';
+export {
+  KubeApiError,
+  KubeConfigError,
+  KubeTransportError,
+  ResourceNotFoundError,
+  isAlreadyExists,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isKubeApiError,
+  isNotFound,
+  isTooManyRequests,
+  isUnauthorized,
+  retryAfterSeconds,
+} from './errors.js';
+export type {
+  KubeApiErrorInit,
+  RequestTarget,
+  Status,
+  StatusCause,
+  StatusDetails,
+  TransportFailure,
+} from './errors.js';
