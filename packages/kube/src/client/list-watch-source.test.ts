@@ -1,7 +1,7 @@
 import type { ApiServer } from '@rxkube/testing';
 import { startApiServer } from '@rxkube/testing';
 import type { Observable, Subscription } from 'rxjs';
-import { filter, firstValueFrom, take, takeWhile, toArray } from 'rxjs';
+import { filter, firstValueFrom, take, takeWhile, tap, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { isForbidden, KubeApiError, KubeTransportError } from '../errors.js';
@@ -69,11 +69,17 @@ describe('listWatchSource over HTTP', () => {
     const ns = await namespace('lws-watch');
     const source = listWatchSource(client, CM, { namespace: ns });
     const page = await firstValueFrom(source.list({ limit: 500 }));
+    // Bookmarks come every 50 ms, so some may fall between the writes: collect until the first
+    // BOOKMARK after DELETED.
+    let deleted = false;
     const events: Promise<RawWatchEvent[]> = firstValueFrom(
       source
         .watch({ resourceVersion: page.resourceVersion, timeoutSeconds: 60, allowWatchBookmarks: true })
         .pipe(
-          takeWhile((e) => e.type !== 'BOOKMARK', true),
+          takeWhile((e) => {
+            if (e.type === 'DELETED') deleted = true;
+            return !(deleted && e.type === 'BOOKMARK');
+          }, true),
           toArray(),
         ),
     );
@@ -82,11 +88,17 @@ describe('listWatchSource over HTTP', () => {
     await client.replace({ ...created, data: { k: 'w' } });
     await client.delete({ ...CM, namespace: ns, name: 'w' });
     const seen = await events;
-    expect(seen.map(describeEvent)).toEqual(['ADDED w', 'MODIFIED w', 'DELETED w', 'BOOKMARK']);
-    const bookmark = seen[3];
-    expect(
-      bookmark?.type === 'BOOKMARK' && Number(bookmark.object.metadata.resourceVersion),
-    ).toBeGreaterThanOrEqual(Number((seen[2] as { object: KubeObject }).object.metadata.resourceVersion));
+    expect(seen.filter((e) => e.type !== 'BOOKMARK').map(describeEvent)).toEqual([
+      'ADDED w',
+      'MODIFIED w',
+      'DELETED w',
+    ]);
+    const last = seen[seen.length - 1];
+    const deletedEvent = seen.find((e) => e.type === 'DELETED') as { object: KubeObject };
+    expect(last?.type).toBe('BOOKMARK');
+    expect(last?.type === 'BOOKMARK' && Number(last.object.metadata.resourceVersion)).toBeGreaterThanOrEqual(
+      Number(deletedEvent.object.metadata.resourceVersion),
+    );
     await vi.waitFor(() => expect(server.openWatches).toBe(0));
   });
 
@@ -201,24 +213,23 @@ describe('listWatchSource over HTTP', () => {
     const ns = await namespace('lws-watcher');
     await client.create(cm(ns, 'pre'));
     const events$: Observable<WatchEvent> = watcher(listWatchSource(client, CM, { namespace: ns }));
-    const seen: string[] = [];
-    const done = firstValueFrom(
+    // One subscription: the live writes start once this very watcher reported InitDone.
+    const events = await firstValueFrom(
       events$.pipe(
+        tap((e) => {
+          if (e.type === 'InitDone') {
+            void client
+              .create(cm(ns, 'live'))
+              .then(() => client.delete({ ...CM, namespace: ns, name: 'live' }));
+          }
+        }),
         takeWhile((e) => e.type !== 'Delete', true),
         toArray(),
       ),
     );
-    const sub = events$
-      .pipe(
-        filter((e) => e.type === 'InitDone'),
-        take(1),
-      )
-      .subscribe(() => {
-        void client.create(cm(ns, 'live')).then(() => client.delete({ ...CM, namespace: ns, name: 'live' }));
-      });
-    for (const e of await done)
-      seen.push(e.type === 'Init' || e.type === 'InitDone' ? e.type : `${e.type} ${e.object.metadata.name}`);
-    sub.unsubscribe();
+    const seen = events.map((e) =>
+      e.type === 'Init' || e.type === 'InitDone' ? e.type : `${e.type} ${e.object.metadata.name}`,
+    );
     expect(seen).toEqual(['Init', 'InitApply pre', 'InitDone', 'Apply live', 'Delete live']);
   });
 
