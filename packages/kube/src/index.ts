@@ -74,3 +74,13 @@ export type {
   StatusDetails,
   TransportFailure,
 } from './errors.js';
+export { objectKey } from './types.js';
+export type { KubeObject, ObjectMeta, ObjectRef, OwnerReference, ResourceType, WatchEvent } from './types.js';
+export type {
+  ListPage,
+  ListParams,
+  ListWatchSource,
+  RawWatchEvent,
+  WatchParams,
+  WatchStatus,
+} from './watcher/source.js';
