@@ -16,6 +16,7 @@ import { ApplyConflictError, recordUpdate, serverSideApply } from '../apply/fiel
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
+import { omitEmptyBuiltin } from '../registry/builtins.js';
 import type { ResourceType } from '../registry/types.js';
 import type { FieldSelector, LabelSelector } from '../selectors.js';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../selectors.js';
@@ -331,6 +332,11 @@ export class Engine {
       if (k === 'kind' || k === 'apiVersion' || k === 'metadata') continue;
       if (type.knownFields && !type.knownFields.includes(k)) continue;
       out[k] = v;
+    }
+    if (type.builtin) {
+      // CRD schemas are free-form JSON (a property may be called `data`): only metadata there.
+      if (type.kind === 'CustomResourceDefinition') omitEmptyBuiltin({ metadata: out.metadata }, type.kind);
+      else omitEmptyBuiltin(out, type.kind);
     }
     if (type.schema) return this.applySchema(type, out);
     return out;
