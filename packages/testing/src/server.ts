@@ -420,7 +420,9 @@ class ApiServerImpl implements ApiServer {
     const method = (req.method ?? 'GET').toUpperCase();
     const isPublic = route.kind === 'version' || route.kind === 'health';
     if (!isPublic && route.kind !== 'resource' && user.anonymous && this.options.auth) {
-      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname));
+      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname), {
+        'X-Content-Type-Options': 'nosniff',
+      });
     }
     if (route.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') {
       if (route.kind === 'unknown') sendPageNotFound(res, ctx);

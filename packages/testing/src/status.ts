@@ -148,9 +148,9 @@ export interface KindName {
   readonly kind: string;
 }
 
-/** Formats `a: b` or `[a: b, c: d]` the way field.ErrorList does. */
+/** Formats `a: b` or `[a: b, c: d]` the way field.ErrorList.ToAggregate does (identical errors once). */
 export function causesMessage(causes: readonly StatusCause[]): string {
-  const parts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
+  const parts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)))];
   return parts.length === 1 ? (parts[0] ?? '') : `[${parts.join(', ')}]`;
 }
 

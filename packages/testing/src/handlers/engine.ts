@@ -164,7 +164,8 @@ function decodeContinue(token: string): ContinueToken {
     throw new ApiError(badRequest(`invalid continue token: continue key is not valid: ${why}`));
   };
   if (!/^[A-Za-z0-9_\-+/]*={0,2}$/.test(token)) return fail('illegal base64 data');
-  const text = Buffer.from(token, 'base64url').toString('utf8');
+  // Go reports the offending byte itself ('\u0081'), not a UTF-8 replacement character: read bytes as latin1
+  const text = Buffer.from(token, 'base64url').toString('latin1');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -361,7 +362,7 @@ export class Engine {
       causes.push(...validateAgainstSchema(rest, type.schema, ''));
     }
     causes.push(...(this.hooks.validate?.(type, obj, old) ?? []));
-    if (causes.length > 0) throw new ApiError(invalid(type, obj.metadata.name, causes));
+    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, causes));
   }
 
   private checkNamespaceForCreate(type: ResourceType, namespace: string | undefined, name: string): void {
@@ -531,11 +532,10 @@ export class Engine {
       const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
       if (added.length > 0) {
         const msg = `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
-        throw new ApiError(
-          invalid(type, next.metadata.name, [
-            { reason: 'FieldValueForbidden', message: msg, field: 'metadata.finalizers' },
-          ]),
-        );
+        const cause = { reason: 'FieldValueForbidden', message: msg, field: 'metadata.finalizers' };
+        // Quirk 4, copied: v1.24 validates ObjectMeta twice on update (validateCommonFields and the
+        // strategy), so the cause is listed twice; the message shows it once (ToAggregate dedupes).
+        throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, [cause, { ...cause }]));
       }
     }
     this.validate(type, next, old);
@@ -814,7 +814,7 @@ export class Engine {
         rvText,
         'resourceVersion: Invalid value: ' + JSON.stringify(rvText) + ': ',
       );
-      if (rv > current) throw new ApiError(resourceVersionTooLarge(rv, current));
+      if (rv > current) throw new ApiError(resourceVersionTooLarge(rv, current), { 'Retry-After': '1' });
       if (match === 'Exact') {
         if (this.isExpired(rv))
           throw new ApiError(expired('The resourceVersion for the provided list is too old.'));

@@ -118,6 +118,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           ...(route.namespace ? { namespace: route.namespace } : {}),
           ...(route.name ? { name: route.name } : {}),
         }),
+        // the authorizer's 403 (responsewriters.Forbidden) sets nosniff; admission 403s do not (15, 20)
+        { 'X-Content-Type-Options': 'nosniff' },
       );
     }
   }

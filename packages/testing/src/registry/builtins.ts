@@ -76,6 +76,7 @@ interface BuiltinSpec {
   validate?: (o: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
+  invalidKind?: { readonly group: string; readonly kind: string };
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -105,7 +106,9 @@ function builtin(s: BuiltinSpec): ResourceType {
     fromStorage: s.fromStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
     toStorage: s.toStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
   };
-  const opt: Partial<Pick<ResourceType, 'decodeCheck' | 'defaults' | 'validate' | 'fields'>> = {};
+  const opt: Partial<Pick<ResourceType, 'decodeCheck' | 'defaults' | 'validate' | 'fields' | 'invalidKind'>> =
+    {};
+  if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;
   if (s.defaults) opt.defaults = s.defaults;
   if (s.validate) opt.validate = s.validate;
@@ -542,6 +545,7 @@ export function builtinTypes(): ResourceType[] {
         'deprecatedCount',
       ],
       storageKey: 'events',
+      invalidKind: { group: '', kind: 'Event' },
       fromStorage: eventsV1Form,
       toStorage: eventsV1ToCore,
       selectableFields: EVENT_FIELDS,

@@ -61,6 +61,11 @@ export interface ResourceType {
   defaults?(o: KObj): void;
   /** Type-specific validation (causes with field paths). */
   validate?(o: KObj): StatusCause[];
+  /**
+   * The Kind that 422 Invalid messages name, when it is not this type's own: events.k8s.io/v1 Events
+   * are validated as core Events (`Event "x" is invalid`, no `group` in details; file 18).
+   */
+  readonly invalidKind?: { readonly group: string; readonly kind: string };
   /** Field values for field selectors. */
   fields?(o: KObj): Record<string, string>;
 }
