@@ -15,7 +15,10 @@ export type WatcherFailureKind =
   | 'watch-status'
   /** 410 Gone / `Expired` (HTTP 410 or an `ERROR` event with code 410) — relist after backoff. */
   | 'gone'
-  /** No line for `idleTimeoutMs` — the watch is aborted and resumed after backoff. */
+  /**
+   * No line for `idleTimeoutMs` — the watch is aborted and resumed from the last RV: at once when it
+   * had been healthy (no failure since its last line), after backoff for consecutive stalls.
+   */
   | 'stall'
   /** A line that could not be parsed — the watch is aborted and resumed from the last good RV. */
   | 'malformed'

@@ -418,29 +418,116 @@ describe('watcher: backoff', () => {
 });
 
 describe('watcher: stalls and malformed lines', () => {
-  it('aborts a watch after 70 s without a line and resumes from the last RV', () => {
+  it('aborts a watch after 70 s without a line and resumes at once from the last RV', () => {
     const ts = newScheduler();
     let s: ReturnType<typeof scriptedSource> | undefined;
     let last: WatcherHealth | undefined;
+    const phases: string[] = [];
     ts.run(({ cold, expectObservable, expectSubscriptions }) => {
       const list = cold('-(p|)', { p: page([], '10') });
       const w1 = cold('-x', { x: added(b1) });
       s = scriptedSource(ts, [list], [w1]);
-      expectObservable(watcher(s.source, { ...exact, health: (h) => (last = h) }, ts), '^ 71s !').toBe(
-        'IDx',
-        {
-          I,
-          D,
-          x: apply(b1),
-        },
-      );
+      const health = (h: WatcherHealth): void => {
+        last = h;
+        phases.push(h.phase);
+      };
+      expectObservable(watcher(s.source, { ...exact, health }, ts), '^ 71s !').toBe('IDx', {
+        I,
+        D,
+        x: apply(b1),
+      });
       // w1 opens at 1, its line at 2 resets the idle timer: stall at 2 + 70000 = 70002
       expectSubscriptions(w1.subscriptions).toBe('-^ 70000ms !');
     });
-    expect(s?.watchTimes).toEqual([1, 70_802]);
+    // a healthy watch that went quiet is re-opened at once (no backoff)
+    expect(s?.watchTimes).toEqual([1, 70_002]);
     expect(s?.watchCalls[1]?.resourceVersion).toBe('6');
     expect(last?.stalls).toBe(1);
+    expect(last?.errors).toBe(0);
     expect(last?.lastError?.kind).toBe('stall');
+    expect(phases).toEqual(['listing', 'watching', 'watching', 'stopped']);
+  });
+
+  it('re-watches a quiet resource at once on every stall with the default config (no growing delay)', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    let last: WatcherHealth | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      // a v1.24 server sends no bookmark on an idle watch: every watch stays silent
+      s = scriptedSource(ts, [cold('(p|)', { p: page([], '10') })], () => cold('-'));
+      expectObservable(watcher(s.source, { ...exact, health: (h) => (last = h) }, ts), '^ 300s !').toBe(
+        '(ID)',
+        { I, D },
+      );
+    });
+    // stall 1 follows the list: at once. Later stalls are consecutive and back off 800, 1600, 3200
+    // ms — but the 70 s of silence already waited covers each step (cap 30 s), so the delay is 0.
+    expect(s?.watchTimes).toEqual([0, 70_000, 140_000, 210_000, 280_000]);
+    expect(s?.watchCalls.every((c) => c.resourceVersion === '10')).toBe(true);
+    expect(s?.listCalls).toHaveLength(1);
+    expect(last?.stalls).toBe(4);
+    expect(last?.errors).toBe(0);
+  });
+
+  it('backs off consecutive stalls with no line in between: attempts spaced by the backoff sequence', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    let last: WatcherHealth | undefined;
+    const config: WatcherConfig = {
+      ...exact,
+      idleTimeoutMs: 10,
+      backoff: { initialMs: 20, factor: 2, maxMs: 80 },
+      health: (h) => (last = h),
+    };
+    ts.run(({ cold, expectObservable }) => {
+      // a truly stalled server: every watch connects and never sends a byte
+      s = scriptedSource(ts, [cold('(p|)', { p: page([], '10') })], () => cold('-'));
+      expectObservable(watcher(s.source, config, ts), '^ 235ms !').toBe('(ID)', { I, D });
+    });
+    // w0 at 0 stalls at 10 → at once (healthy until then). Then stalls at 20, 40, 80, 160 are
+    // consecutive: backoff 20, 40, 80, 80 minus the 10 ms of silence → waits 10, 30, 70, 70.
+    expect(s?.watchTimes).toEqual([0, 10, 30, 70, 150, 230]);
+    const times = s?.watchTimes ?? [];
+    expect(times.slice(1).map((t, i) => t - (times[i] ?? 0))).toEqual([10, 20, 40, 80, 80]);
+    expect(last?.stalls).toBe(5);
+    expect(last?.lastError?.kind).toBe('stall');
+  });
+
+  it('a line between stalls makes the next stall re-watch at once again', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    const config: WatcherConfig = {
+      ...exact,
+      idleTimeoutMs: 10,
+      backoff: { initialMs: 20, factor: 2, maxMs: 80 },
+    };
+    ts.run(({ cold, expectObservable }) => {
+      const list = cold('(p|)', { p: page([], '10') });
+      const w2 = cold('--x', { x: added(b1) });
+      s = scriptedSource(ts, [list], [cold('-'), cold('-'), w2, cold('-')]);
+      expectObservable(watcher(s.source, config, ts), '^ 45ms !').toBe('(ID) 28ms x', { I, D, x: apply(b1) });
+    });
+    // w0 stalls at 10 → w1 at once; w1 stalls at 20 (consecutive) → 20 − 10 → w2 at 30;
+    // w2's line at 32 → healthy again → its stall at 42 → w3 at once, from the line's RV
+    expect(s?.watchTimes).toEqual([0, 10, 30, 42]);
+    expect(s?.watchCalls[3]?.resourceVersion).toBe('6');
+  });
+
+  it('backs off a stall that follows a failure with no line in between', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    const config: WatcherConfig = {
+      ...exact,
+      idleTimeoutMs: 10,
+      backoff: { initialMs: 100, factor: 2, maxMs: 1000 },
+    };
+    ts.run(({ cold, expectObservable }) => {
+      const list = cold('(p|)', { p: page([], '10') });
+      s = scriptedSource(ts, [list], [cold('#', {}, httpError(503)), cold('-'), cold('-')]);
+      expectObservable(watcher(s.source, config, ts), '^ 500ms !').toBe('(ID)', { I, D });
+    });
+    // w0 fails at 0 → 100; w1 at 100 stalls at 110 (a failure since the last line) → 200 − 10 → 300
+    expect(s?.watchTimes).toEqual([0, 100, 300]);
   });
 
   it('does not stall while bookmarks keep arriving', () => {

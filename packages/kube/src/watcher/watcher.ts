@@ -40,9 +40,14 @@ import type { ListWatchSource } from './source.js';
  * - Clean end of a watch (the server's `timeoutSeconds`): re-watch at once from the last RV. A watch
  *   that ends within 1 s without a single line is a failure (client-go's "very short watch"), so a
  *   misbehaving server cannot make it spin.
- * - Failure (network, 5xx, 429, 403, an `ERROR` event, a malformed line, no line for
- *   `idleTimeoutMs`): abort the request, wait the backoff (at least the server's `Retry-After`),
- *   re-watch from the last good RV — nothing is lost, the server replays what followed.
+ * - Failure (network, 5xx, 429, 403, an `ERROR` event, a malformed line): abort the request, wait
+ *   the backoff (at least the server's `Retry-After`), re-watch from the last good RV — nothing is
+ *   lost, the server replays what followed.
+ * - Stall (no line for `idleTimeoutMs`): abort and re-watch from the last RV. At once when the
+ *   watch had been healthy (no failure since its last line or the list) — a quiet resource gets no
+ *   line at all from a v1.24 server, and must not pay a backoff for it. A stall following another
+ *   failure with no line in between backs off, the silence already waited counting towards the
+ *   delay: attempts on a stalled server are spaced by `max(idleTimeoutMs, backoff step)`.
  * - 410 Gone / `Expired` (HTTP 410 or an `ERROR` event with code 410), on a watch or on a list
  *   page (an expired `continue`): backoff, then relist: `Init`, `InitApply`*, `InitDone`, then a
  *   `Delete` for every object known before the relist and absent from the new list. Objects that

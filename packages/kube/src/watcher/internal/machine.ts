@@ -50,6 +50,12 @@ export class WatcherMachine<T extends KubeObject> {
   private lastLineAt = 0;
   private linesThisWatch = 0;
   private watches = 0;
+  /**
+   * A failure of any kind (a stall included) happened since the last line or the last completed
+   * list. A stall while this is `false` is a healthy watch that went quiet; while `true`, it is a
+   * consecutive failure and backs off.
+   */
+  private failedSinceLastLine = false;
 
   private readonly health: Mutable<WatcherHealth>;
 
@@ -164,6 +170,7 @@ export class WatcherMachine<T extends KubeObject> {
     this.listing = undefined;
     this.health.resourceVersion = this.listRv;
     this.health.synced = true;
+    this.failedSinceLastLine = false;
     this.emit({ type: 'InitDone' });
     if (epoch !== this.epoch) return;
     for (const [key, object] of previous) {
@@ -211,6 +218,7 @@ export class WatcherMachine<T extends KubeObject> {
     const now = this.scheduler.now();
     this.lastLineAt = now;
     this.linesThisWatch++;
+    this.failedSinceLastLine = false;
     this.health.lastEventAt = now;
     switch (event.type) {
       case 'ADDED':
@@ -268,19 +276,48 @@ export class WatcherMachine<T extends KubeObject> {
       if (epoch !== this.epoch) return;
       const silent = this.scheduler.now() - this.lastLineAt;
       if (silent >= this.config.idleTimeoutMs) {
-        this.health.stalls++;
-        this.onFailure('stall', {
-          message: `no watch line for ${silent} ms (idle timeout ${this.config.idleTimeoutMs} ms): the watch stalled`,
-        });
+        this.onStall(silent);
       } else {
         this.armIdleTimer(epoch, this.config.idleTimeoutMs - silent);
       }
     }, delay);
   }
 
+  /**
+   * No line for `idleTimeoutMs`. A healthy watch that went quiet (no failure since its last line,
+   * or since the list) is re-opened at once from the last RV: on a quiet resource a server may send
+   * nothing at all, and backing off there would only delay the next change. A stall that follows
+   * another failure with no line in between is a consecutive failure and backs off — with the
+   * silence already waited credited against the delay, so attempts are spaced by
+   * `max(idleTimeoutMs, backoff step)`: never a hot loop, and never slower than the idle period.
+   */
+  private onStall(silent: number): void {
+    this.health.stalls++;
+    const classified: Classified = {
+      message: `no watch line for ${silent} ms (idle timeout ${this.config.idleTimeoutMs} ms): the watch stalled`,
+    };
+    if (this.failedSinceLastLine) {
+      this.onFailure('stall', classified, undefined, silent);
+      return;
+    }
+    this.abort();
+    this.failedSinceLastLine = true;
+    this.health.lastError = Object.freeze<WatcherFailure>({
+      kind: 'stall',
+      message: classified.message,
+      at: this.scheduler.now(),
+    });
+    this.resumeWith = 'watch';
+    this.startWatch();
+  }
+
   // ── failures and backoff ──────────────────────────────────────────────────────────────────────
 
-  private onFailure(kind: WatcherFailureKind, classified: Classified, cause?: unknown): void {
+  /**
+   * Aborts the request in flight and retries after the backoff. `waitedMs` is time already spent
+   * silent (a stall): it is deducted from the delay.
+   */
+  private onFailure(kind: WatcherFailureKind, classified: Classified, cause?: unknown, waitedMs = 0): void {
     const wasListing = this.listing !== undefined;
     this.abort();
     const gone = isGoneFailure(classified);
@@ -306,7 +343,8 @@ export class WatcherMachine<T extends KubeObject> {
     };
     this.health.lastError = Object.freeze(failure);
     this.health.connected = false;
-    const delay = this.nextBackoff(classified.retryAfterMs);
+    this.failedSinceLastLine = true;
+    const delay = Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
     this.backoffTimer = this.scheduler.schedule(() => {
