@@ -155,12 +155,17 @@ function withoutServerMetadata(obj: JsonObject): JsonObject {
  * value and hold `""` in the empty object already, so for built-in kinds `data: {}`, `data: null`,
  * `reportingComponent: ""` and an absent field are the same: drop them before comparing.
  */
-function withoutEmpty(value: unknown, mapValues = false): unknown {
+function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => withoutEmpty(v));
   if (!isObject(value)) return value;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) {
-    const inner = withoutEmpty(v, STRING_MAPS.has(k));
+    const childPath = path === '' ? k : `${path}.${k}`;
+    if (v === null && NULL_KEPT.has(childPath)) {
+      out[k] = null;
+      continue;
+    }
+    const inner = withoutEmpty(v, STRING_MAPS.has(k), childPath);
     // `""` is a real value in a map[string]string (labels, data), only a zero value in a struct.
     if (inner === null || (inner === '' && !mapValues)) continue;
     if ((isObject(inner) && Object.keys(inner).length === 0) || (Array.isArray(inner) && inner.length === 0))
@@ -169,6 +174,13 @@ function withoutEmpty(value: unknown, mapValues = false): unknown {
   }
   return out;
 }
+
+/**
+ * Fields without `omitempty` that Go serialises as `null` when nil: they exist (as null) for
+ * structured-merge-diff, so filling them in later modifies them rather than adding them (no `.`
+ * member; CRD `status.conditions` in file 12).
+ */
+const NULL_KEPT = new Set(['status.conditions']);
 
 /** Fields of built-in types that are `map[string]string` (their values may legitimately be `""`). */
 const STRING_MAPS = new Set([
@@ -284,7 +296,8 @@ function compare(l: unknown, r: unknown, type: TypeNode, path: PathElement[], di
     }
     return container();
   }
-  if ((Array.isArray(l) || Array.isArray(r)) && isListOrAbsent(l) && isListOrAbsent(r)) {
+  // A list that was `null` (a Go field without omitempty) exists: its items are added, the list is not.
+  if ((Array.isArray(l) || Array.isArray(r)) && (isListOrAbsent(l) || l === null) && isListOrAbsent(r)) {
     const list = effectiveList(type.list, l, r);
     const la = (l ?? []) as unknown[];
     const ra = (r ?? []) as unknown[];

@@ -19,6 +19,9 @@ import type { KObj } from '../store/object.js';
 import { clone, isObject } from '../store/object.js';
 import { ownersOf } from '../store/store.js';
 
+/** The field manager of kube-controller-manager's writes (the real GC and namespace controller). */
+const CONTROLLER_MANAGER = 'kube-controller-manager';
+
 /** Which controllers run. */
 export interface ControllerSwitches {
   readonly gc: boolean;
@@ -156,7 +159,9 @@ export class Controllers {
     const refs = ownersOf(next).filter((o) => o.uid !== uid);
     if (refs.length > 0) next.metadata.ownerReferences = refs;
     else delete next.metadata.ownerReferences;
-    this.engine.store.update(storageKey, key, next);
+    const type = this.typeOf(storageKey);
+    if (type) this.engine.controllerUpdate(type, key, next, CONTROLLER_MANAGER);
+    else this.engine.store.update(storageKey, key, next);
   }
 
   /** An owner with foregroundDeletion/orphan finalizers. */
@@ -170,7 +175,7 @@ export class Controllers {
     const finalizers = owner.metadata.finalizers ?? [];
     if (finalizers.includes('orphan')) {
       for (const d of store.dependentsOf(uid)) this.stripOwner(d.storageKey, d.key, uid);
-      this.engine.removeFinalizer(ownerType, loc.key, 'orphan');
+      this.engine.removeFinalizer(ownerType, loc.key, 'orphan', CONTROLLER_MANAGER);
       return;
     }
     if (finalizers.includes('foregroundDeletion')) {
@@ -187,7 +192,7 @@ export class Controllers {
         );
       }
       if (store.dependentsOf(uid).length === 0)
-        this.engine.removeFinalizer(ownerType, loc.key, 'foregroundDeletion');
+        this.engine.removeFinalizer(ownerType, loc.key, 'foregroundDeletion', CONTROLLER_MANAGER);
     }
   }
 
@@ -279,7 +284,7 @@ export class Controllers {
           ? s['conditions'].map((c: Record<string, unknown>) => ({ ...c, lastTransitionTime: '' }))
           : undefined;
       if (JSON.stringify(conditionsOnly(next['status'])) !== JSON.stringify(conditionsOnly(ns['status']))) {
-        store.update('/namespaces', name, next);
+        this.engine.controllerUpdate(nsType, name, next, CONTROLLER_MANAGER, 'status');
       }
     }
     if (remaining > 0) return;

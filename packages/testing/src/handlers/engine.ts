@@ -415,6 +415,8 @@ export class Engine {
         now,
       });
     }
+    // strategy changes after the field manager ran: not owned by the writer
+    type.prepare?.(obj, undefined);
     if (Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0)
       delete obj.metadata.managedFields;
     const stored = type.toStorage(obj);
@@ -527,6 +529,7 @@ export class Engine {
     }
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     type.defaults?.(next);
+    type.prepare?.(next, oldWire);
     if (oldWire.metadata.deletionTimestamp) {
       const before = new Set(oldWire.metadata.finalizers ?? []);
       const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
@@ -589,6 +592,38 @@ export class Engine {
     }
     this.store.update(type.storageKey, key, stored);
     return { code: 200, object: this.present(type, stored) };
+  }
+
+  /**
+   * Stores a controller's write (garbage collector, namespace controller, CRD status) as an
+   * ordinary `Update` by `manager`, so managedFields change as on the real server: the fields it
+   * changed move to its entry, and a manager that only removed fields gets no entry (file 14).
+   * `next` is in storage form; nothing happens when the object is gone.
+   */
+  controllerUpdate(
+    type: ResourceType,
+    key: string,
+    next: KObj,
+    manager: string,
+    subresource?: 'status',
+  ): void {
+    const old = this.store.get(type.storageKey, key);
+    if (!old) return;
+    const oldWire = type.fromStorage(old);
+    const nextWire = type.fromStorage(next);
+    const managedFields = recordUpdate(
+      oldWire,
+      { ...nextWire, metadata: { ...nextWire.metadata, managedFields: oldWire.metadata.managedFields } },
+      {
+        manager,
+        apiVersion: type.apiVersion,
+        now: this.nowIso(),
+        ...(subresource ? { subresource } : {}),
+      },
+    );
+    if (managedFields.length > 0) next.metadata.managedFields = managedFields;
+    else delete next.metadata.managedFields;
+    this.store.update(type.storageKey, key, next);
   }
 
   /** Removes an object now (DELETED with `last` at the new revision) and runs the removal hook. */
@@ -958,8 +993,8 @@ export class Engine {
     return { gone: false, object: this.present(type, next) };
   }
 
-  /** Removes a finalizer from an object (controllers); removes the object when none remain. */
-  removeFinalizer(type: ResourceType, key: string, finalizer: string): void {
+  /** Removes a finalizer from an object (controller `manager`); removes the object when none remain. */
+  removeFinalizer(type: ResourceType, key: string, finalizer: string, manager: string): void {
     const cur = this.store.get(type.storageKey, key);
     if (!cur || !(cur.metadata.finalizers ?? []).includes(finalizer)) return;
     const next = clone(cur);
@@ -970,7 +1005,7 @@ export class Engine {
       this.removeNow(type, key, clone(cur));
       return;
     }
-    this.store.update(type.storageKey, key, next);
+    this.controllerUpdate(type, key, next, manager);
   }
 }
 

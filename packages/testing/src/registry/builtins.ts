@@ -73,6 +73,7 @@ interface BuiltinSpec {
   fields?: (o: KObj) => Record<string, string>;
   decodeCheck?: (o: KObj) => string | undefined;
   defaults?: (o: KObj) => void;
+  prepare?: (o: KObj, old: KObj | undefined) => void;
   validate?: (o: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
@@ -106,8 +107,12 @@ function builtin(s: BuiltinSpec): ResourceType {
     fromStorage: s.fromStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
     toStorage: s.toStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
   };
-  const opt: Partial<Pick<ResourceType, 'decodeCheck' | 'defaults' | 'validate' | 'fields' | 'invalidKind'>> =
-    {};
+  const opt: {
+    -readonly [
+      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind'
+    ]?: ResourceType[K];
+  } = {};
+  if (s.prepare) opt.prepare = s.prepare;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;
   if (s.defaults) opt.defaults = s.defaults;
@@ -358,11 +363,19 @@ export function builtinTypes(): ResourceType[] {
         const phase = isObject(o['status']) ? o['status']['phase'] : undefined;
         return { 'status.phase': typeof phase === 'string' ? phase : '' };
       },
+      // decode-time default: owned by the writer (file 20's managedFields list the label)
       defaults: (o) => {
         const name = o.metadata.name;
         if (name) o.metadata.labels = { ...(o.metadata.labels ?? {}), 'kubernetes.io/metadata.name': name };
+      },
+      // namespace strategy: spec.finalizers only change through /finalize, status.phase is the server's
+      prepare: (o, old) => {
         const spec = isObject(o['spec']) ? o['spec'] : {};
-        spec['finalizers'] ??= ['kubernetes'];
+        const oldSpec = old && isObject(old['spec']) ? old['spec'] : undefined;
+        if (oldSpec) {
+          if (oldSpec['finalizers'] === undefined) delete spec['finalizers'];
+          else spec['finalizers'] = oldSpec['finalizers'];
+        } else spec['finalizers'] = ['kubernetes'];
         o['spec'] = spec;
         const status = isObject(o['status']) ? o['status'] : {};
         status['phase'] ??= 'Active';

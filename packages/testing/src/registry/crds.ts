@@ -210,10 +210,14 @@ export class CrdController {
       registry.add({
         ...crdType,
         validate: validateCrd,
+        // decode-time default: owned by the writer (file 12)
         defaults: (o) => {
           const spec = isObject(o['spec']) ? o['spec'] : {};
           spec['conversion'] ??= { strategy: 'None' };
-          if (o['status'] === undefined) {
+        },
+        // strategy PrepareForCreate: the initial status is the server's, not the writer's
+        prepare: (o, old) => {
+          if (old === undefined && o['status'] === undefined) {
             const s = readSpec(o);
             o['status'] = {
               conditions: null,
@@ -359,7 +363,9 @@ export class CrdController {
     next['status'] = status;
     const strip = (x: unknown): string =>
       JSON.stringify(x, (k, v: unknown) => (k === 'lastTransitionTime' ? undefined : v));
-    if (strip(next['status']) !== strip(crd['status'])) store.update(CRD_KEY, name, next);
+    const crdType = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (strip(next['status']) !== strip(crd['status']) && crdType)
+      this.engine.controllerUpdate(crdType, name, next, 'kube-apiserver', 'status');
   }
 
   private cleanup(name: string): void {
@@ -377,6 +383,6 @@ export class CrdController {
     }
     this.unserve(name);
     const crdType = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    if (crdType) this.engine.removeFinalizer(crdType, name, CLEANUP);
+    if (crdType) this.engine.removeFinalizer(crdType, name, CLEANUP, 'kube-apiserver');
   }
 }

@@ -59,6 +59,12 @@ export interface ResourceType {
   decodeCheck?(o: KObj): string | undefined;
   /** Type-specific defaults applied on create and update (mutates the object). */
   defaults?(o: KObj): void;
+  /**
+   * Strategy changes (`PrepareForCreate`/`PrepareForUpdate`) applied after managedFields were
+   * recorded, so the writer does not own them (Namespace `spec.finalizers`/`status.phase`, CRD
+   * `status.storedVersions`). `old` is the stored object's wire form on update. Mutates `o`.
+   */
+  prepare?(o: KObj, old: KObj | undefined): void;
   /** Type-specific validation (causes with field paths). */
   validate?(o: KObj): StatusCause[];
   /**
