@@ -65,6 +65,11 @@ export interface ApiServerOptions {
   readonly gc?: boolean;
   /** Namespace existence/termination checks and the namespace controller (default true). */
   readonly namespaceLifecycle?: boolean;
+  /**
+   * How long a deleted namespace stays Terminating before its content is removed (default 200 ms;
+   * the real namespace controller takes seconds). 0 removes it on the next tick.
+   */
+  readonly namespaceDeletionDelayMs?: number;
   /** Events kept for watch resume and historical reads (default 10,000). */
   readonly watchHistory?: number;
   /** BOOKMARK period on watches with allowWatchBookmarks (default 60,000 ms). */
@@ -218,7 +223,12 @@ class ApiServerImpl implements ApiServer {
     });
     const log = (m: string, e: unknown): void => this.logger.error(m, e);
     this.crds = new CrdController(this.engine, this.registry, log);
-    this.controllers = new Controllers(this.engine, this.registry, { gc, namespaceLifecycle }, log);
+    this.controllers = new Controllers(
+      this.engine,
+      this.registry,
+      { gc, namespaceLifecycle, namespaceDeletionDelayMs: options.namespaceDeletionDelayMs ?? 200 },
+      log,
+    );
     this.faults = new Faults({
       dropWatches: () => {
         const all = [...this.watches];

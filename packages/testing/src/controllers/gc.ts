@@ -5,8 +5,11 @@
  * - GC: dependents of a removed owner are deleted (Background) or lose the dangling reference when
  *   other owners still exist; `foregroundDeletion` owners wait for their dependents; `orphan` owners
  *   strip the reference from their dependents first (kube-wire file 14).
- * - Namespaces: a terminating namespace's content is deleted, then the namespace goes away
- *   (file 20).
+ * - Namespaces: a terminating namespace (spec.finalizers `kubernetes`, phase Terminating) stays
+ *   so for `namespaceDeletionDelayMs`, then its content is deleted honouring the content's
+ *   finalizers, the `NamespaceDeletion…` conditions are written (kube-controller-manager, status),
+ *   and once nothing is left the namespace goes away; its DELETED event still shows
+ *   `spec.finalizers` (file 20).
  *
  * Does not: model blockOwnerDeletion ordering beyond "dependents first" for Foreground.
  *
@@ -26,6 +29,12 @@ const CONTROLLER_MANAGER = 'kube-controller-manager';
 export interface ControllerSwitches {
   readonly gc: boolean;
   readonly namespaceLifecycle: boolean;
+  /**
+   * How long a deleted namespace stays Terminating before the namespace controller starts removing
+   * its content (ms). The real controller took ~5 s in file 20; a short pause keeps the
+   * Terminating phase observable (GET 200, create 403 NamespaceTerminating) without slowing tests.
+   */
+  readonly namespaceDeletionDelayMs: number;
 }
 
 /** GC + namespace controller. */
@@ -33,6 +42,7 @@ export class Controllers {
   private stopped = false;
   private readonly pending = new Set<string>();
   private scheduled = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly engine: Engine,
@@ -63,6 +73,19 @@ export class Controllers {
   /** Stops scheduling work. */
   stop(): void {
     this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** Schedules an item after `ms` (0: at once, like {@link schedule}). */
+  private scheduleAfter(item: string, ms: number): void {
+    if (ms <= 0) return this.schedule(item);
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.schedule(item);
+    }, ms);
+    this.timers.add(timer);
   }
 
   private schedule(item: string): void {
@@ -118,7 +141,7 @@ export class Controllers {
   private onTerminating(type: ResourceType, obj: KObj): void {
     if (type.group === '' && type.resource === 'namespaces') {
       if (this.switches.namespaceLifecycle && obj.metadata.name)
-        this.schedule(`namespace:${obj.metadata.name}`);
+        this.scheduleAfter(`namespace:${obj.metadata.name}`, this.switches.namespaceDeletionDelayMs);
       return;
     }
     const f = obj.metadata.finalizers ?? [];
@@ -272,7 +295,7 @@ export class Controllers {
             'NamespaceFinalizersRemaining',
             'False',
             'ContentHasNoFinalizers',
-            'All content-preserving finalizers have been removed',
+            'All content-preserving finalizers finished',
           ),
     ];
     next['status'] = status;
