@@ -1,0 +1,63 @@
+/**
+ * The port the status sink writes through, and its adapter to {@link KubeClient}.
+ *
+ * @module
+ */
+import { defer } from 'rxjs';
+import type { Observable, ObservableInput } from 'rxjs';
+
+import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+import type { MergePatch } from './merge-patch.js';
+
+/** A patch of the `status` subresource: a JSON merge patch or a JSON patch. */
+export type StatusPatch =
+  | { readonly type: 'merge'; readonly body: { readonly status: MergePatch | null } }
+  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] };
+
+/**
+ * What `statusSink` needs from the API: patch the status subresource, and read the latest object
+ * from the server (after a 409 Conflict).
+ *
+ * ## Example
+ * ```ts
+ * const port: StatusPort<Widget> = {
+ *   patchStatus: (ref, patch) => cold('--a|', { a: written }),
+ *   getLatest: (ref) => cold('-l|', { l: latest }),
+ * };
+ * ```
+ */
+export interface StatusPort<T extends KubeObject> {
+  /** `PATCH …/status` with the patch's content type; emits the updated object. */
+  patchStatus(ref: ObjectRef, patch: StatusPatch): ObservableInput<T>;
+  /** `GET` the object from the API server (not from a cache); emits it. */
+  getLatest(ref: ObjectRef): ObservableInput<T>;
+}
+
+/** Options of {@link statusPortFromClient}. */
+export interface StatusPortOptions {
+  /** Names the writer in `managedFields` (e.g. the controller's name). */
+  readonly fieldManager?: string;
+}
+
+/**
+ * A {@link StatusPort} over a {@link KubeClient}: `patch(ref, patch, { subresource: 'status' })` and
+ * `get(ref)`, each started on subscribe (`defer`).
+ *
+ * ## Example
+ * ```ts
+ * const port = statusPortFromClient<Widget>(client, { fieldManager: 'widget-controller' });
+ * desired$.pipe(statusSink(port)).subscribe(log);
+ * ```
+ */
+export function statusPortFromClient<T extends KubeObject>(
+  client: KubeClient,
+  options: StatusPortOptions = {},
+): StatusPort<T> {
+  const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
+  return {
+    patchStatus: (ref, patch): Observable<T> =>
+      defer(() => client.patch<T>(ref, patch, { subresource: 'status', ...manager })),
+    getLatest: (ref): Observable<T> => defer(() => client.get<T>(ref)),
+  };
+}

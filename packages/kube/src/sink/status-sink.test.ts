@@ -1,0 +1,397 @@
+import { InvalidArgumentError } from '@rxkube/core';
+import { map, tap } from 'rxjs';
+import type { Observable, OperatorFunction } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+
+import type { KubeObject, ObjectRef, WatchEvent } from '../types.js';
+import { applyJsonPatchForTest } from './internal/apply-json-patch.test.helper.js';
+import { OwnWrites } from './own-writes.js';
+import type { StatusPatch, StatusPort } from './status-port.js';
+import type { StatusSinkResult, StatusWrite } from './status-sink.js';
+import { StatusConflictError, statusSink } from './status-sink.js';
+import { suppressOwnEcho } from './suppress-own-echo.js';
+
+interface WStatus {
+  phase?: string;
+  other?: string;
+  observedGeneration?: number;
+}
+type Widget = KubeObject<{ size: number }, WStatus>;
+type Write = StatusWrite<Widget, WStatus>;
+type Result = StatusSinkResult<Widget, WStatus>;
+
+const widget = (rv: string, status?: WStatus, name = 'w'): Widget => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv, generation: 1 },
+  spec: { size: 1 },
+  ...(status !== undefined ? { status } : {}),
+});
+
+function applyMerge(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = applyMerge(out[k], v);
+  }
+  return out;
+}
+
+/**
+ * A fake API server for one or more widgets: patches apply at call time and bump the
+ * resourceVersion; responses are `cold(responseMarble)`. `failWith` makes the next calls fail.
+ */
+function fakeServer(
+  cold: (m: string, v?: Record<string, unknown>, e?: unknown) => Observable<unknown>,
+  initial: Widget[],
+  responseMarble = '-(r|)',
+) {
+  const objects = new Map(initial.map((o) => [o.metadata.name ?? '', o]));
+  let rv = 100;
+  const patches: { ref: ObjectRef; patch: StatusPatch }[] = [];
+  const failures: unknown[] = [];
+  let gets = 0;
+  const port: StatusPort<Widget> = {
+    patchStatus: (ref, patch) => {
+      patches.push({ ref, patch });
+      const failure = failures.shift();
+      if (failure !== undefined) return cold('-#', {}, failure) as Observable<Widget>;
+      const current = objects.get(ref.name) as Widget;
+      const next = (
+        patch.type === 'json' ? applyJsonPatchForTest(current, patch.body) : applyMerge(current, patch.body)
+      ) as Widget;
+      const written = { ...next, metadata: { ...next.metadata, resourceVersion: String(++rv) } };
+      objects.set(ref.name, written);
+      return cold(responseMarble, { r: written }) as Observable<Widget>;
+    },
+    getLatest: (ref) => {
+      gets++;
+      return cold('-(l|)', { l: objects.get(ref.name) }) as Observable<Widget>;
+    },
+  };
+  return {
+    port,
+    patches,
+    failures,
+    objects,
+    gets: () => gets,
+    /** Another writer changes the object on the server. */
+    otherWriter(name: string, status: WStatus) {
+      const o = objects.get(name) as Widget;
+      objects.set(name, { ...o, status, metadata: { ...o.metadata, resourceVersion: String(++rv) } });
+    },
+  };
+}
+
+function newScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+describe('statusSink', () => {
+  it('sends no request when the object already has the desired status (whole status or recipe)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'Ready', observedGeneration: 1 });
+      const server = fakeServer(cold, [w]);
+      const a: Write = { object: w, status: { phase: 'Ready', observedGeneration: 1 } };
+      const b: Write = { object: w, update: (s) => void (s.phase = 'Ready') };
+      const unchanged = { type: 'unchanged' as const, requests: 0, conflicts: 0 };
+      expectObservable(hot('-a-b|', { a, b }).pipe(statusSink(server.port, {}, ts))).toBe('-u-v|', {
+        u: { kind: 'written', key: 'ns/w', value: a, result: unchanged },
+        v: { kind: 'written', key: 'ns/w', value: b, result: unchanged },
+      } satisfies Record<string, Result>);
+      flush();
+      expect(server.patches).toEqual([]);
+    });
+  });
+
+  it('patches the status subresource with a minimal merge patch, and feeds the response back', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'Pending', other: 'keep' });
+      const server = fakeServer(cold, [w]);
+      const written: Widget[] = [];
+      const a: Write = { object: w, update: (s) => void (s.phase = 'Ready') };
+      const out = hot('-a|', { a }).pipe(statusSink(server.port, { onWritten: (o) => written.push(o) }, ts));
+      expectObservable(out).toBe('--(r|)', {
+        r: {
+          kind: 'written',
+          key: 'ns/w',
+          value: a,
+          result: {
+            type: 'patched',
+            object: widget('101', { phase: 'Ready', other: 'keep' }),
+            patch: { type: 'merge', body: { status: { phase: 'Ready' } } },
+            requests: 1,
+            conflicts: 0,
+          },
+        },
+      });
+      flush();
+      expect(server.patches[0]?.ref).toEqual({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        namespace: 'ns',
+        name: 'w',
+      });
+      expect(written).toEqual([widget('101', { phase: 'Ready', other: 'keep' })]);
+    });
+  });
+
+  it('json patch type sends the RFC 6902 operations of the draft (no resourceVersion test)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, flush }) => {
+      const w = widget('1', { phase: 'Pending', other: 'x' });
+      const server = fakeServer(cold, [w]);
+      hot('-a|', { a: { object: w, status: { phase: 'Ready' } } as Write })
+        .pipe(statusSink(server.port, { patchType: 'json' }, ts))
+        .subscribe();
+      flush();
+      expect(server.patches.map((p) => p.patch)).toEqual([
+        {
+          type: 'json',
+          body: [
+            { op: 'remove', path: '/status/other' },
+            { op: 'replace', path: '/status/phase', value: 'Ready' },
+          ],
+        },
+      ]);
+      expect(server.objects.get('w')?.status).toEqual({ phase: 'Ready' });
+    });
+  });
+
+  it('latest wins per key: a waiting write is superseded, the last one is written after the one in flight', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'A' });
+      const server = fakeServer(cold, [w], '---(r|)');
+      const v: Record<string, Write> = {
+        a: { object: w, status: { phase: 'B' } },
+        b: { object: w, status: { phase: 'C' } },
+        c: { object: w, status: { phase: 'D' } },
+      };
+      const out = hot('-abc-----|', v).pipe(statusSink(server.port, {}, ts));
+      // a runs 1→4; b parked at 2, replaced by c at 3 (superseded); c runs 4→7.
+      expectObservable(out.pipe(mapKind())).toBe('---sA--C-|', {
+        s: 'superseded:C',
+        A: 'written:patched:B',
+        C: 'written:patched:D',
+      });
+      flush();
+      expect(server.patches.map((p) => p.patch.body)).toEqual([
+        { status: { phase: 'B' } },
+        { status: { phase: 'D' } },
+      ]);
+      expect(server.objects.get('w')?.status).toEqual({ phase: 'D' });
+    });
+  });
+
+  it('never writes the same desired content twice: a write computed from the pre-write object uses the response', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'A' });
+      const server = fakeServer(cold, [w], '---(r|)');
+      const a: Write = { object: w, status: { phase: 'B' } };
+      const again: Write = { object: w, status: { phase: 'B' } }; // reconciled again from the stale Store copy
+      const out = hot('-a-b----b|', { a, b: again }).pipe(statusSink(server.port, {}, ts), mapKind());
+      // a in flight 1→4; b parked at 3 runs at 4 against a's response: unchanged; b again at 8: unchanged.
+      expectObservable(out).toBe('----(Au)u|', { A: 'written:patched:B', u: 'written:unchanged:0' });
+      flush();
+      expect(server.patches).toHaveLength(1);
+    });
+  });
+
+  it('on 409 waits, reads the latest object, recomputes against it and retries', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'Pending' });
+      const server = fakeServer(cold, [w]);
+      server.failures.push({ code: 409 });
+      server.otherWriter('w', { phase: 'Pending', other: 'theirs' });
+      const a: Write = { object: w, status: { phase: 'Ready' } };
+      const out = hot('-a|', { a }).pipe(statusSink(server.port, { conflictBackoff: { baseMs: 10 } }, ts));
+      // PATCH at 1 → 409 at 2; backoff 10 → GET at 12, latest at 13; PATCH at 13 → response at 14.
+      expectObservable(out.pipe(mapKind(true))).toBe('14ms (r|)', { r: 'written:patched:Ready:2:1' });
+      flush();
+      expect(server.gets()).toBe(1);
+      expect(server.patches.map((p) => p.patch.body)).toEqual([
+        { status: { phase: 'Ready' } },
+        { status: { phase: 'Ready', other: null } }, // recomputed against the latest object
+      ]);
+    });
+  });
+
+  it('after a 409, an object that already has the desired status is not written again', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const w = widget('1', { phase: 'Pending' });
+      const server = fakeServer(cold, [w]);
+      server.failures.push({ code: 409 });
+      server.otherWriter('w', { phase: 'Ready' });
+      const out = hot('-a|', { a: { object: w, update: (s) => void (s.phase = 'Ready') } as Write });
+      expectObservable(out.pipe(statusSink(server.port, {}, ts), mapKind(true))).toBe('13ms (u|)', {
+        u: 'written:unchanged:1:1',
+      });
+    });
+  });
+
+  it('gives up after maxAttempts conflicts with a StatusConflictError (backoff doubles)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'Pending' });
+      const server = fakeServer(cold, [w]);
+      server.failures.push({ code: 409 }, { code: 409 }, { code: 409 });
+      const out = hot('-a|', { a: { object: w, status: { phase: 'Ready' } } as Write }).pipe(
+        statusSink(server.port, { maxAttempts: 3, conflictBackoff: { baseMs: 10, maxMs: 15 } }, ts),
+      );
+      const results: Result[] = [];
+      // 409 at 2; +10 → GET 12, PATCH 13, 409 at 14; +15 (capped from 20) → GET 29, PATCH 30, 409 at 31.
+      expectObservable(
+        out.pipe(
+          tap((r) => results.push(r)),
+          mapKind(),
+        ),
+      ).toBe('31ms (f|)', {
+        f: 'failed:StatusConflictError',
+      });
+      flush();
+      const failed = results[0];
+      expect(failed?.kind === 'failed' && failed.error).toBeInstanceOf(StatusConflictError);
+      expect(failed?.kind === 'failed' && (failed.error as StatusConflictError).attempts).toBe(3);
+    });
+  });
+
+  it('other errors fail at once, unwrapped, without a retry', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const w = widget('1', { phase: 'Pending' });
+      const server = fakeServer(cold, [w]);
+      const notFound = { code: 404, reason: 'NotFound' };
+      server.failures.push(notFound);
+      const a: Write = { object: w, status: { phase: 'Ready' } };
+      expectObservable(hot('-a|', { a }).pipe(statusSink(server.port, {}, ts))).toBe('--(f|)', {
+        f: { kind: 'failed', key: 'ns/w', value: a, error: notFound },
+      });
+      flush();
+      expect(server.gets()).toBe(0);
+    });
+  });
+
+  it('an object without apiVersion/kind fails with a message saying what to set', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, flush }) => {
+      const server = fakeServer(cold, []);
+      const results: Result[] = [];
+      const bare = { metadata: { namespace: 'ns', name: 'x' } } as Widget;
+      hot('-a|', { a: { object: bare, status: { phase: 'x' } } as Write })
+        .pipe(statusSink(server.port, {}, ts))
+        .subscribe((r) => results.push(r));
+      flush();
+      expect(results[0]?.kind === 'failed' && String(results[0].error)).toContain(
+        'must carry apiVersion and kind',
+      );
+    });
+  });
+
+  it('refuses bad options when built', () => {
+    const port = { patchStatus: () => [], getLatest: () => [] } as unknown as StatusPort<Widget>;
+    expect(() => statusSink(port, { maxAttempts: 0 })).toThrow(InvalidArgumentError);
+    expect(() => statusSink(port, { patchType: 'put' as 'json' })).toThrow('options.patchType');
+    expect(() => statusSink(port, { concurrency: 0 })).toThrow('concurrency');
+    expect(() => statusSink(port, { conflictBackoff: { baseMs: -1 } })).toThrow('conflictBackoff.baseMs');
+    expect(() => statusSink({} as StatusPort<Widget>)).toThrow('port');
+  });
+});
+
+describe('suppressOwnEcho', () => {
+  it('drops the watch event of our own write once, passes other writers and forgets on Delete', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const w = widget('1', { phase: 'A' });
+      const server = fakeServer(cold, [w]);
+      const ownWrites = new OwnWrites({}, ts);
+      const written = widget('101', { phase: 'B' });
+      const other = widget('102', { phase: 'C' });
+      hot('-a|', { a: { object: w, status: { phase: 'B' } } as Write })
+        .pipe(statusSink(server.port, { ownWrites }, ts))
+        .subscribe();
+      const events: Record<string, WatchEvent<Widget>> = {
+        e: { type: 'Apply', object: written }, // our echo (response resourceVersion 101)
+        o: { type: 'Apply', object: other }, // someone else
+        i: { type: 'InitApply', object: written },
+        d: { type: 'Delete', object: other },
+      };
+      // the write's response arrives at 2; the echo at 4 is dropped, a replay at 6 is not an echo any more
+      expectObservable(hot('----e-eoid', events).pipe(suppressOwnEcho(ownWrites))).toBe('------eoid', events);
+    });
+  });
+
+  it('remembers several writes in a row before their echoes arrive', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const w = widget('1', { phase: 'A' });
+      const server = fakeServer(cold, [w]);
+      const ownWrites = new OwnWrites({}, ts);
+      hot('-ab|', {
+        a: { object: w, status: { phase: 'B' } } as Write,
+        b: { object: w, status: { phase: 'C' } } as Write,
+      })
+        .pipe(statusSink(server.port, { ownWrites }, ts))
+        .subscribe();
+      const events: Record<string, WatchEvent<Widget>> = {
+        x: { type: 'Apply', object: widget('101', { phase: 'B' }) },
+        y: { type: 'Apply', object: widget('102', { phase: 'C' }) },
+      };
+      expectObservable(hot('-----xy', events).pipe(suppressOwnEcho(ownWrites))).toBe('-------');
+    });
+  });
+});
+
+describe('OwnWrites', () => {
+  it('is bounded: entries expire after ttlMs and the oldest is evicted over maxObjects', () => {
+    const ts = newScheduler();
+    ts.run(() => {
+      const own = new OwnWrites({ maxObjects: 2, ttlMs: 100 }, ts);
+      own.recorded(widget('1', {}, 'a'), widget('2', {}, 'a'));
+      own.recorded(widget('1', {}, 'b'), widget('2', {}, 'b'));
+      own.recorded(widget('1', {}, 'c'), widget('2', {}, 'c'));
+      expect(own.size).toBe(2);
+      expect(own.takeEcho(widget('2', {}, 'a'))).toBe(false); // evicted
+      expect(own.baseFor(widget('1', {}, 'b'))).toEqual(widget('2', {}, 'b'));
+      ts.schedule(() => expect(own.size).toBe(2), 99);
+      ts.schedule(() => expect(own.size).toBe(0), 100);
+      ts.flush();
+    });
+  });
+
+  it('records nothing when the server did not change the object, and releases an entry on its latest echo', () => {
+    const own = new OwnWrites();
+    own.recorded(widget('5'), widget('5'));
+    expect(own.size).toBe(0);
+    own.recorded(widget('5'), widget('6'));
+    expect(own.takeEcho(widget('6'))).toBe(true);
+    expect(own.size).toBe(0);
+    expect(own.takeEcho(widget('6'))).toBe(false);
+  });
+
+  it('refuses bad options', () => {
+    expect(() => new OwnWrites({ maxObjects: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new OwnWrites({ ttlMs: Number.NaN })).toThrow('options.ttlMs');
+  });
+});
+
+/** Results as short strings: `kind:type:phase[:requests:conflicts]`. */
+function mapKind(withCounts = false): OperatorFunction<Result, string> {
+  return map((r) => {
+    if (r.kind === 'superseded')
+      return `superseded:${'status' in r.value ? (r.value.status.phase ?? '') : ''}`;
+    if (r.kind === 'failed') return `failed:${(r.error as Error).name}`;
+    const counts = withCounts ? `:${r.result.requests}:${r.result.conflicts}` : '';
+    if (r.result.type === 'unchanged')
+      return `written:unchanged${withCounts ? counts : `:${r.result.requests}`}`;
+    return `written:patched:${r.result.object.status?.phase ?? ''}${counts}`;
+  });
+}
