@@ -26,6 +26,8 @@ import {
 import type { Json, KObj } from '../store/object.js';
 import { isObject, orderMeta } from '../store/object.js';
 import type { Representation, ResourceRoute } from './request.js';
+import type { IncludeObject } from './table.js';
+import { parseIncludeObject, tableOf } from './table.js';
 import { negotiate, readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson, sendPageNotFound } from './respond.js';
@@ -123,8 +125,11 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       );
     }
   }
-  const rep = negotiate(req.headers.accept);
-  if (rep === undefined) throw new ApiError(notAcceptable());
+  const negotiated = negotiate(req.headers.accept);
+  if (negotiated === undefined) throw new ApiError(notAcceptable());
+  const include = parseIncludeObject(query.get('includeObject'));
+  const rep: Presentation =
+    negotiated === 'Table' ? { as: 'Table', include, now: tableNow(env) } : { as: negotiated };
   const manager = fieldManager(req, query);
   const dryRun = query.getAll('dryRun').includes('All');
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
@@ -151,7 +156,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'watch': {
-      startWatch(env, r, type, rep);
+      // Table watches are not emulated
+      if (rep.as === 'Table') throw new ApiError(notAcceptable());
+      startWatch(env, r, type, rep.as);
       return;
     }
     case 'create': {
@@ -274,20 +281,40 @@ async function deleteOptions(
   return opts;
 }
 
+/** How to present bodies: the negotiated representation, plus Table options. */
+type Presentation =
+  | { readonly as: Exclude<Representation, 'Table'> }
+  | { readonly as: 'Table'; readonly include: IncludeObject; readonly now: number };
+
+function tableNow(env: HandlerEnv): number {
+  return env.engine.config.now();
+}
+
 function partial(o: KObj): KObj {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(o.metadata) };
 }
 
 /** One object for a response; `wire` = already in wire form. */
-function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Representation, wire = false): KObj {
-  if (rep !== 'object') return partial(o);
-  return wire ? o : engine.present(type, o);
+function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Presentation, wire = false): Json {
+  const full = wire ? o : engine.present(type, o);
+  if (rep.as === 'Table') {
+    const meta = { resourceVersion: full.metadata.resourceVersion ?? '' };
+    return tableOf(type, [full], meta, rep.include, rep.now);
+  }
+  if (rep.as !== 'object') return partial(o);
+  return full;
 }
 
 /** The list envelope: built-ins without item TypeMeta, CRs with sorted keys and `continue: ""`. */
-function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Representation): Json {
+function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presentation): Json {
   const meta: Json = { resourceVersion: String(r.resourceVersion) };
-  if (rep !== 'object') {
+  if (rep.as === 'Table') {
+    if (r.continue !== undefined) meta['continue'] = r.continue;
+    if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
+    const objects = r.items.map((o) => engine.present(type, o));
+    return tableOf(type, objects, meta, rep.include, rep.now);
+  }
+  if (rep.as !== 'object') {
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
     return {

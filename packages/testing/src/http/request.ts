@@ -94,7 +94,7 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
 }
 
 /** What body shape the client asked for. */
-export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
 
 /** Negotiates the `Accept` header; undefined when nothing acceptable (→ 406). */
 export function negotiate(accept: string | undefined): Representation | undefined {
@@ -113,7 +113,7 @@ export function negotiate(accept: string | undefined): Representation | undefine
     const g = params.get('g');
     const v = params.get('v');
     if (
-      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') &&
+      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList' || as === 'Table') &&
       g === 'meta.k8s.io' &&
       (v === 'v1' || v === 'v1beta1')
     ) {

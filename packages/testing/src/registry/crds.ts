@@ -29,6 +29,7 @@ interface CrdVersion {
   storage: boolean;
   schema?: JSONSchema;
   status: boolean;
+  printerColumns: NonNullable<ResourceType['printerColumns']>;
 }
 
 interface CrdSpec {
@@ -76,6 +77,16 @@ function readSpec(o: KObj): CrdSpec {
         served: v['served'] === true,
         storage: v['storage'] === true,
         status: isObject(sub['status']),
+        printerColumns: (Array.isArray(v['additionalPrinterColumns']) ? v['additionalPrinterColumns'] : [])
+          .filter(isObject)
+          .map((c) => ({
+            name: str(c['name']),
+            type: str(c['type']),
+            jsonPath: str(c['jsonPath']),
+            ...(typeof c['format'] === 'string' ? { format: c['format'] } : {}),
+            ...(typeof c['description'] === 'string' ? { description: c['description'] } : {}),
+            ...(typeof c['priority'] === 'number' ? { priority: c['priority'] } : {}),
+          })),
       };
       if (schema) out.schema = schema;
       return out;
@@ -188,6 +199,7 @@ export function crdResourceType(crdName: string, s: CrdSpec, v: CrdVersion): Res
     storageVersionHash: storageVersionHash(s.group, storage, s.kind),
     preserveUnknownFields: v.schema?.['x-kubernetes-preserve-unknown-fields'] === true,
     crd: crdName,
+    printerColumns: v.printerColumns,
     fromStorage: (o) => ({ ...o, apiVersion, kind: s.kind }),
     toStorage: (o) => ({ ...o, apiVersion: storageApiVersion, kind: s.kind }),
   };

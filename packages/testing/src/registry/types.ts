@@ -49,6 +49,15 @@ export interface ResourceType {
   readonly schema?: JSONSchema;
   /** Whether the schema keeps unknown fields at the root. */
   readonly preserveUnknownFields?: boolean;
+  /** `additionalPrinterColumns` of this version (custom resources; Table answers). */
+  readonly printerColumns?: readonly {
+    readonly name: string;
+    readonly type: string;
+    readonly format?: string;
+    readonly description?: string;
+    readonly priority?: number;
+    readonly jsonPath: string;
+  }[];
   /** The owning CRD's name (custom resources). */
   readonly crd?: string;
   /** Converts a stored object to this version's wire form (sets apiVersion/kind, maps fields). */
