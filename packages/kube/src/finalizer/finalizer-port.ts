@@ -1,0 +1,42 @@
+/**
+ * The port `finalizer` patches objects through, and its adapter to {@link KubeClient}.
+ *
+ * @module
+ */
+import { defer } from 'rxjs';
+import type { Observable, ObservableInput } from 'rxjs';
+
+import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+
+/**
+ * What `finalizer` needs from the API: a JSON Patch (RFC 6902) of the object itself.
+ *
+ * ## Example
+ * ```ts
+ * const port: FinalizerPort<Widget> = { patch: (ref, ops) => cold('-(r|)', { r: patched }) };
+ * ```
+ */
+export interface FinalizerPort<T extends KubeObject> {
+  /** `PATCH` with `application/json-patch+json`; emits the updated object. */
+  patch(ref: ObjectRef, ops: readonly JsonPatchOperation[]): ObservableInput<T>;
+}
+
+/**
+ * A {@link FinalizerPort} over a {@link KubeClient}, started on subscribe.
+ *
+ * ## Example
+ * ```ts
+ * const reconcile = finalizer('example.com/cleanup', { port: finalizerPortFromClient(client), apply, cleanup });
+ * ```
+ */
+export function finalizerPortFromClient<T extends KubeObject>(
+  client: KubeClient,
+  options: { readonly fieldManager?: string } = {},
+): FinalizerPort<T> {
+  const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
+  return {
+    patch: (ref, ops): Observable<T> =>
+      defer(() => client.patch<T>(ref, { type: 'json', body: ops }, manager)),
+  };
+}
