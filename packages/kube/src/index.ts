@@ -84,3 +84,7 @@ export type {
   WatchParams,
   WatchStatus,
 } from './watcher/source.js';
+export { watchResource } from './watch/watch-resource.js';
+export type { WatchResourceOptions } from './watch/watch-resource.js';
+export { createWatchRegistry } from './watch/create-watch-registry.js';
+export type { CreateWatchRegistryOptions } from './watch/create-watch-registry.js';
