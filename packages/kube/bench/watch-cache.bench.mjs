@@ -6,9 +6,10 @@
 //   pnpm --filter @rxkube/kube bench                         # 100,000 objects, 200,000 events
 //   BENCH_OBJECTS=10000 BENCH_EVENTS=20000 pnpm --filter @rxkube/kube bench
 //   BENCH_SIDES=rxkube,floor BENCH_RUNS=2 …                  # subset / repetitions (median reported)
-//   BENCH_CPU_PROF=1 …                                       # children write .cpuprofile files
+//   BENCH_CPU_PROF=1 …                                       # children write .cpuprofile files (to the temp dir)
 import { fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -51,8 +52,9 @@ async function runSide(side) {
   while (server.openWatches > 0) await sleep(5); // the previous side's watch is gone
   const execArgv = ['--expose-gc'];
   if (CPU_PROF) {
-    const dir = join(here, 'profiles');
+    const dir = join(tmpdir(), 'rxkube-bench-profiles');
     mkdirSync(dir, { recursive: true });
+    console.log(`${side}: CPU profile in ${dir}`);
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${side}-${Date.now()}.cpuprofile`);
   }
   const child = fork(join(here, 'sides', `${side}.mjs`), [], {
@@ -80,7 +82,8 @@ async function runSide(side) {
           const t = performance.now();
           await modify(server, NAMESPACE, OBJECTS, EVENTS, revision);
           revision += EVENTS;
-          return performance.now() - t;
+          const end = performance.now();
+          return { writerMs: end - t, writerEndAt: performance.timeOrigin + end };
         })();
       } else if (m.type === 'result') {
         clearTimeout(timer);
@@ -95,7 +98,7 @@ async function runSide(side) {
       reject(new Error(`${side}: exited with ${String(code)} before reporting`));
     });
   });
-  const producerMs = producer ? await producer : NaN;
+  const { writerMs, writerEndAt } = producer ? await producer : { writerMs: NaN, writerEndAt: NaN };
   const expected = digest(server, NAMESPACE);
   if (result.size !== expected.objects || result.rvSum !== expected.rvSum) {
     throw new Error(
@@ -103,7 +106,8 @@ async function runSide(side) {
         `resourceVersion sum ${result.rvSum} vs ${expected.rvSum})`,
     );
   }
-  return { ...result, producerMs };
+  // how far behind the writer the client was: its last event after the server's last write
+  return { ...result, producerMs: writerMs, lagMs: Math.max(0, result.lastEventAt - writerEndAt) };
 }
 
 const median = (xs) => {
@@ -132,7 +136,7 @@ try {
       runs[side].push(res);
       console.log(
         `run ${r + 1} ${side}: sync ${f0(res.syncMs)} ms, last event ${f0(res.lastEventMs)} ms ` +
-          `(events ${f0(res.eventsMs)} ms, writer ${f0(res.producerMs)} ms), CPU ${f0(res.cpuMs)} ms ` +
+          `(events ${f0(res.eventsMs)} ms, writer ${f0(res.producerMs)} ms, lag ${f0(res.lagMs)} ms), CPU ${f0(res.cpuMs)} ms ` +
           `(sync ${f0(res.cpuSyncMs)}), peak RSS ${f1(res.peakRss / MB)} MB (baseline ${f1(res.baselineRss / MB)}), ` +
           `heap/object ${f0(res.retainedHeap / OBJECTS)} B${res.extra ? ` ${JSON.stringify(res.extra)}` : ''}`,
       );
@@ -146,6 +150,7 @@ try {
       syncMs: m('syncMs'),
       lastEventMs: m('lastEventMs'),
       eventsMs: m('eventsMs'),
+      lagMs: m('lagMs'),
       cpuMs: m('cpuMs'),
       cpuSyncMs: m('cpuSyncMs'),
       peakRss: m('peakRss'),
@@ -158,6 +163,7 @@ try {
     ['time to InitDone (synced)', 'syncMs', (x) => `${f0(x)} ms`],
     ['time to the last event', 'lastEventMs', (x) => `${f0(x)} ms`],
     ['  of which first→last event', 'eventsMs', (x) => `${f0(x)} ms`],
+    ['  last event after the last write (lag)', 'lagMs', (x) => `${f0(x)} ms`],
     ['CPU time (user+system)', 'cpuMs', (x) => `${f0(x)} ms`],
     ['  of which initial sync', 'cpuSyncMs', (x) => `${f0(x)} ms`],
     ['peak RSS (VmHWM)', 'peakRss', (x) => `${f1(x / MB)} MB`],
