@@ -313,6 +313,16 @@ export class Controllers {
     if (remaining > 0) return;
     // spec.finalizers [kubernetes] done: the namespace goes away (its last state keeps spec.finalizers)
     const cur = store.get('/namespaces', name);
-    if (cur && !(cur.metadata.finalizers?.length ?? 0)) this.engine.removeNow(nsType, name, clone(cur));
+    if (!cur) return;
+    const spec = isObject(cur['spec']) ? cur['spec'] : {};
+    const specFinalizers = Array.isArray(spec['finalizers']) ? (spec['finalizers'] as string[]) : [];
+    // the controller finalizes its own `kubernetes` entry; other spec finalizers wait for /finalize
+    if (specFinalizers.includes('kubernetes'))
+      this.engine.finalizeNamespace(
+        nsType,
+        name,
+        specFinalizers.filter((f) => f !== 'kubernetes'),
+        CONTROLLER_MANAGER,
+      );
   }
 }

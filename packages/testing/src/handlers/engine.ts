@@ -52,8 +52,8 @@ export interface WriteOptions {
   readonly manager: string;
   /** `dryRun=All`: everything but the commit. */
   readonly dryRun?: boolean;
-  /** `status` for the status subresource. */
-  readonly subresource?: 'status' | undefined;
+  /** `status` for the status subresource, `scale` for a write through `/scale`. */
+  readonly subresource?: 'status' | 'scale' | undefined;
 }
 
 /** DeleteOptions (body and query merged). */
@@ -991,6 +991,60 @@ export class Engine {
     this.store.update(type.storageKey, key, next);
     this.hooks.onTerminating?.(type, next);
     return { gone: false, object: this.present(type, next) };
+  }
+
+  // ---------------------------------------------------------------- scale, finalize
+
+  /**
+   * A write of `spec.replicas` through the `scale` subresource (autoscaling/v1 Scale): 409 on a
+   * stale `resourceVersion`, 422 for a negative count; recorded with `subresource: scale`.
+   */
+  updateScale(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    replicas: number,
+    resourceVersion: string | undefined,
+    opts: WriteOptions,
+  ): WriteResult {
+    const key = this.keyOf(type, namespace, name);
+    const old = this.getStored(type, namespace, name);
+    if (resourceVersion !== undefined && resourceVersion !== '') {
+      parseResourceVersion(resourceVersion);
+      if (resourceVersion !== old.metadata.resourceVersion) throw new ApiError(conflict(type, name));
+    }
+    const candidate = clone(type.fromStorage(old));
+    const spec = isObject(candidate['spec']) ? candidate['spec'] : {};
+    spec['replicas'] = replicas;
+    candidate['spec'] = spec;
+    return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
+  }
+
+  /**
+   * `PUT namespaces/{name}/finalize`: sets `spec.finalizers` only. When a terminating namespace is
+   * left without finalizers it is removed at once; its DELETED event shows the state before
+   * (file 20: `spec.finalizers: [kubernetes]`).
+   */
+  finalizeNamespace(type: ResourceType, name: string, finalizers: readonly string[], manager: string): KObj {
+    const old = this.getStored(type, undefined, name);
+    const next = clone(old);
+    const spec = isObject(next['spec']) ? next['spec'] : {};
+    if (finalizers.length > 0) spec['finalizers'] = [...finalizers];
+    else delete spec['finalizers'];
+    next['spec'] = spec;
+    if (deepEqual(next, old)) return this.present(type, old);
+    if (
+      old.metadata.deletionTimestamp &&
+      finalizers.length === 0 &&
+      !(old.metadata.finalizers?.length ?? 0)
+    ) {
+      const response = this.present(type, next);
+      this.removeNow(type, name, clone(old));
+      return response;
+    }
+    this.controllerUpdate(type, name, next, manager);
+    const stored = this.store.get(type.storageKey, name);
+    return this.present(type, stored ?? next);
   }
 
   /** Removes a finalizer from an object (controller `manager`); removes the object when none remain. */

@@ -26,6 +26,7 @@ import {
 import type { Json, KObj } from '../store/object.js';
 import { isObject, orderMeta } from '../store/object.js';
 import type { Representation, ResourceRoute } from './request.js';
+import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
 import { negotiate, readBody } from './request.js';
@@ -77,12 +78,18 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (!type.namespaced && route.namespace !== undefined) throw new ApiError(genericNotFound());
   if (type.namespaced && route.namespace === undefined && route.name !== undefined)
     throw new ApiError(genericNotFound());
+  const extraSubresource =
+    route.subresource !== undefined &&
+    route.subresource !== 'status' &&
+    (type.subresources ?? []).some((sub) => sub.name === route.subresource);
   if (
     route.subresource !== undefined &&
+    !extraSubresource &&
     (route.subresource !== 'status' || !type.hasStatus || route.name === undefined)
   ) {
     throw new ApiError(genericNotFound());
   }
+  if (extraSubresource && route.name === undefined) throw new ApiError(genericNotFound());
   const method = (req.method ?? 'GET').toUpperCase();
   let verb: Verb;
   if (route.name === undefined) {
@@ -136,6 +143,25 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   const { engine } = env;
   const ns = route.namespace;
   const name = route.name ?? '';
+
+  if (extraSubresource && route.subresource !== undefined) {
+    await handleSubresource({
+      engine,
+      type,
+      subresource: route.subresource,
+      method,
+      namespace: ns,
+      name,
+      query,
+      contentType: req.headers['content-type'] ?? '',
+      body: () => readBody(req, env.maxBodyBytes),
+      manager,
+      dryRun,
+      res,
+      ctx,
+    });
+    return;
+  }
 
   switch (verb) {
     case 'get': {

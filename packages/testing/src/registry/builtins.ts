@@ -78,6 +78,7 @@ interface BuiltinSpec {
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
   invalidKind?: { readonly group: string; readonly kind: string };
+  subresources?: ResourceType['subresources'];
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -109,10 +110,11 @@ function builtin(s: BuiltinSpec): ResourceType {
   };
   const opt: {
     -readonly [
-      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind'
+      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind' | 'subresources'
     ]?: ResourceType[K];
   } = {};
   if (s.prepare) opt.prepare = s.prepare;
+  if (s.subresources) opt.subresources = s.subresources;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;
   if (s.defaults) opt.defaults = s.defaults;
@@ -356,6 +358,7 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ['ns'],
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       hasStatus: true,
+      subresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }],
       knownFields: ['spec', 'status'],
       nameRule: 'label',
       selectableFields: ['status.phase'],
@@ -440,6 +443,7 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ['po'],
       categories: ['all'],
       hasStatus: true,
+      subresources: [{ name: 'log', kind: 'Pod', verbs: ['get'] }],
       knownFields: ['spec', 'status'],
       selectableFields: [
         'spec.nodeName',
@@ -590,6 +594,15 @@ export function builtinTypes(): ResourceType[] {
       shortNames: ['deploy'],
       categories: ['all'],
       hasStatus: true,
+      subresources: [
+        {
+          name: 'scale',
+          group: 'autoscaling',
+          version: 'v1',
+          kind: 'Scale',
+          verbs: ['get', 'patch', 'update'],
+        },
+      ],
       hasGeneration: true,
       knownFields: ['spec', 'status'],
       defaults: deploymentDefaults,

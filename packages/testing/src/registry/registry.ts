@@ -142,13 +142,18 @@ export class Registry {
       if (t.categories.length > 0) entry['categories'] = [...t.categories];
       entry['storageVersionHash'] = t.storageVersionHash;
       resources.push(entry);
-      if (t.hasStatus) {
+      const subs = [...(t.subresources ?? [])];
+      if (t.hasStatus) subs.push({ name: 'status', kind: t.kind, verbs: ['get', 'patch', 'update'] });
+      subs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const sub of subs) {
         resources.push({
-          name: `${t.resource}/status`,
+          name: `${t.resource}/${sub.name}`,
           singularName: '',
           namespaced: t.namespaced,
-          kind: t.kind,
-          verbs: ['get', 'patch', 'update'],
+          ...(sub.group !== undefined ? { group: sub.group } : {}),
+          ...(sub.version !== undefined ? { version: sub.version } : {}),
+          kind: sub.kind,
+          verbs: [...sub.verbs],
         });
       }
     }

@@ -40,6 +40,18 @@ export interface ResourceType {
   readonly allowCreateOnUpdate: boolean;
   /** PUT without metadata.resourceVersion is allowed. */
   readonly allowUnconditionalUpdate: boolean;
+  /**
+   * Subresources besides `status`, as discovery lists them (`pods/log`, `deployments/scale`,
+   * `namespaces/finalize`); each is served (see `http/subresources.ts`).
+   */
+  readonly subresources?: readonly {
+    readonly name: string;
+    readonly kind: string;
+    readonly verbs: readonly string[];
+    /** Group/version of the subresource's kind when it differs (Scale: autoscaling/v1). */
+    readonly group?: string;
+    readonly version?: string;
+  }[];
   /** Top-level fields kept for built-ins (others are dropped silently); undefined = keep all. */
   readonly knownFields?: readonly string[];
   /** Extra field selector fields besides metadata.name/namespace. */
