@@ -229,6 +229,19 @@ export function methodNotAllowed(): StatusBody {
   );
 }
 
+/** 405 for a create of a custom resource whose CRD is terminating (apiextensions crdHandler). */
+export function crdTerminating(r: ResourceName): StatusBody {
+  return failure(
+    405,
+    'MethodNotAllowed',
+    'create not allowed while custom resource definition is terminating',
+    {
+      group: r.group,
+      kind: r.resource,
+    },
+  );
+}
+
 /** 401. */
 export function unauthorized(): StatusBody {
   return failure(401, 'Unauthorized', 'Unauthorized');

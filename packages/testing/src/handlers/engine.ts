@@ -104,6 +104,8 @@ export interface EngineHooks {
   onRemoved?(type: ResourceType, last: KObj): void;
   /** Called after an object got a deletionTimestamp (finalizers pending). */
   onTerminating?(type: ResourceType, obj: KObj): void;
+  /** Type-specific changes when an object starts terminating (CRDs: the Terminating condition). */
+  onMarkDeleting?(type: ResourceType, obj: KObj): void;
   /** Finalizers a type adds on DELETE (CRDs: customresourcecleanup). */
   deleteFinalizers?(type: ResourceType, obj: KObj): string[];
   /** Extra validation of a type (CRDs). */
@@ -987,6 +989,7 @@ export class Engine {
       status['phase'] = 'Terminating';
       next['status'] = status;
     }
+    this.hooks.onMarkDeleting?.(type, next);
     if (opts.dryRun) return { gone: false, object: this.present(type, next) };
     this.store.update(type.storageKey, key, next);
     this.hooks.onTerminating?.(type, next);

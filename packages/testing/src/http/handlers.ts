@@ -17,6 +17,7 @@ import type { ResourceType } from '../registry/types.js';
 import {
   ApiError,
   badRequest,
+  crdTerminating,
   deleteSuccess,
   forbidden,
   genericNotFound,
@@ -58,6 +59,8 @@ export interface ResourceRequest {
   readonly user: RequestUser;
   readonly ctx: ResponseContext;
 }
+
+const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -188,6 +191,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'create': {
+      // apiextensions' crdHandler: no new custom resources while their CRD is terminating
+      if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
+        throw new ApiError(crdTerminating(type));
       const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
       engine.checkTypeMeta(type, body);
       const result = engine.create(type, ns, body, { manager, dryRun });

@@ -247,6 +247,25 @@ export class CrdController {
         ...(prev.deleteFinalizers?.(type, obj) ?? []),
         ...(type.storageKey === CRD_KEY ? [CLEANUP] : []),
       ],
+      onMarkDeleting: (type, obj) => {
+        prev.onMarkDeleting?.(type, obj);
+        // the CRD registry's Delete sets this condition before the finalizer controller runs
+        if (type.storageKey === CRD_KEY)
+          setCondition(obj, {
+            type: 'Terminating',
+            status: 'True',
+            reason: 'InstanceDeletionPending',
+            message: 'CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon',
+            now: engine.nowIso(),
+          });
+      },
+      onRemoved: (type, last) => {
+        prev.onRemoved?.(type, last);
+        // a custom resource of a terminating CRD went away: check whether the CRD can be finalized
+        const crdName = type.crd;
+        if (crdName !== undefined && engine.store.get(CRD_KEY, crdName)?.metadata.deletionTimestamp)
+          this.later(() => this.cleanup(crdName));
+      },
       validate: (type, obj, old) => {
         const causes = prev.validate?.(type, obj, old) ?? [];
         if (type.storageKey === CRD_KEY && old) {
@@ -380,21 +399,81 @@ export class CrdController {
       this.engine.controllerUpdate(crdType, name, next, 'kube-apiserver', 'status');
   }
 
+  /**
+   * The CRD finalizer controller: deletes every custom resource (honouring their finalizers), keeps
+   * `Terminating` True while some remain, then sets it False and removes the cleanup finalizer.
+   */
   private cleanup(name: string): void {
     const store = this.engine.store;
     const crd = store.get(CRD_KEY, name);
-    if (!crd) return;
+    const crdType = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (!crd?.metadata.deletionTimestamp || !crdType) return;
+    if (!(crd.metadata.finalizers ?? []).includes(CLEANUP)) return;
     const s = readSpec(crd);
     const storageKey = `${s.group}/${s.plural}`;
     const type = this.served.get(name)?.[0] ?? this.registry.typesOfStorage(storageKey)[0];
+    let remaining = 0;
     if (type) {
       for (const k of [...store.sortedKeys(storageKey)]) {
         const o = store.get(storageKey, k);
-        if (o) this.engine.removeNow(type, k, clone(o));
+        if (!o) continue;
+        remaining++;
+        if (o.metadata.deletionTimestamp) continue;
+        const r = this.engine.delete(
+          type,
+          o.metadata.namespace,
+          o.metadata.name ?? '',
+          { propagationPolicy: 'Background' },
+          true,
+        );
+        if (r.gone) remaining--;
       }
     }
+    const next = clone(crd);
+    setCondition(
+      next,
+      remaining > 0
+        ? {
+            type: 'Terminating',
+            status: 'True',
+            reason: 'InstanceDeletionInProgress',
+            message: 'CustomResource deletion is in progress',
+            now: this.engine.nowIso(),
+          }
+        : {
+            type: 'Terminating',
+            status: 'False',
+            reason: 'InstanceDeletionCompleted',
+            message: 'removed all instances',
+            now: this.engine.nowIso(),
+          },
+    );
+    if (JSON.stringify(next['status']) !== JSON.stringify(crd['status']))
+      this.engine.controllerUpdate(crdType, name, next, 'kube-apiserver', 'status');
+    if (remaining > 0) return;
     this.unserve(name);
-    const crdType = this.registry.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    if (crdType) this.engine.removeFinalizer(crdType, name, CLEANUP, 'kube-apiserver');
+    this.engine.removeFinalizer(crdType, name, CLEANUP, 'kube-apiserver');
   }
+}
+
+/** Sets (or replaces, keeping lastTransitionTime when the status is unchanged) a CRD condition. */
+function setCondition(
+  crd: KObj,
+  c: { type: string; status: string; reason: string; message: string; now: string },
+): void {
+  const status: Json = isObject(crd['status']) ? crd['status'] : {};
+  const conditions = Array.isArray(status['conditions']) ? [...(status['conditions'] as Json[])] : [];
+  const i = conditions.findIndex((x) => isObject(x) && x['type'] === c.type);
+  const old = i >= 0 ? conditions[i] : undefined;
+  const entry: Json = {
+    type: c.type,
+    status: c.status,
+    lastTransitionTime: old && old['status'] === c.status ? old['lastTransitionTime'] : c.now,
+    reason: c.reason,
+    message: c.message,
+  };
+  if (i >= 0) conditions[i] = entry;
+  else conditions.push(entry);
+  status['conditions'] = conditions;
+  crd['status'] = status;
 }
