@@ -34,7 +34,9 @@ export function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v: unknown) => clone(v)) as T;
   if (isObject(value)) {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = clone(v);
+    // defineProperty: a JSON key `__proto__` (JSON.parse makes it an own property) must stay data
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return value;

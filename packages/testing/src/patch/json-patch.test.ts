@@ -143,3 +143,12 @@ describe('applyJsonPatch', () => {
     );
   });
 });
+
+describe('applyJsonPatch with a "__proto__" key', () => {
+  it('keeps it as an ordinary member (JSON.parse makes it an own property)', () => {
+    const value = JSON.parse('{"__proto__": 0}') as unknown;
+    const out = applyJsonPatch({}, [{ op: 'add', path: '/new', value }]) as Record<string, unknown>;
+    expect(Object.keys(out['new'] as object)).toEqual(['__proto__']);
+    expect(out['new']).toEqual(value);
+  });
+});
