@@ -1,0 +1,70 @@
+/**
+ * `EventRecorder`: `record(object, event)` for reconcile code, over the {@link recordEvents}
+ * operator.
+ *
+ * @module
+ */
+import { Subject, asyncScheduler, share } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+
+import type { KubeObject } from '../types.js';
+import type { EventObjectReference, EventPort } from './event-port.js';
+import type { EventOutcome, EventRequest, RecordEventsOptions } from './record-events.js';
+import { recordEvents, validateRequest } from './record-events.js';
+
+/**
+ * Records Kubernetes Events about objects (events.k8s.io/v1, falling back to core/v1), aggregated
+ * per object into Event series and rate limited (see {@link recordEvents}).
+ *
+ * ## Example
+ * ```ts
+ * const recorder = new EventRecorder(eventPortFromClient(client), {
+ *   reportingController: 'example.com/widget-controller',
+ *   reportingInstance: process.env.POD_NAME ?? 'local',
+ * });
+ * recorder.outcomes$.subscribe((o) => o.type === 'failed' && log.warn(o)); // starts it
+ * recorder.record(widget, { type: 'Normal', reason: 'Scaled', action: 'Scale', note: 'replicas 1 → 3' });
+ * ```
+ *
+ * ## Semantics
+ * - `outcomes$` runs the recorder while subscribed (shared: one run for all subscribers). Requests
+ *   recorded while nobody subscribes are lost — subscribe before reconciling.
+ * - `record` validates synchronously and throws `InvalidArgumentError` for a bad request (an
+ *   unknown type, an empty reason/action, an object without apiVersion/kind/name); it never
+ *   waits for the API server.
+ * - `complete()` stops intake; writes in flight finish, then `outcomes$` completes.
+ * - Notes are readable by anyone who can list Events: never put Secret data, tokens or
+ *   credentials in a note (the recorder cannot tell).
+ *
+ * ## Memory
+ * See {@link recordEvents}: at most `maxEntries` aggregation entries, released after `windowMs`.
+ */
+export class EventRecorder {
+  /** What the recorder did, for logs and metrics; subscribing starts it. */
+  readonly outcomes$: Observable<EventOutcome>;
+  private readonly requests = new Subject<EventRequest>();
+
+  /**
+   * @param port creates and patches Events.  @param options see {@link RecordEventsOptions}.
+   * @param scheduler clock and timers.
+   * @throws {InvalidArgumentError} for a bad option.
+   */
+  constructor(port: EventPort, options: RecordEventsOptions, scheduler: SchedulerLike = asyncScheduler) {
+    this.outcomes$ = this.requests.pipe(recordEvents(port, options, scheduler), share());
+  }
+
+  /**
+   * Records one occurrence of an Event about `regarding`.
+   * @throws {InvalidArgumentError} for a bad request.
+   */
+  record(regarding: KubeObject | EventObjectReference, event: Omit<EventRequest, 'regarding'>): void {
+    const request: EventRequest = { ...event, regarding };
+    validateRequest(request);
+    this.requests.next(request);
+  }
+
+  /** Stops intake; `outcomes$` completes once writes in flight are done. */
+  complete(): void {
+    this.requests.complete();
+  }
+}

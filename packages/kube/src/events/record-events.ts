@@ -1,0 +1,542 @@
+/**
+ * `recordEvents`: the Event recorder as an operator — Event requests in, API writes out, with
+ * per-object aggregation into Event series and a rate limit.
+ *
+ * @module
+ */
+import { InvalidArgumentError, TokenBucket } from '@rxkube/core';
+import { Observable, asyncScheduler, from } from 'rxjs';
+import type { OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
+
+import type { KubeObject, ObjectRef } from '../types.js';
+import type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './event-port.js';
+
+/** One occurrence to record. */
+export interface EventRequest {
+  /** The object the Event is about: an object (from the Store) or a reference. */
+  readonly regarding: KubeObject | EventObjectReference;
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase, why the action was taken (`ScalingReplicaSet`); ≤ 128 characters. */
+  readonly reason: string;
+  /** CamelCase, what was done or failed (`Scale`, `Cleanup`); ≤ 128 characters. */
+  readonly action: string;
+  /** Human-readable; cut to 1024 bytes. Never put Secret data or credentials here: Events are widely readable. */
+  readonly note: string;
+  /** A second object involved (e.g. the child that failed). */
+  readonly related?: EventObjectReference;
+}
+
+/** What the recorder did; failures are values, the recorder never errors. */
+export type EventOutcome =
+  /** An Event was created (`count` > 1 when it was created with a series). */
+  | {
+      readonly type: 'created';
+      readonly key: string;
+      readonly api: EventApi;
+      readonly name: string;
+      readonly count: number;
+    }
+  /** A series update was written. */
+  | {
+      readonly type: 'series';
+      readonly key: string;
+      readonly api: EventApi;
+      readonly name: string;
+      readonly count: number;
+    }
+  /** The occurrence was folded into an existing Event's series; it is written later (or was already in flight). */
+  | { readonly type: 'aggregated'; readonly key: string; readonly count: number }
+  /** events.k8s.io/v1 is not served: from now on core/v1 Events are written. */
+  | { readonly type: 'fallback'; readonly api: 'v1'; readonly error: unknown }
+  /** A write failed; `count` occurrences of `key` are not on the server. */
+  | { readonly type: 'failed'; readonly key: string; readonly count: number; readonly error: unknown }
+  /** The entry was evicted (cache full) before `count` occurrences were written; they are lost. */
+  | { readonly type: 'dropped'; readonly key: string; readonly count: number };
+
+/** Which Events API was written. */
+export type EventApi = 'events.k8s.io/v1' | 'v1';
+
+/** Options of {@link recordEvents}. */
+export interface RecordEventsOptions {
+  /** Names the controller, e.g. `example.com/widget-controller` (`reportingController`). */
+  readonly reportingController: string;
+  /** Names this replica, e.g. the Pod name (`reportingInstance`). */
+  readonly reportingInstance: string;
+  /** Occurrences of one (object, type, reason, action) within this many ms of the last join one Event; default 360 000 (6 min, client-go). */
+  readonly windowMs?: number;
+  /** A series update is written at most once per this many ms per Event (the first at once); default 30 000. */
+  readonly seriesIntervalMs?: number;
+  /** Event writes (creates and series updates) per second, with a burst; default 1 / 25. */
+  readonly rateLimit?: { readonly qps?: number; readonly burst?: number };
+  /** Aggregation entries kept (least recently seen evicted); default 4096. */
+  readonly maxEntries?: number;
+  /** Start with core/v1 (for API servers known not to serve events.k8s.io/v1); default events.k8s.io/v1. */
+  readonly api?: EventApi;
+}
+
+const OPERATOR = 'recordEvents';
+const NOTE_MAX_BYTES = 1024;
+const FIELD_MAX = 128;
+
+interface Entry {
+  readonly key: string;
+  readonly request: EventRequest;
+  readonly regarding: EventObjectReference;
+  name: string;
+  readonly namespace: string;
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  /** Occurrences on the server (0: not created yet). */
+  written: number;
+  api: EventApi | undefined;
+  lastWriteAt: number;
+  /** A token was reserved for the next write. */
+  reserved: boolean;
+  timer: Subscription | undefined;
+  inflight: Subscription | undefined;
+}
+
+/**
+ * Writes Event requests as Kubernetes Events (events.k8s.io/v1, or core/v1 when that API is not
+ * served), folding repeats into Event series so a hot loop cannot flood the API server.
+ *
+ * ## Example
+ * ```ts
+ * requests$.pipe(
+ *   recordEvents(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: 'widgets-0' }),
+ * ).subscribe((o) => o.type === 'failed' && log.warn({ key: o.key, err: o.error }, 'event not recorded'));
+ * ```
+ *
+ * ## Semantics
+ * - Key: the regarding object (uid, else apiVersion/kind/namespace/name) + type + reason + action
+ *   (client-go's isomorphic events; the note of the first occurrence is kept).
+ * - First occurrence: an Event is created, named `<object name>.<hex time>` in the object's
+ *   namespace (`default` for cluster-scoped objects), `eventTime` from the scheduler.
+ * - A repeat within `windowMs` of the key's last occurrence: `aggregated`; the Event's `series`
+ *   (`{ count, lastObservedTime }`; core/v1: `count`, `lastTimestamp`) is merge-patched — the
+ *   first update at once, later ones at most once per `seriesIntervalMs`, each carrying the count
+ *   so far. A repeat after the window starts a new Event.
+ * - Every write takes a token (`rateLimit`); without one it waits for it. Waiting is bounded by
+ *   aggregation: a key has at most one write scheduled or in flight.
+ * - events.k8s.io/v1 create answered 404 (not a missing namespace) or refused by discovery
+ *   (`ResourceNotFoundError`): `fallback`, then that and all later Events are core/v1.
+ * - A failed create forgets the key (the next occurrence tries again); a series update answered
+ *   404 (the Event expired on the server) re-creates it; other failures are `failed` outcomes.
+ * - complete: pending series updates are sent at once (still waiting for tokens), writes in
+ *   flight finish, then complete. error: forwarded at once. unsubscribe: everything cancelled.
+ *
+ * ## Guarantees
+ * At most one write per key in flight; writes per second bounded by `rateLimit` whatever the input rate.
+ *
+ * ## Memory
+ * At most `maxEntries` entries plus those with a write in flight (least recently seen evicted,
+ * `dropped` if unwritten; a write in flight is never cancelled by eviction); an entry is
+ * released `windowMs` after its last occurrence (swept on each request; no timer per entry except
+ * the one scheduled write).
+ *
+ * @param port creates and patches Events.
+ * @param options reporting names, window, series interval, rate limit, cache size.
+ * @param scheduler clock and timers; `TestScheduler.run` virtualises it.
+ * @throws {InvalidArgumentError} synchronously for a bad option.
+ */
+export function recordEvents(
+  port: EventPort,
+  options: RecordEventsOptions,
+  scheduler: SchedulerLike = asyncScheduler,
+): OperatorFunction<EventRequest, EventOutcome> {
+  if (typeof port?.create !== 'function' || typeof port.patch !== 'function') {
+    throw new InvalidArgumentError(OPERATOR, 'port', port, 'must have create and patch functions');
+  }
+  const controller = options?.reportingController;
+  const instance = options?.reportingInstance;
+  for (const [arg, v] of [
+    ['reportingController', controller],
+    ['reportingInstance', instance],
+  ] as const) {
+    if (typeof v !== 'string' || v === '' || v.length > FIELD_MAX) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        `options.${arg}`,
+        v,
+        `must be a non-empty string of at most ${FIELD_MAX} characters`,
+      );
+    }
+  }
+  const windowMs = nonNegative('options.windowMs', options.windowMs ?? 360_000);
+  const seriesIntervalMs = nonNegative('options.seriesIntervalMs', options.seriesIntervalMs ?? 30_000);
+  const maxEntries = options.maxEntries ?? 4096;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+    throw new InvalidArgumentError(OPERATOR, 'options.maxEntries', maxEntries, 'must be an integer >= 1');
+  }
+  const bucketOptions = { qps: options.rateLimit?.qps ?? 1, burst: options.rateLimit?.burst ?? 25 };
+  new TokenBucket(bucketOptions); // validates now
+  const initialApi = options.api ?? 'events.k8s.io/v1';
+  if (initialApi !== 'events.k8s.io/v1' && initialApi !== 'v1') {
+    throw new InvalidArgumentError(OPERATOR, 'options.api', initialApi, 'must be "events.k8s.io/v1" or "v1"');
+  }
+
+  return (source) =>
+    new Observable<EventOutcome>((subscriber) => {
+      const bucket = new TokenBucket(bucketOptions);
+      const entries = new Map<string, Entry>();
+      let api: EventApi = initialApi;
+      let seq = 0;
+      let completed = false;
+
+      const maybeComplete = (): void => {
+        if (!completed) return;
+        for (const e of entries.values()) if (e.inflight !== undefined || e.timer !== undefined) return;
+        subscriber.complete();
+      };
+
+      const release = (entry: Entry, reportDropped: boolean): void => {
+        entry.timer?.unsubscribe();
+        entry.inflight?.unsubscribe();
+        entries.delete(entry.key);
+        if (reportDropped && entry.count > entry.written) {
+          subscriber.next({ type: 'dropped', key: entry.key, count: entry.count - entry.written });
+        }
+      };
+
+      const sweep = (now: number): void => {
+        for (const entry of entries.values()) {
+          if (entry.lastAt + windowMs > now) break;
+          if (entry.timer !== undefined || entry.inflight !== undefined) continue;
+          entries.delete(entry.key);
+        }
+      };
+
+      const schedule = (entry: Entry): void => {
+        if (entry.timer !== undefined || entry.inflight !== undefined || entry.count <= entry.written) return;
+        const now = scheduler.now();
+        // create and the first series update at once; later updates at most once per interval;
+        // everything at once after the source completed (still rate limited).
+        const due =
+          entry.written <= 1 || completed ? now : Math.max(now, entry.lastWriteAt + seriesIntervalMs);
+        entry.timer = scheduler.schedule(() => {
+          entry.timer = undefined;
+          fire(entry);
+        }, due - now);
+      };
+
+      const fire = (entry: Entry): void => {
+        if (!entry.reserved) {
+          // whole ms (the bucket's float arithmetic would otherwise leak 1e-13 ms into timers)
+          const wait = Math.ceil(Math.round(bucket.take(scheduler.now()) * 1000) / 1000);
+          entry.reserved = true;
+          if (wait > 0) {
+            entry.timer = scheduler.schedule(() => {
+              entry.timer = undefined;
+              fire(entry);
+            }, wait);
+            return;
+          }
+        }
+        entry.reserved = false;
+        write(entry);
+      };
+
+      const write = (entry: Entry): void => {
+        const count = entry.count;
+        const creating = entry.written === 0;
+        const writeApi = creating ? api : (entry.api ?? api);
+        const request = creating
+          ? port.create(eventBody(entry, writeApi, count, controller, instance))
+          : port.patch(eventRef(entry, writeApi), seriesPatch(entry, writeApi, count));
+        entry.inflight = from(request).subscribe({
+          error: (error: unknown) => {
+            entry.inflight = undefined;
+            if (creating && writeApi === 'events.k8s.io/v1' && api === writeApi && isApiUnavailable(error)) {
+              api = 'v1';
+              subscriber.next({ type: 'fallback', api: 'v1', error });
+              write(entry); // the same occurrence, now as core/v1 (the reserved token is reused)
+              return;
+            }
+            if (!creating && isNotFoundError(error)) {
+              // The Event expired on the server: start over with a new Event carrying the series so far.
+              entry.written = 0;
+              entry.name = eventName(entry.regarding.name, scheduler.now(), seq++);
+              schedule(entry);
+              return;
+            }
+            subscriber.next({ type: 'failed', key: entry.key, count: count - entry.written, error });
+            if (creating) {
+              // Forget the key: its next occurrence tries a fresh create.
+              if (entries.get(entry.key) === entry) entries.delete(entry.key);
+            } else {
+              entry.written = count; // the failed increments are reported, not resent forever
+              schedule(entry);
+            }
+            maybeComplete();
+          },
+          complete: () => {
+            entry.inflight = undefined;
+            entry.written = count;
+            entry.api = writeApi;
+            entry.lastWriteAt = scheduler.now();
+            subscriber.next({
+              type: creating ? 'created' : 'series',
+              key: entry.key,
+              api: writeApi,
+              name: entry.name,
+              count,
+            });
+            schedule(entry);
+            maybeComplete();
+          },
+        });
+      };
+
+      const onRequest = (req: EventRequest): void => {
+        const now = scheduler.now();
+        sweep(now);
+        let regarding: EventObjectReference;
+        try {
+          validateRequest(req);
+          regarding = referenceOf(req.regarding);
+        } catch (error) {
+          subscriber.next({ type: 'failed', key: describeKey(req), count: 1, error });
+          return;
+        }
+        const key = `${identity(regarding)}|${req.type}|${req.reason}|${req.action}`;
+        const existing = entries.get(key);
+        if (
+          existing !== undefined &&
+          (now - existing.lastAt < windowMs ||
+            existing.inflight !== undefined ||
+            existing.timer !== undefined)
+        ) {
+          existing.count++;
+          existing.lastAt = now;
+          entries.delete(key);
+          entries.set(key, existing);
+          subscriber.next({ type: 'aggregated', key, count: existing.count });
+          schedule(existing);
+          return;
+        }
+        if (existing !== undefined) entries.delete(key);
+        const entry: Entry = {
+          key,
+          request: req,
+          regarding,
+          name: eventName(regarding.name, now, seq++),
+          namespace: regarding.namespace ?? 'default',
+          count: 1,
+          firstAt: now,
+          lastAt: now,
+          written: 0,
+          api: undefined,
+          lastWriteAt: now,
+          reserved: false,
+          timer: undefined,
+          inflight: undefined,
+        };
+        entries.set(key, entry);
+        // Evict least recently seen entries, never one with a write in flight (nor the new one).
+        for (const e of entries.values()) {
+          if (entries.size <= maxEntries) break;
+          if (e !== entry && e.inflight === undefined) release(e, true);
+        }
+        schedule(entry);
+      };
+
+      const subscription = source.subscribe({
+        next: onRequest,
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          completed = true;
+          // Pending series updates are sent now (tokens permitting) instead of after their interval.
+          for (const entry of entries.values()) {
+            if (entry.timer !== undefined && !entry.reserved) {
+              entry.timer.unsubscribe();
+              entry.timer = undefined;
+              schedule(entry);
+            }
+          }
+          maybeComplete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        for (const entry of entries.values()) {
+          entry.timer?.unsubscribe();
+          entry.inflight?.unsubscribe();
+        }
+        entries.clear();
+      };
+    });
+}
+
+function nonNegative(argument: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError(OPERATOR, argument, value, 'must be a finite number >= 0 (ms)');
+  }
+  return value;
+}
+
+/** Throws `InvalidArgumentError` naming what is wrong with an Event request. */
+export function validateRequest(req: EventRequest): void {
+  if (req === null || typeof req !== 'object') {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'request',
+      req,
+      'must be an object { regarding, type, reason, action, note }',
+    );
+  }
+  if (req.type !== 'Normal' && req.type !== 'Warning') {
+    throw new InvalidArgumentError(OPERATOR, 'request.type', req.type, 'must be "Normal" or "Warning"');
+  }
+  for (const field of ['reason', 'action'] as const) {
+    const v = req[field];
+    if (typeof v !== 'string' || v === '' || v.length > FIELD_MAX) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        `request.${field}`,
+        v,
+        `must be a non-empty CamelCase string of at most ${FIELD_MAX} characters`,
+      );
+    }
+  }
+  if (typeof req.note !== 'string') {
+    throw new InvalidArgumentError(OPERATOR, 'request.note', req.note, 'must be a string');
+  }
+  referenceOf(req.regarding);
+}
+
+function referenceOf(regarding: KubeObject | EventObjectReference): EventObjectReference {
+  const r = regarding as Partial<KubeObject> & Partial<EventObjectReference>;
+  const meta = r.metadata;
+  const ref: EventObjectReference =
+    meta !== undefined
+      ? {
+          apiVersion: r.apiVersion ?? '',
+          kind: r.kind ?? '',
+          name: meta.name ?? '',
+          ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
+          ...(meta.uid !== undefined ? { uid: meta.uid } : {}),
+          ...(meta.resourceVersion !== undefined ? { resourceVersion: meta.resourceVersion } : {}),
+        }
+      : (regarding as EventObjectReference);
+  if (!ref.apiVersion || !ref.kind || !ref.name) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'request.regarding',
+      regarding,
+      'must name an object: apiVersion, kind and name (objects from a watch or the Store carry them)',
+    );
+  }
+  return ref;
+}
+
+function identity(ref: EventObjectReference): string {
+  return ref.uid ?? `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
+}
+
+function describeKey(req: EventRequest): string {
+  try {
+    return `${identity(referenceOf(req.regarding))}|${String(req.type)}|${String(req.reason)}|${String(req.action)}`;
+  } catch {
+    return `(invalid)|${String(req?.type)}|${String(req?.reason)}|${String(req?.action)}`;
+  }
+}
+
+/** `<name>.<hex>`, client-go style (`%v.%x` of UnixNano), unique per recorder via `seq`. */
+function eventName(name: string, nowMs: number, seq: number): string {
+  const nanos = BigInt(Math.floor(nowMs)) * 1_000_000n + BigInt(seq % 1_000_000);
+  return `${name}.${nanos.toString(16)}`;
+}
+
+/** metav1.MicroTime: RFC 3339 with 6 fractional digits. */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+function rfc3339(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** Cuts `note` to at most 1024 UTF-8 bytes without splitting a character. */
+export function truncateNote(note: string): string {
+  if (Buffer.byteLength(note, 'utf8') <= NOTE_MAX_BYTES) return note;
+  let out = '';
+  let bytes = 0;
+  const suffix = '…';
+  const budget = NOTE_MAX_BYTES - Buffer.byteLength(suffix, 'utf8');
+  for (const ch of note) {
+    const n = Buffer.byteLength(ch, 'utf8');
+    if (bytes + n > budget) break;
+    out += ch;
+    bytes += n;
+  }
+  return out + suffix;
+}
+
+function eventBody(
+  entry: Entry,
+  api: EventApi,
+  count: number,
+  controller: string,
+  instance: string,
+): EventsV1Event | CoreV1Event {
+  const { request: req, regarding } = entry;
+  const metadata = { name: entry.name, namespace: entry.namespace };
+  const related = req.related !== undefined ? { related: req.related } : {};
+  if (api === 'events.k8s.io/v1') {
+    return {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata,
+      eventTime: microTime(entry.firstAt),
+      reportingController: controller,
+      reportingInstance: instance,
+      action: req.action,
+      reason: req.reason,
+      note: truncateNote(req.note),
+      type: req.type,
+      regarding,
+      ...related,
+      ...(count > 1 ? { series: { count, lastObservedTime: microTime(entry.lastAt) } } : {}),
+    };
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata,
+    involvedObject: regarding,
+    ...related,
+    reason: req.reason,
+    message: truncateNote(req.note),
+    type: req.type,
+    action: req.action,
+    count,
+    firstTimestamp: rfc3339(entry.firstAt),
+    lastTimestamp: rfc3339(entry.lastAt),
+    source: { component: controller },
+    reportingComponent: controller,
+    reportingInstance: instance,
+  };
+}
+
+function eventRef(entry: Entry, api: EventApi): ObjectRef {
+  return { apiVersion: api, kind: 'Event', namespace: entry.namespace, name: entry.name };
+}
+
+function seriesPatch(entry: Entry, api: EventApi, count: number): object {
+  return api === 'events.k8s.io/v1'
+    ? { series: { count, lastObservedTime: microTime(entry.lastAt) } }
+    : { count, lastTimestamp: rfc3339(entry.lastAt) };
+}
+
+function isNotFoundError(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && (error as { code?: unknown }).code === 404;
+}
+
+/** events.k8s.io/v1 not served: discovery refused the kind, or the create got a 404 not about the namespace. */
+function isApiUnavailable(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  if ((error as { _tag?: unknown })._tag === 'ResourceNotFoundError') return true;
+  const details = (error as { details?: { kind?: unknown } }).details;
+  return isNotFoundError(error) && details?.kind !== 'namespaces';
+}
