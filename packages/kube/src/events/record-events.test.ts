@@ -4,6 +4,7 @@ import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
+import type { FinalizerEventSink } from '../finalizer/finalizer.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { CoreV1Event, EventPort, EventsV1Event } from './event-port.js';
 import { EventRecorder } from './event-recorder.js';
@@ -377,6 +378,8 @@ describe('EventRecorder', () => {
     ts.run(({ cold, expectObservable }) => {
       const { port } = fakePort(cold, ts);
       const recorder = new EventRecorder(port, base, ts);
+      const asFinalizerEvents: FinalizerEventSink = recorder; // finalizer's stuck Events go straight in
+      void asFinalizerEvents;
       expectObservable(recorder.outcomes$.pipe(map(short))).toBe('-a-(b|)', {
         // recorded at 0 → created at 1; recorded at 2 and completed → created at 3, then complete
         a: 'created:events.k8s.io/v1:1',
