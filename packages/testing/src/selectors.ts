@@ -13,6 +13,15 @@ import { goQuote, isQualifiedName, isValidLabelValue } from './validation/names.
 /**
  * A selector the server cannot parse. `message` is the real apiserver's `400` message, e.g.
  * `unable to parse requirement: found '(', expected: identifier`.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   parseLabelSelector('app in (a');
+ * } catch (e) {
+ *   if (e instanceof SelectorError) console.log(e.message); // answered as 400 BadRequest
+ * }
+ * ```
  */
 export class SelectorError extends Error {
   readonly _tag = 'SelectorError';
@@ -22,7 +31,15 @@ export class SelectorError extends Error {
   }
 }
 
-/** A parsed label selector. */
+/**
+ * A parsed label selector (see {@link parseLabelSelector}).
+ *
+ * ## Example
+ * ```ts
+ * const sel: LabelSelector = parseLabelSelector('app=web,tier!=db');
+ * sel.matches({ app: 'web' }); // true
+ * ```
+ */
 export interface LabelSelector {
   /** Whether an object with these labels is selected (`undefined` = no labels). */
   matches(labels: Readonly<Record<string, string>> | undefined): boolean;
@@ -30,7 +47,15 @@ export interface LabelSelector {
   readonly empty: boolean;
 }
 
-/** A parsed field selector. */
+/**
+ * A parsed field selector (see {@link parseFieldSelector}).
+ *
+ * ## Example
+ * ```ts
+ * const sel: FieldSelector = parseFieldSelector('metadata.name=a', ['metadata.name', 'metadata.namespace']);
+ * sel.matches({ 'metadata.name': 'a', 'metadata.namespace': 'default' }); // true
+ * ```
+ */
 export interface FieldSelector {
   /** Whether an object with these selectable fields (`metadata.name`, ...) is selected. */
   matches(fields: Readonly<Record<string, string>>): boolean;

@@ -19,7 +19,18 @@ import { FieldSet, pathToString, type PathElement } from './field-set.js';
 import { clone, deepEqual, isObject, type JsonObject } from './json-value.js';
 import { typeOf, type ListType, type TypeNode } from './type-info.js';
 
-/** One entry of `metadata.managedFields`. */
+/**
+ * One entry of `metadata.managedFields`: which manager owns which fields (`FieldsV1`), by which
+ * operation, through which subresource.
+ *
+ * ## Example
+ * ```ts
+ * const entry: ManagedFieldsEntry = {
+ *   manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-11-22T06:22:59Z',
+ *   fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} } },
+ * };
+ * ```
+ */
 export interface ManagedFieldsEntry {
   manager: string;
   operation: 'Apply' | 'Update';
@@ -30,7 +41,14 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-/** One conflicting field: who owns it and its path (`.data.key`). */
+/**
+ * One conflicting field of an apply: who owns it and its path (`.data.key`).
+ *
+ * ## Example
+ * ```ts
+ * const c: ApplyConflict = { manager: 'a', managerDescription: '"a"', field: '.data.key' };
+ * ```
+ */
 export interface ApplyConflict {
   /** The owning manager's name (`a`). */
   manager: string;
@@ -47,6 +65,15 @@ export interface ApplyConflict {
  * `causes` are the Status causes (`{reason: 'FieldManagerConflict', message: 'conflict with "a"',
  * field: '.data.key'}`). The server answers `409 Conflict` with both. Retry with `force=true` to
  * take ownership, or stop applying those fields.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   serverSideApply(live, config, { manager: 'b', force: false, apiVersion: 'v1', now });
+ * } catch (e) {
+ *   if (e instanceof ApplyConflictError) console.log(e.message, e.causes); // answered as 409 Conflict
+ * }
+ * ```
  */
 export class ApplyConflictError extends Error {
   readonly _tag = 'ApplyConflictError';
@@ -81,7 +108,14 @@ function conflictMessage(conflicts: ApplyConflict[]): string {
   return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
 }
 
-/** Options of {@link serverSideApply}. */
+/**
+ * Options of {@link serverSideApply}.
+ *
+ * ## Example
+ * ```ts
+ * const opts: ApplyOptions = { manager: 'my-operator', force: true, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
+ * ```
+ */
 export interface ApplyOptions {
   /** The `fieldManager` query parameter (required for apply). */
   manager: string;
@@ -99,7 +133,14 @@ export interface ApplyOptions {
   schema?: JSONSchemaProps;
 }
 
-/** Options of {@link recordUpdate}. */
+/**
+ * Options of {@link recordUpdate}.
+ *
+ * ## Example
+ * ```ts
+ * const opts: UpdateOptions = { manager: 'kube-controller-manager', apiVersion: 'v1', now, subresource: 'status' };
+ * ```
+ */
 export interface UpdateOptions {
   /** The `fieldManager` query parameter, or the User-Agent's first word. */
   manager: string;

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- response bodies are untyped JSON */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { call, WatchReader } from '../internal/test-client.js';

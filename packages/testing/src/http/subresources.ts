@@ -105,7 +105,7 @@ function replicasOf(name: string, scale: unknown): { replicas: number; resourceV
   if (meta['name'] !== undefined && meta['name'] !== name) {
     throw new ApiError(
       badRequest(
-        `the name of the object (${String(meta['name'])}) does not match the name on the URL (${name})`,
+        `the name of the object (${typeof meta['name'] === 'string' ? meta['name'] : JSON.stringify(meta['name'])}) does not match the name on the URL (${name})`,
       ),
     );
   }

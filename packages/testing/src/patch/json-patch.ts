@@ -15,6 +15,15 @@ import { clone, deepEqual, isObject, type JsonObject } from '../apply/json-value
  * - `invalid`: the patch is well formed but does not apply (a failing `test`, a missing path).
  *   The server answers `422 Invalid` with the generic message
  *   `the server rejected our request due to an error in our request` and `details: {}`.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }]);
+ * } catch (e) {
+ *   if (e instanceof PatchError && e.kind === 'invalid') console.log('422:', e.message);
+ * }
+ * ```
  */
 export class PatchError extends Error {
   readonly _tag = 'PatchError';

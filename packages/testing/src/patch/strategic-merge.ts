@@ -16,7 +16,15 @@ import { PatchError } from './json-patch.js';
 
 export { PatchError } from './json-patch.js';
 
-/** What the target object is: strategies differ per kind (`ports` of a Pod vs a Service). */
+/**
+ * What the target object is: strategies differ per kind (`ports` of a Pod vs a Service).
+ *
+ * ## Example
+ * ```ts
+ * const target: StrategicTarget = { group: 'apps', kind: 'Deployment' };
+ * applyStrategicMergePatch(deployment, { spec: { replicas: 3 } }, target);
+ * ```
+ */
 export interface StrategicTarget {
   /** API group, `''` for core. */
   group: string;

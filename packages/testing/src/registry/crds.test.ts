@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- response bodies are untyped JSON */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { call, WatchReader } from '../internal/test-client.js';
@@ -27,7 +27,8 @@ const CRD = {
 };
 
 type Condition = { type: string; status: string; reason: string; message: string };
-const conditions = (crd: any): Condition[] => (crd?.status?.conditions ?? []) as Condition[];
+const conditions = (crd: unknown): Condition[] =>
+  (crd as { status?: { conditions?: Condition[] } } | undefined)?.status?.conditions ?? [];
 
 beforeAll(async () => {
   server = await startApiServer({ logger: { error: () => undefined } });

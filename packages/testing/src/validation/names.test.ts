@@ -10,15 +10,15 @@ import {
   validateDataKeys,
   validateLabels,
   validateObjectName,
-  type StatusCause,
+  type FieldCause,
 } from './names.js';
 
 interface StatusBody {
-  details: { causes: StatusCause[] };
+  details: { causes: FieldCause[] };
 }
 
 const t03 = loadTranscript('03');
-const causesOf = (label: string): StatusCause[] =>
+const causesOf = (label: string): FieldCause[] =>
   (exchange(t03, label).response?.body as StatusBody).details.causes;
 
 describe('validateObjectName', () => {

@@ -9,8 +9,16 @@
  * @module
  */
 
-/** One entry of `Status.details.causes`: what failed, on which field, in apiserver words. */
-export interface StatusCause {
+/**
+ * One entry of `Status.details.causes` from field validation: what failed, on which field, in
+ * apiserver words. A `StatusCause` whose `reason` and `field` are always set.
+ *
+ * ## Example
+ * ```ts
+ * const cause: FieldCause = { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.size' };
+ * ```
+ */
+export interface FieldCause {
   /** `FieldValueInvalid`, `FieldValueRequired`, `FieldValueTypeInvalid`, `FieldValueNotSupported`, ... */
   reason: string;
   /** The message without the field prefix, e.g. `Invalid value: "x": must be ...`. */
@@ -19,7 +27,15 @@ export interface StatusCause {
   field: string;
 }
 
-/** Which name rule a resource uses (`ValidateObjectMeta`'s `nameFn`). */
+/**
+ * Which name rule a resource uses (`ValidateObjectMeta`'s `nameFn`).
+ *
+ * ## Example
+ * ```ts
+ * const rule: NameRule = 'label'; // Namespaces and Services
+ * validateObjectName('my.ns', rule); // a cause: dots are not allowed in an RFC 1123 label
+ * ```
+ */
 export type NameRule = 'subdomain' | 'label' | 'path-segment';
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
@@ -222,12 +238,12 @@ function goSliceItem(value: unknown): string {
 }
 
 /** A `FieldValueInvalid` cause: `Invalid value: <value>: <detail>`. */
-export function invalidCause(field: string, value: unknown, detail: string): StatusCause {
+export function invalidCause(field: string, value: unknown, detail: string): FieldCause {
   return { reason: 'FieldValueInvalid', message: `Invalid value: ${goValue(value)}: ${detail}`, field };
 }
 
 /** A `FieldValueRequired` cause: `Required value[: <detail>]`. */
-export function requiredCause(field: string, detail = ''): StatusCause {
+export function requiredCause(field: string, detail = ''): FieldCause {
   return {
     reason: 'FieldValueRequired',
     message: detail ? `Required value: ${detail}` : 'Required value',
@@ -258,8 +274,8 @@ export function validateObjectName(
   name: string | undefined,
   rule: NameRule,
   generateName?: string,
-): StatusCause[] {
-  const causes: StatusCause[] = [];
+): FieldCause[] {
+  const causes: FieldCause[] = [];
   if (generateName !== undefined && generateName.length > 0) {
     for (const msg of nameErrors(generateName, rule, true)) {
       causes.push(invalidCause('metadata.generateName', generateName, msg));
@@ -284,8 +300,8 @@ export function validateObjectName(
 export function validateLabels(
   labels: Readonly<Record<string, unknown>> | undefined,
   field = 'metadata.labels',
-): StatusCause[] {
-  const causes: StatusCause[] = [];
+): FieldCause[] {
+  const causes: FieldCause[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
     for (const msg of isQualifiedName(k)) causes.push(invalidCause(field, k, msg));
     if (typeof v === 'string')
@@ -306,8 +322,8 @@ export function validateLabels(
 export function validateDataKeys(
   data: Readonly<Record<string, unknown>> | undefined,
   field: string,
-): StatusCause[] {
-  const causes: StatusCause[] = [];
+): FieldCause[] {
+  const causes: FieldCause[] = [];
   for (const k of Object.keys(data ?? {})) {
     for (const msg of isConfigMapKey(k)) causes.push(invalidCause(`${field}[${k}]`, k, msg));
   }

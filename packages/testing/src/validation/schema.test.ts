@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { exchange, loadTranscript } from '../replay/transcripts.js';
-import type { StatusCause } from './names.js';
+import type { FieldCause } from './names.js';
 import {
   applySchemaDefaults,
   pruneUnknownFields,
@@ -17,8 +17,8 @@ interface Crd {
 }
 const widgetSchema = (exchange(t12, 'create the CRD').request.body as Crd).spec.versions[0]?.schema
   .openAPIV3Schema as JSONSchemaProps;
-const causesOf = (body: unknown): StatusCause[] =>
-  (body as { details: { causes: StatusCause[] } }).details.causes;
+const causesOf = (body: unknown): FieldCause[] =>
+  (body as { details: { causes: FieldCause[] } }).details.causes;
 
 describe('validateAgainstSchema against the 12 and 10 transcripts', () => {
   it.each([
@@ -67,7 +67,7 @@ describe('validateAgainstSchema', () => {
       },
     },
   };
-  const v = (spec: unknown): StatusCause[] => validateAgainstSchema({ spec }, schema);
+  const v = (spec: unknown): FieldCause[] => validateAgainstSchema({ spec }, schema);
 
   it('reports a wrong type like kube-openapi', () => {
     expect(v({ replicas: 'string' })).toEqual([

@@ -9,11 +9,22 @@
  * @module
  */
 import { clone, isObject, jsonTypeName, type JsonObject } from '../apply/json-value.js';
-import { goQuote, goValue, invalidCause, requiredCause, type StatusCause } from './names.js';
+import { goQuote, goValue, invalidCause, requiredCause, type FieldCause } from './names.js';
 
-export type { StatusCause } from './names.js';
+export type { FieldCause } from './names.js';
 
-/** A CRD's `openAPIV3Schema` (structural subset). */
+/**
+ * A CRD's `openAPIV3Schema` (the structural subset the server validates, prunes and defaults with).
+ *
+ * ## Example
+ * ```ts
+ * const schema: JSONSchemaProps = {
+ *   type: 'object',
+ *   properties: { spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 } } } },
+ * };
+ * validateAgainstSchema({ spec: { size: 0 } }, schema); // [{ reason: 'FieldValueInvalid', field: 'spec.size', ... }]
+ * ```
+ */
 export type JSONSchemaProps = {
   type?: string;
   properties?: Record<string, JSONSchemaProps>;
@@ -117,7 +128,7 @@ function join(path: string, child: string): string {
 }
 
 class Validator {
-  readonly causes: StatusCause[] = [];
+  readonly causes: FieldCause[] = [];
 
   validate(value: unknown, schema: JSONSchemaProps, name: string): void {
     if (value === null && schema.nullable === true) return;
@@ -268,7 +279,7 @@ function safeRegExp(pattern: string): RegExp {
  * @param path the field path of `value` (`''` for the root, the default).
  * @returns the causes in order; empty when valid.
  */
-export function validateAgainstSchema(value: unknown, schema: JSONSchemaProps, path = ''): StatusCause[] {
+export function validateAgainstSchema(value: unknown, schema: JSONSchemaProps, path = ''): FieldCause[] {
   const validator = new Validator();
   validator.validate(value, schema, path);
   return validator.causes;
