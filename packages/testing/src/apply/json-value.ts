@@ -36,7 +36,12 @@ export function clone<T>(value: T): T {
     const out: JsonObject = {};
     // defineProperty: a JSON key `__proto__` (JSON.parse makes it an own property) must stay data
     for (const [k, v] of Object.entries(value))
-      Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: clone(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out as T;
   }
   return value;
