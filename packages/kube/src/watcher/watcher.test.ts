@@ -570,6 +570,27 @@ describe('watcher: stalls and malformed lines', () => {
 });
 
 describe('watcher: health and unsubscribe', () => {
+  it('forgets a key when its Delete is emitted, and everything on unsubscribe (promise 9)', () => {
+    const ts = newScheduler();
+    const objects: number[] = [];
+    ts.run(({ cold, expectObservable }) => {
+      const list = cold('(p|)', { p: page([a1, b1], '10') });
+      // the bookmark after the deletion makes the watcher report a health snapshot
+      const w1 = cold('------x-k', { x: deleted(cm('a', '12')), k: bookmark('13') });
+      const s = scriptedSource(ts, [list], [w1]);
+      const config: WatcherConfig = { ...exact, health: (h) => objects.push(h.objects) };
+      expectObservable(watcher(s.source, config, ts), '^ 10ms !').toBe('(IabD)x', {
+        I,
+        D,
+        a: initApply(a1),
+        b: initApply(b1),
+        x: del(cm('a', '12')),
+      });
+    });
+    // listing: 0; watching after InitDone: 2; bookmark after the Delete: 1; stopped: 0
+    expect(objects).toEqual([0, 2, 1, 0]);
+  });
+
   it('reports state changes as values, never as errors', () => {
     const ts = newScheduler();
     const seen: WatcherHealth[] = [];
