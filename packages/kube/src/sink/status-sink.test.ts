@@ -189,6 +189,23 @@ describe('statusSink', () => {
     });
   });
 
+  it('limits writes in flight across objects to `concurrency`', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable, flush }) => {
+      const v = widget('1', { phase: 'A' }, 'v');
+      const w = widget('1', { phase: 'A' }, 'w');
+      const server = fakeServer(cold, [v, w], '---(r|)');
+      const out = hot('-ab|', {
+        a: { object: v, status: { phase: 'B' } } as Write,
+        b: { object: w, status: { phase: 'B' } } as Write,
+      }).pipe(statusSink(server.port, { concurrency: 1 }, ts), mapKind());
+      // v written 1→4, then w 4→7
+      expectObservable(out).toBe('----a--(b|)', { a: 'written:patched:B', b: 'written:patched:B' });
+      flush();
+      expect(server.patches.map((p) => p.ref.name)).toEqual(['v', 'w']);
+    });
+  });
+
   it('never writes the same desired content twice: a write computed from the pre-write object uses the response', () => {
     const ts = newScheduler();
     ts.run(({ hot, cold, expectObservable, flush }) => {
@@ -309,7 +326,7 @@ describe('statusSink', () => {
 describe('suppressOwnEcho', () => {
   it('drops the watch event of our own write once, passes other writers and forgets on Delete', () => {
     const ts = newScheduler();
-    ts.run(({ hot, cold, expectObservable }) => {
+    ts.run(({ hot, cold, expectObservable, flush }) => {
       const w = widget('1', { phase: 'A' });
       const server = fakeServer(cold, [w]);
       const ownWrites = new OwnWrites({}, ts);
@@ -326,6 +343,8 @@ describe('suppressOwnEcho', () => {
       };
       // the write's response arrives at 2; the echo at 4 is dropped, a replay at 6 is not an echo any more
       expectObservable(hot('----e-eoid', events).pipe(suppressOwnEcho(ownWrites))).toBe('------eoid', events);
+      flush();
+      expect(ownWrites.size).toBe(0); // released when the echo of the latest write was taken
     });
   });
 
