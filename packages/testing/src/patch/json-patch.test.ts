@@ -151,4 +151,17 @@ describe('applyJsonPatch with a "__proto__" key', () => {
     expect(Object.keys(out['new'] as object)).toEqual(['__proto__']);
     expect(out['new']).toEqual(value);
   });
+
+  it('passes a test for null at a missing key of an existing object, as evanphx/json-patch does', () => {
+    const doc = { metadata: { name: 'a' } };
+    const patch = [
+      { op: 'test', path: '/metadata/finalizers', value: null },
+      { op: 'add', path: '/metadata/finalizers', value: ['x'] },
+    ];
+    expect(applyJsonPatch(doc, patch)).toEqual({ metadata: { name: 'a', finalizers: ['x'] } });
+    expect(() => applyJsonPatch({ metadata: { finalizers: [] } }, patch.slice(0, 1))).toThrow(PatchError);
+    expect(() => applyJsonPatch({}, [{ op: 'test', path: '/metadata/finalizers', value: null }])).toThrow(
+      PatchError,
+    );
+  });
 });

@@ -95,6 +95,14 @@ function getValue(root: unknown, tokens: string[], where: string): unknown {
   throw new PatchError('invalid', `${where}: path does not exist`);
 }
 
+/** True when `tokens` names a key that is absent from an existing object. */
+function isMissingKey(root: unknown, tokens: string[], where: string): boolean {
+  if (tokens.length === 0) return false;
+  const parent = parentOf(root, tokens, where);
+  const last = tokens[tokens.length - 1] ?? '';
+  return isObject(parent) && !Array.isArray(parent) && !Object.prototype.hasOwnProperty.call(parent, last);
+}
+
 /** Adds `value` at `tokens` (RFC 6902 §4.1); returns the new root. */
 function addValue(root: unknown, tokens: string[], value: unknown, where: string): unknown {
   if (tokens.length === 0) return value;
@@ -195,6 +203,10 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
         break;
       }
       case 'test': {
+        // evanphx/json-patch (the apiserver's library): testing for `null` at a missing key of an
+        // existing object succeeds; kube-rs's finalizer helper relies on it to create the
+        // finalizers array only when absent.
+        if (operation.value === null && isMissingKey(root, path, where)) break;
         const actual = getValue(root, path, where);
         if (!deepEqual(actual, operation.value)) {
           throw new PatchError(
