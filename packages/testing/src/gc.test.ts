@@ -242,3 +242,50 @@ describe('namespace deletion (file 20)', () => {
     }
   });
 });
+
+describe('namespaceDeletionDelayMs', () => {
+  it('keeps a deleted namespace Terminating with its content until the controller starts', async () => {
+    // a delay no test outlives: the controller never starts while we look
+    const slow = await startApiServer({ namespaceDeletionDelayMs: 3_600_000 });
+    try {
+      await call(slow.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ns' } } });
+      await call(slow.url, 'POST', '/api/v1/namespaces/ns/configmaps', { body: { metadata: { name: 'c' } } });
+      await call(slow.url, 'DELETE', '/api/v1/namespaces/ns');
+      const ns = await call(slow.url, 'GET', '/api/v1/namespaces/ns');
+      expect(ns.status).toBe(200);
+      expect(ns.body.status).toEqual({ phase: 'Terminating' });
+      expect(ns.body.spec).toEqual({ finalizers: ['kubernetes'] });
+      expect((await call(slow.url, 'GET', '/api/v1/namespaces/ns/configmaps/c')).status).toBe(200);
+      const late = await call(slow.url, 'POST', '/api/v1/namespaces/ns/configmaps', {
+        body: { metadata: { name: 'late' } },
+      });
+      expect(late.status).toBe(403);
+      expect(late.body.details.causes[0].reason).toBe('NamespaceTerminating');
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('0: the namespace and its content go on the next controller pass; managedFields name kube-controller-manager', async () => {
+    const fast = await startApiServer({ namespaceDeletionDelayMs: 0 });
+    try {
+      await call(fast.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'ns' } } });
+      await call(fast.url, 'POST', '/api/v1/namespaces/ns/configmaps', { body: { metadata: { name: 'c' } } });
+      const w = new WatchReader(
+        fast.url,
+        `/api/v1/namespaces?watch=1&resourceVersion=${String(fast.resourceVersion)}&fieldSelector=metadata.name%3Dns`,
+      );
+      await w.ready;
+      await call(fast.url, 'DELETE', '/api/v1/namespaces/ns');
+      await w.until(() => w.lines.some((l) => l.type === 'DELETED'), 'namespace DELETED');
+      const last = w.lines.at(-1)?.object;
+      expect(last?.metadata.managedFields).toContainEqual(
+        expect.objectContaining({ manager: 'kube-controller-manager', subresource: 'status' }),
+      );
+      expect(fast.objects('configmaps', 'ns')).toEqual([]);
+      w.close();
+    } finally {
+      await fast.stop();
+    }
+  });
+});
