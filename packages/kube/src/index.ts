@@ -96,14 +96,24 @@ export type { DraftedStatus, StatusRecipe } from './sink/draft-status.js';
 export { findCondition, setCondition } from './sink/conditions.js';
 export type { Condition, ConditionInput } from './sink/conditions.js';
 export { StatusConflictError, statusSink } from './sink/status-sink.js';
-export type { StatusSinkOptions, StatusSinkResult, StatusWrite, StatusWriteOutcome } from './sink/status-sink.js';
+export type {
+  StatusSinkOptions,
+  StatusSinkResult,
+  StatusWrite,
+  StatusWriteOutcome,
+} from './sink/status-sink.js';
 export { statusPortFromClient } from './sink/status-port.js';
 export type { StatusPatch, StatusPort, StatusPortOptions } from './sink/status-port.js';
 export { OwnWrites } from './sink/own-writes.js';
 export type { OwnWritesOptions } from './sink/own-writes.js';
 export { suppressOwnEcho } from './sink/suppress-own-echo.js';
 export { finalizer } from './finalizer/finalizer.js';
-export type { FinalizerEventSink, FinalizerOptions, FinalizerReconcile, StuckFinalizer } from './finalizer/finalizer.js';
+export type {
+  FinalizerEventSink,
+  FinalizerOptions,
+  FinalizerReconcile,
+  StuckFinalizer,
+} from './finalizer/finalizer.js';
 export { finalizerPortFromClient } from './finalizer/finalizer-port.js';
 export type { FinalizerPort } from './finalizer/finalizer-port.js';
 export { recordEvents } from './events/record-events.js';
