@@ -167,7 +167,13 @@ describe('Store', () => {
     expect(store.byIndex('app', 'web')).toEqual([]);
     expect(store.list('b')).toEqual([]);
     // empty buckets are released
-    const buckets = (store as unknown as { indexes: Map<string, Map<string, Set<string>>> }).indexes;
+    const internals = store as unknown as {
+      indexNames: Map<string, number>;
+      live: { indexes: Map<string, Set<string>>[] };
+    };
+    const buckets = new Map(
+      [...internals.indexNames].map(([name, position]) => [name, internals.live.indexes[position]]),
+    );
     expect([...(buckets.get('app')?.keys() ?? [])]).toEqual(['db']);
     expect([...(buckets.get('owner')?.keys() ?? [])]).toEqual(['u2']);
     expect([...(buckets.get('namespace')?.keys() ?? [])]).toEqual(['a']);
@@ -210,6 +216,55 @@ describe('Store', () => {
     expect([...store.replay()]).toEqual([init, initApply(x)]);
     feed(store, [done]);
     expect([...store.replay()]).toEqual([init, initApply(x), done]);
+  });
+
+  it('indexes a list as it fills: repeats, deletes and late indexers mid-list leave exact indexes', () => {
+    const ownedBy = (uid: string) => ({
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Owner', name: uid, uid, controller: true }],
+    });
+    const store = new Store();
+    feed(store, [init, initApply(obj('a', 'old', '1', ownedBy('u0'))), done]);
+    feed(store, [
+      init,
+      initApply(obj('a', 'x', '2', ownedBy('u1'))),
+      initApply(obj('b', 'y', '3', ownedBy('u1'))),
+      // listed again with another owner (a restarted page), then y deleted mid-list
+      initApply(obj('a', 'x', '4', ownedBy('u2'))),
+      del(obj('b', 'y', '5')),
+    ]);
+    // readers still see the old list and its indexes
+    expect(store.byIndex('owner', 'u0').map((o) => o.metadata.name)).toEqual(['old']);
+    expect(store.byIndex('owner', 'u1')).toEqual([]);
+    store.addIndexer('rv', (o) => [o.metadata.resourceVersion ?? '']);
+    expect(store.byIndex('rv', '1').map((o) => o.metadata.name)).toEqual(['old']);
+    feed(store, [done]);
+    expect(store.byIndex('owner', 'u0')).toEqual([]);
+    expect(store.byIndex('owner', 'u1')).toEqual([]);
+    expect(store.byIndex('owner', 'u2').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(store.list('b')).toEqual([]);
+    expect(store.byIndex('rv', '4').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(store.byIndex('rv', '1')).toEqual([]);
+    // a modification that keeps namespace and owner, then one that drops the owner
+    feed(store, [apply(obj('a', 'x', '6', ownedBy('u2')))]);
+    expect(store.byIndex('owner', 'u2').map((o) => o.metadata.resourceVersion)).toEqual(['6']);
+    expect(store.byIndex('rv', '6').map((o) => o.metadata.name)).toEqual(['x']);
+    expect(store.byIndex('rv', '4')).toEqual([]);
+    feed(store, [apply(obj('a', 'x', '7'))]);
+    expect(store.byIndex('owner', 'u2')).toEqual([]);
+    expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['7']);
+  });
+
+  it('leaves the Store unchanged when an added indexer throws', () => {
+    const store = new Store();
+    feed(store, [init, initApply(obj('a', 'x', '1')), done]);
+    expect(() =>
+      store.addIndexer('bad', () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(() => store.byIndex('bad', 'v')).toThrow(/must name an indexer/);
+    feed(store, [apply(obj('a', 'x', '2'))]);
+    expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['2']);
   });
 
   it('refuses unusable options', () => {

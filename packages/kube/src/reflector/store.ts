@@ -60,10 +60,29 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
 export type StoreRef =
   string | { readonly namespace?: string; readonly name: string } | { readonly metadata: ObjectMeta };
 
+/** The index values of an object that belongs to no bucket: one shared frozen array. */
+const NO_VALUES: readonly string[] = Object.freeze([]);
+
 const builtInIndexers: Readonly<Record<string, Indexer<KubeObject>>> = {
-  [NAMESPACE_INDEX]: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []),
-  [OWNER_INDEX]: (o) => (o.metadata.ownerReferences ?? []).map((r) => r.uid),
+  [NAMESPACE_INDEX]: (o) => (o.metadata.namespace ? [o.metadata.namespace] : NO_VALUES),
+  [OWNER_INDEX]: (o) => {
+    const refs = o.metadata.ownerReferences;
+    if (refs === undefined || refs.length === 0) return NO_VALUES;
+    return refs.map((r) => r.uid);
+  },
 };
+
+/** A stored object with what each indexer returned for it (by indexer position), kept for upkeep. */
+interface Entry<T> {
+  readonly object: T;
+  readonly values: (readonly string[])[];
+}
+
+/** key → entry, with the indexes over those entries (by indexer position). */
+interface Table<T> {
+  readonly entries: Map<string, Entry<T>>;
+  readonly indexes: Map<string, Set<string>>[];
+}
 
 /**
  * A cache of the current objects of one watch target: a mutable Map of frozen plain objects,
@@ -98,11 +117,13 @@ const builtInIndexers: Readonly<Record<string, Indexer<KubeObject>>> = {
  * given.
  */
 export class Store<T extends KubeObject = KubeObject> {
-  private live = new Map<string, T>();
-  private buffer: Map<string, T> | undefined;
+  private live: Table<T>;
+  /** The list in progress (between `Init` and `InitDone`), indexed as it fills. */
+  private buffer: Table<T> | undefined;
   private readonly transform: (object: T) => T;
-  private readonly indexers = new Map<string, Indexer<T>>();
-  private readonly indexes = new Map<string, Map<string, Set<string>>>();
+  /** Indexer names → position in {@link Entry.values} and {@link Table.indexes}. */
+  private readonly indexNames = new Map<string, number>();
+  private readonly indexers: Indexer<T>[] = [];
   private readonly readySubject = new BehaviorSubject<boolean>(false);
 
   /** `false` until the first `InitDone`, then `true`; replays the current value on subscribe. */
@@ -126,6 +147,7 @@ export class Store<T extends KubeObject = KubeObject> {
       );
     }
     this.transform = transform;
+    this.live = { entries: new Map(), indexes: [] };
     for (const [name, fn] of Object.entries(builtInIndexers)) this.addIndexer(name, fn);
     for (const [name, fn] of Object.entries(options.indexers ?? {})) this.addIndexer(name, fn);
   }
@@ -142,23 +164,23 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /** Number of objects readers see. */
   get size(): number {
-    return this.live.size;
+    return this.live.entries.size;
   }
 
   /** The object with this key (`namespace/name`, or `name` when cluster-scoped), ref or metadata. */
   get(ref: StoreRef): T | undefined {
-    return this.live.get(typeof ref === 'string' ? ref : objectKey(ref));
+    return this.live.entries.get(typeof ref === 'string' ? ref : objectKey(ref))?.object;
   }
 
   /** Every object, or those of one namespace (through the `namespace` index). A new array. */
   list(namespace?: string): T[] {
-    if (namespace === undefined) return [...this.live.values()];
+    if (namespace === undefined) return objectsOf(this.live.entries);
     return this.byIndex(NAMESPACE_INDEX, namespace);
   }
 
   /** Keys of every object readers see, in insertion order. */
   keys(): IterableIterator<string> {
-    return this.live.keys();
+    return this.live.entries.keys();
   }
 
   /**
@@ -167,27 +189,27 @@ export class Store<T extends KubeObject = KubeObject> {
    * @throws {InvalidArgumentError} when no indexer has that name.
    */
   byIndex(indexName: string, value: string): T[] {
-    const index = this.indexes.get(indexName);
-    if (index === undefined) {
+    const position = this.indexNames.get(indexName);
+    if (position === undefined) {
       throw new InvalidArgumentError(
         'Store.byIndex',
         'indexName',
         indexName,
-        `must name an indexer (${[...this.indexes.keys()].join(', ')}); add one with addIndexer(name, fn)`,
+        `must name an indexer (${[...this.indexNames.keys()].join(', ')}); add one with addIndexer(name, fn)`,
       );
     }
-    const keys = index.get(value);
+    const keys = this.live.indexes[position]?.get(value);
     if (keys === undefined) return [];
     const out: T[] = [];
     for (const key of keys) {
-      const object = this.live.get(key);
-      if (object !== undefined) out.push(object);
+      const entry = this.live.entries.get(key);
+      if (entry !== undefined) out.push(entry.object);
     }
     return out;
   }
 
   /**
-   * Adds an index; the objects already stored are indexed at once.
+   * Adds an index; the objects already stored (and those of a list in progress) are indexed at once.
    *
    * @throws {InvalidArgumentError} when the name is taken or `fn` is not a function.
    */
@@ -195,7 +217,7 @@ export class Store<T extends KubeObject = KubeObject> {
     if (typeof name !== 'string' || name === '') {
       throw new InvalidArgumentError('Store.addIndexer', 'name', name, 'must be a non-empty string');
     }
-    if (this.indexers.has(name)) {
+    if (this.indexNames.has(name)) {
       throw new InvalidArgumentError(
         'Store.addIndexer',
         'name',
@@ -206,15 +228,29 @@ export class Store<T extends KubeObject = KubeObject> {
     if (typeof fn !== 'function') {
       throw new InvalidArgumentError('Store.addIndexer', 'fn', fn, 'must be a function (object) => string[]');
     }
-    this.indexers.set(name, fn);
-    const index = new Map<string, Set<string>>();
-    this.indexes.set(name, index);
-    for (const [key, object] of this.live) addToIndex(index, fn(object), key);
+    const position = this.indexers.length;
+    // Compute every value first, so an indexer that throws leaves the Store unchanged.
+    const tables = this.buffer === undefined ? [this.live] : [this.live, this.buffer];
+    const computed = tables.map((table) =>
+      [...table.entries].map(([key, entry]) => [key, entry, fn(entry.object)] as const),
+    );
+    this.indexNames.set(name, position);
+    this.indexers.push(fn);
+    tables.forEach((table, i) => {
+      const index = new Map<string, Set<string>>();
+      table.indexes.push(index);
+      for (const [key, entry, values] of computed[i] ?? []) {
+        entry.values.push(values);
+        addToIndex(index, values, key);
+      }
+    });
   }
 
   /** A copy of what readers see, key → object (for tests and debugging). */
   state(): ReadonlyMap<string, T> {
-    return new Map(this.live);
+    const out = new Map<string, T>();
+    for (const [key, entry] of this.live.entries) out.set(key, entry.object);
+    return out;
   }
 
   /**
@@ -224,28 +260,28 @@ export class Store<T extends KubeObject = KubeObject> {
   apply(event: WatchEvent<T>): WatchEvent<T> {
     switch (event.type) {
       case 'Init':
-        this.buffer = new Map();
+        this.buffer = this.emptyTable();
         return event;
       case 'InitApply': {
         const object = this.prepare(event.object);
-        (this.buffer ??= new Map()).set(objectKey(object), object);
+        this.put((this.buffer ??= this.emptyTable()), objectKey(object), object);
         return { type: 'InitApply', object };
       }
       case 'InitDone':
-        if (this.buffer !== undefined) this.swap(this.buffer);
+        if (this.buffer !== undefined) this.live = this.buffer;
         this.buffer = undefined;
         if (!this.readySubject.getValue()) this.readySubject.next(true);
         return event;
       case 'Apply': {
         const object = this.prepare(event.object);
-        this.put(objectKey(object), object);
+        this.put(this.live, objectKey(object), object);
         return { type: 'Apply', object };
       }
       case 'Delete': {
         const object = this.prepare(event.object);
         const key = objectKey(object);
-        this.remove(key);
-        this.buffer?.delete(key);
+        remove(this.live, key);
+        if (this.buffer !== undefined) remove(this.buffer, key);
         return { type: 'Delete', object };
       }
     }
@@ -259,21 +295,24 @@ export class Store<T extends KubeObject = KubeObject> {
   *replay(): Generator<WatchEvent<T>, void, undefined> {
     if (this.buffer !== undefined) {
       yield { type: 'Init' };
-      for (const object of [...this.buffer.values()]) yield { type: 'InitApply', object };
+      for (const object of objectsOf(this.buffer.entries)) yield { type: 'InitApply', object };
       return;
     }
     if (!this.ready) return;
     yield { type: 'Init' };
-    for (const object of [...this.live.values()]) yield { type: 'InitApply', object };
+    for (const object of objectsOf(this.live.entries)) yield { type: 'InitApply', object };
     yield { type: 'InitDone' };
   }
 
   /** Empties the Store (objects, buffer, index buckets) and sets `ready` back to `false`. */
   clear(): void {
-    this.live = new Map();
+    this.live = this.emptyTable();
     this.buffer = undefined;
-    for (const index of this.indexes.values()) index.clear();
     if (this.readySubject.getValue()) this.readySubject.next(false);
+  }
+
+  private emptyTable(): Table<T> {
+    return { entries: new Map(), indexes: this.indexers.map(() => new Map<string, Set<string>>()) };
   }
 
   private prepare(object: T): T {
@@ -282,53 +321,71 @@ export class Store<T extends KubeObject = KubeObject> {
     return transformed;
   }
 
-  private put(key: string, object: T): void {
-    const previous = this.live.get(key);
-    if (previous !== undefined) this.unindex(key, previous);
-    this.live.set(key, object);
-    for (const [name, fn] of this.indexers) addToIndex(this.indexes.get(name), fn(object), key);
-  }
-
-  private remove(key: string): void {
-    const previous = this.live.get(key);
-    if (previous === undefined) return;
-    this.unindex(key, previous);
-    this.live.delete(key);
-  }
-
-  private unindex(key: string, object: T): void {
-    for (const [name, fn] of this.indexers) {
-      const index = this.indexes.get(name);
-      if (index === undefined) continue;
-      for (const value of fn(object)) {
-        const keys = index.get(value);
-        if (keys === undefined) continue;
-        keys.delete(key);
-        if (keys.size === 0) index.delete(value);
+  /**
+   * Stores `object` under `key`. Index buckets are only touched for the indexers whose values
+   * changed — a MODIFIED event usually changes neither namespace nor owners.
+   */
+  private put(table: Table<T>, key: string, object: T): void {
+    const indexers = this.indexers;
+    const values: (readonly string[])[] = new Array<readonly string[]>(indexers.length);
+    for (let i = 0; i < indexers.length; i++) values[i] = (indexers[i] as Indexer<T>)(object);
+    const previous = table.entries.get(key);
+    for (let i = 0; i < values.length; i++) {
+      const next = values[i] as readonly string[];
+      const index = table.indexes[i] as Map<string, Set<string>>;
+      if (previous === undefined) {
+        addToIndex(index, next, key);
+        continue;
+      }
+      const old = previous.values[i] as readonly string[];
+      if (sameValues(old, next)) {
+        values[i] = old; // keep one array per object, let the new one be collected young
+      } else {
+        removeFromIndex(index, old, key);
+        addToIndex(index, next, key);
       }
     }
-  }
-
-  private swap(next: Map<string, T>): void {
-    this.live = next;
-    for (const [name, fn] of this.indexers) {
-      const index = new Map<string, Set<string>>();
-      for (const [key, object] of next) addToIndex(index, fn(object), key);
-      this.indexes.set(name, index);
-    }
+    table.entries.set(key, { object, values });
   }
 }
 
-function addToIndex(
-  index: Map<string, Set<string>> | undefined,
-  values: readonly string[],
-  key: string,
-): void {
-  if (index === undefined) return;
+function remove<T>(table: Table<T>, key: string): void {
+  const previous = table.entries.get(key);
+  if (previous === undefined) return;
+  for (let i = 0; i < table.indexes.length; i++) {
+    removeFromIndex(table.indexes[i] as Map<string, Set<string>>, previous.values[i] ?? NO_VALUES, key);
+  }
+  table.entries.delete(key);
+}
+
+function objectsOf<T>(entries: Map<string, Entry<T>>): T[] {
+  const out = new Array<T>(entries.size);
+  let i = 0;
+  for (const entry of entries.values()) out[i++] = entry.object;
+  return out;
+}
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
   for (const value of values) {
     let keys = index.get(value);
     if (keys === undefined) index.set(value, (keys = new Set()));
     keys.add(key);
+  }
+}
+
+function removeFromIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+  for (const value of values) {
+    const keys = index.get(value);
+    if (keys === undefined) continue;
+    keys.delete(key);
+    if (keys.size === 0) index.delete(value);
   }
 }
 
