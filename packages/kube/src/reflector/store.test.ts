@@ -110,7 +110,9 @@ describe('Store', () => {
     const input = obj('a', 'x', '1', managed);
     feed(store, [apply(input)]);
     expect(store.get('a/x')?.metadata.managedFields).toBeUndefined();
-    expect(store.get('a/x')).toBe(input); // no copy
+    expect(store.get('a/x')).toBe(input); // no copy of the object; its metadata is rebuilt
+    expect(Object.keys(input.metadata)).toEqual(['namespace', 'name', 'resourceVersion']);
+    expect(Object.isFrozen(input.metadata)).toBe(true);
 
     const keep = new Store({ transform: (o) => o });
     feed(keep, [apply(obj('a', 'x', '1', managed))]);
@@ -124,6 +126,12 @@ describe('Store', () => {
     expect(stripped).not.toBe(frozen);
     expect(stripped.metadata.managedFields).toBeUndefined();
     expect(frozen.metadata.managedFields).toEqual([{}]);
+    // only the metadata frozen: the object keeps its identity, the frozen metadata is not touched
+    const meta = Object.freeze({ name: 'y', resourceVersion: '2', managedFields: [{}] });
+    const partly = { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta };
+    expect(stripManagedFields(partly)).toBe(partly);
+    expect(partly.metadata).toEqual({ name: 'y', resourceVersion: '2' });
+    expect(meta.managedFields).toEqual([{}]);
   });
 
   it('runs a custom transform before storing, on every event type', () => {

@@ -37,8 +37,10 @@ export const OWNER_INDEX = 'owner';
 
 /**
  * Drops `metadata.managedFields` — typically half of an object's bytes and never needed by a
- * controller. Objects fresh from the wire are changed in place (no copy, so the watcher and the
- * Store share one object); frozen objects are copied instead.
+ * controller. Objects fresh from the wire are changed in place (the watcher and the Store share one
+ * object): their `metadata` is replaced by a copy without `managedFields` — cheaper than `delete`,
+ * which would turn `metadata` into a slow dictionary-mode object for every later read and for the
+ * freeze. Frozen objects are copied instead.
  *
  * ## Example
  * ```ts
@@ -48,11 +50,9 @@ export const OWNER_INDEX = 'owner';
 export function stripManagedFields<T extends KubeObject>(object: T): T {
   const meta = object.metadata as ObjectMeta | undefined;
   if (meta?.managedFields === undefined) return object;
-  if (Object.isFrozen(object) || Object.isFrozen(meta)) {
-    const { managedFields: _dropped, ...rest } = meta;
-    return { ...object, metadata: rest };
-  }
-  delete meta.managedFields;
+  const { managedFields: _dropped, ...rest } = meta;
+  if (Object.isFrozen(object)) return { ...object, metadata: rest };
+  (object as { metadata: ObjectMeta }).metadata = rest;
   return object;
 }
 
@@ -389,13 +389,25 @@ function removeFromIndex(index: Map<string, Set<string>>, values: readonly strin
   }
 }
 
-/** Freezes a plain JSON value and everything in it. A frozen root is taken as already deep-frozen. */
+/**
+ * Freezes a plain JSON value and everything in it. A frozen value is taken as already deep-frozen
+ * (a frozen subtree is not visited again); primitives are checked inline rather than by a call each.
+ */
 function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) freezeTree(value);
+}
+
+function freezeTree(value: object): void {
   Object.freeze(value);
   if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item !== null && typeof item === 'object' && !Object.isFrozen(item)) freezeTree(item);
+    }
     return;
   }
-  for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && !Object.isFrozen(item)) freezeTree(item);
+  }
 }
