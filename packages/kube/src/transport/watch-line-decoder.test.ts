@@ -86,6 +86,27 @@ describe('WatchLineDecoder', () => {
     expect(accepted).toEqual([true]);
   });
 
+  it('accepts \\r\\n endings and skips empty lines at any chunk boundary', () => {
+    const crlf = (type: string, object: unknown) => `${JSON.stringify({ type, object })}\r\n`;
+    const body = Buffer.from(`\n\r\n${crlf('ADDED', cm('a', '1'))}\n${crlf('MODIFIED', cm('a', '2'))}`);
+    for (let cut = 0; cut <= body.length; cut++) {
+      const { events } = decode([body.subarray(0, cut), body.subarray(cut)]);
+      expect(events).toEqual([
+        { type: 'ADDED', object: cm('a', '1') },
+        { type: 'MODIFIED', object: cm('a', '2') },
+      ]);
+    }
+  });
+
+  it('carries the first 256 bytes of a line that is not JSON, even across chunks', () => {
+    const bad = `{"type":"MODIFIED","object":{"metadata":{"name":"${'é'.repeat(300)}"`;
+    const { events } = decode([bad.slice(0, 40), `${bad.slice(40)}\n`, line('ADDED', cm('a', '1'))]);
+    expect(events.map((e) => e.type)).toEqual(['MALFORMED', 'ADDED']);
+    const first = events[0];
+    expect(first?.type === 'MALFORMED' && Buffer.byteLength(first.line)).toBe(255); // whole characters
+    expect(first?.type === 'MALFORMED' && bad.startsWith(first.line)).toBe(true);
+  });
+
   it('reports JSON that is not a watch event as MALFORMED', () => {
     const { events } = decode([
       '[1,2]\n',
@@ -162,9 +183,13 @@ describe('WatchLineDecoder', () => {
     expect(decode([l], bytes - 1).events.map((e) => e.type)).toEqual(['MALFORMED']);
   });
 
-  it('reports a JSON null line instead of silently ending the stream', () => {
+  it('reports a JSON null line in its place instead of silently ending the stream', () => {
+    // (ndjson's stream ended at a null row; lines are now parsed one by one, so a null line is
+    // just a line that is not a watch event, and the watcher aborts the watch on it as on any)
     const { events } = decode(['null\n' + line('ADDED', cm('a', '1'))]);
-    expect(events.map((e) => e.type)).toContain('MALFORMED');
-    expect(events.filter((e) => e.type === 'ADDED')).toHaveLength(0);
+    expect(events.map((e) => (e.type === 'MALFORMED' ? e.error : e.type))).toEqual([
+      'a watch line must be a JSON object',
+      'ADDED',
+    ]);
   });
 });
