@@ -11,7 +11,10 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../types.js';
 import { CrdNotEstablishedError } from './crd-not-established-error.js';
-import type { CustomResourceDefinition } from './custom-resource-definition.js';
+import type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionCondition,
+} from './custom-resource-definition.js';
 import { crdReadiness, ensureCrd } from './ensure-crd.js';
 import { InvalidCrdError } from './invalid-crd-error.js';
 
@@ -190,7 +193,7 @@ describe('ensureCrd against the API server', () => {
 describe('crdReadiness', () => {
   const base = parseGadget();
   const withConditions = (
-    conditions: NonNullable<CustomResourceDefinition['status']>['conditions'],
+    conditions: CustomResourceDefinitionCondition[] | null,
   ): CustomResourceDefinition => ({
     ...base,
     status: { conditions },

@@ -63,7 +63,9 @@ it('forwards a probe error at once and stops polling', () => {
   testScheduler.run(({ cold, expectObservable, flush }) => {
     let calls = 0;
     const probe = () =>
-      ++calls === 2 ? cold('-#', undefined, new Error('names refused')) : cold('(r|)', { r: wait('x') });
+      ++calls === 2
+        ? cold<ProbeResult<string>>('-#', undefined, new Error('names refused'))
+        : cold('(r|)', { r: wait('x') });
     expectObservable(pollUntil(probe, { intervalMs: 10, timeoutMs: 100, onTimeout }, testScheduler)).toBe(
       '11ms #',
       undefined,
