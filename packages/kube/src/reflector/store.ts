@@ -100,7 +100,8 @@ interface Table<T> {
  * - `Init` starts a buffer; `InitApply` fills it; `InitDone` swaps it in at once — readers see the
  *   old complete list until then, never a half list. A second `Init` before `InitDone` (a list that
  *   restarted) discards the buffer.
- * - `Apply` stores, `Delete` removes; both update every index.
+ * - `Apply` stores, `Delete` removes; both keep every index exact (an `Apply` only touches the
+ *   indexes whose values for the object changed).
  * - Objects are passed through `transform`, then deep-frozen: what a reader gets cannot change
  *   under it, and must not be changed by it (draft a copy — immer — to build a patch).
  * - `ready$`: `false` until the first `InitDone`, then `true` (also during later relists, since
@@ -111,8 +112,10 @@ interface Table<T> {
  * - Index results always match the stored objects (updated on every write).
  *
  * ## Memory
- * One entry per live object, plus one Set entry per (index value, object). Index buckets that
- * become empty are released. During a relist the previous objects stay until `InitDone`.
+ * One entry per live object (the object and what each indexer returned for it), plus one Set
+ * entry per (index value, object). Index buckets that become empty are released. During a relist
+ * the previous objects (and their indexes) stay until `InitDone`; the new list is indexed as it
+ * fills.
  * The default transform edits objects in place: the Store takes ownership of the objects it is
  * given.
  */
@@ -255,7 +258,8 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /**
    * Applies one event and returns it with the stored (transformed, frozen) object — the event the
-   * reflector passes on.
+   * reflector passes on: the given event itself when the transform kept the object's identity (the
+   * default transform does), else a new event.
    */
   apply(event: WatchEvent<T>): WatchEvent<T> {
     switch (event.type) {
@@ -265,7 +269,7 @@ export class Store<T extends KubeObject = KubeObject> {
       case 'InitApply': {
         const object = this.prepare(event.object);
         this.put((this.buffer ??= this.emptyTable()), objectKey(object), object);
-        return { type: 'InitApply', object };
+        return object === event.object ? event : { type: 'InitApply', object };
       }
       case 'InitDone':
         if (this.buffer !== undefined) this.live = this.buffer;
@@ -275,14 +279,14 @@ export class Store<T extends KubeObject = KubeObject> {
       case 'Apply': {
         const object = this.prepare(event.object);
         this.put(this.live, objectKey(object), object);
-        return { type: 'Apply', object };
+        return object === event.object ? event : { type: 'Apply', object };
       }
       case 'Delete': {
         const object = this.prepare(event.object);
         const key = objectKey(object);
         remove(this.live, key);
         if (this.buffer !== undefined) remove(this.buffer, key);
-        return { type: 'Delete', object };
+        return object === event.object ? event : { type: 'Delete', object };
       }
     }
   }
