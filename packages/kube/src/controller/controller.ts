@@ -1,0 +1,594 @@
+/**
+ * `controller()`: the API operator authors use. It turns watches (the primary `for` resource, its
+ * owned children, mapped watches) into requests, and runs a level-triggered reconcile for each
+ * through `@rxkube/core`'s `applier` (one reconcile per key at a time, coalescing, backoff,
+ * requeue). kube-rs `Controller::new(api).owns(..).watches(..).run(reconcile, ..)` and
+ * controller-runtime's builder, as one options object and `run(reconcile)`.
+ *
+ * What it does not do: write status (`statusSink`), add or remove finalizers (`finalizer`), record
+ * Events (`EventRecorder`) — wrap the reconcile with those. It does not elect a leader.
+ *
+ * @module
+ */
+import type { MonoTypeOperatorFunction, Observable, ObservableInput, SchedulerLike } from 'rxjs';
+import {
+  asyncScheduler,
+  combineLatest,
+  connect,
+  defer,
+  filter,
+  from,
+  map,
+  merge,
+  mergeMap,
+  of,
+  switchMap,
+  take,
+  tap,
+} from 'rxjs';
+import { Action, applier, debounceByKey } from '@rxkube/core';
+import type { ApplierOptions, ReconcileError, ReconcileResult, TerminalError } from '@rxkube/core';
+
+import { KubeClient } from '../client/kube-client.js';
+import { resync } from '../reflector/resync.js';
+import type { ResyncEvent } from '../reflector/resync.js';
+import type { Store } from '../reflector/store.js';
+import { OWNER_INDEX } from '../reflector/store.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
+import type { KubeObject, ObjectRef, ResourceType, WatchEvent } from '../types.js';
+import { objectKey } from '../types.js';
+import { createWatchRegistry } from '../watch/create-watch-registry.js';
+import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { laneApplier } from './internal/lanes.js';
+import { ownerRequestOf, requestOf, requestOfObject } from './internal/triggers.js';
+
+const OPERATOR = 'controller';
+/** Default idle time after which an empty namespace lane is released. */
+export const DEFAULT_LANE_IDLE_MS = 300_000;
+
+/** A logger; every method optional. `fields` always carries `key` for per-object lines. */
+export interface ControllerLogger {
+  debug?(message: string, fields: Readonly<Record<string, unknown>>): void;
+  info?(message: string, fields: Readonly<Record<string, unknown>>): void;
+  warn?(message: string, fields: Readonly<Record<string, unknown>>): void;
+  error?(message: string, fields: Readonly<Record<string, unknown>>): void;
+}
+
+/** Names the object a mapped watch event concerns (its `apiVersion`/`kind` are the `for` resource's). */
+export interface RequestName {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** A mapped watch (controller-runtime `Watches(obj, EnqueueRequestsFromMapFunc)`, kube-rs `watches`). */
+export interface ControllerWatch {
+  /** The watched resource. */
+  readonly resource: ResourceType;
+  /** The primary objects an event of `object` concerns (added, modified or deleted). */
+  readonly map: (object: KubeObject) => readonly RequestName[];
+  /** Namespace of this watch; default the controller's `namespace`. */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  /** Watch metadata only (cheaper; `map` then sees `PartialObjectMetadata`). Default false. */
+  readonly metadataOnly?: boolean;
+}
+
+/** Options of {@link controller}. */
+export interface ControllerOptions<T extends KubeObject> {
+  /** The primary resource: each request names one of its objects. */
+  readonly for: ResourceType;
+  /**
+   * Owned child resources, watched metadata-only: a child event requests its controller owner
+   * (`ownerReferences[controller=true]` of the `for` group and kind) in the child's namespace.
+   */
+  readonly owns?: readonly ResourceType[];
+  /** Mapped watches. */
+  readonly watches?: readonly ControllerWatch[];
+  /** Watch one namespace (primary, owned and, by default, mapped). Default: all namespaces. */
+  readonly namespace?: string;
+  /** Label selector of the primary watch. */
+  readonly labelSelector?: string;
+  /** Reconciles in flight (per lane with `namespaceLanes`); integer >= 1. Default 1. */
+  readonly concurrency?: number;
+  /** Per-key trailing debounce of requests, `maxWaitMs` bounding how long a hot key waits. Off by default. */
+  readonly debounce?: { readonly ms: number; readonly maxWaitMs?: number };
+  /**
+   * Filters of primary objects (`generationChanged()`, `labelsChanged()`, …), applied in order to
+   * `InitApply`/`Apply` objects. Deletes, resyncs and child or mapped triggers bypass them.
+   */
+  readonly predicates?: readonly MonoTypeOperatorFunction<T>[];
+  /**
+   * One workqueue per namespace, each with `concurrency`: a busy namespace cannot starve the
+   * others. A lane is released after `idleMs` (default {@link DEFAULT_LANE_IDLE_MS}) with nothing
+   * to do. Default off.
+   */
+  readonly namespaceLanes?: boolean | { readonly idleMs: number };
+  /** Re-request every primary object in the Store every `resyncMs` (a `Resync` trigger). Default off. */
+  readonly resyncMs?: number;
+  /** Per-key error backoff and global retry rate limit: see `ApplierOptions` of `@rxkube/core`. */
+  readonly backoff?: ApplierOptions<string>['backoff'];
+  readonly rateLimit?: ApplierOptions<string>['rateLimit'];
+  /** Randomness of the backoff jitter, `[0, 1]`; inject in tests. */
+  readonly random?: () => number;
+  /** The API client, handed to reconciles (and used for watches when no `registry` is given). */
+  readonly client: KubeClient;
+  /** Where watches come from; share one between controllers. Default `createWatchRegistry(client)`. */
+  readonly registry?: WatchRegistry;
+  /** Logger; default: errors and warnings to the console. */
+  readonly log?: ControllerLogger;
+}
+
+/** What a reconcile gets besides its request. */
+export interface ReconcileContext<T extends KubeObject> {
+  /** The current object, read from the primary Store when the reconcile starts (deep-frozen). */
+  readonly object: T;
+  /** `namespace/name` (`name` when cluster-scoped). */
+  readonly key: string;
+  /** The primary Store. */
+  readonly store: Store<T>;
+  /**
+   * This object's children of an `owns` resource (metadata only), from that watch's Store by the
+   * owner uid index.
+   * @throws {InvalidArgumentError} for a resource not listed in `owns`.
+   */
+  owned(resource: ResourceType): KubeObject[];
+  /** The Store of an `owns` or `watches` resource. @throws {InvalidArgumentError} for any other. */
+  storeOf(resource: ResourceType): Store<KubeObject>;
+  readonly client: KubeClient;
+  readonly log: ControllerLogger;
+}
+
+/** The reconcile: level-triggered, it reads `ctx.object`, never an event payload. */
+export type ControllerReconcile<T extends KubeObject> = (
+  request: ObjectRef,
+  ctx: ReconcileContext<T>,
+) => ObservableInput<Action>;
+
+/**
+ * One finished request: the applier's result, plus outcome `skipped` when the object was gone
+ * from the Store (deleted) so the reconcile was not called.
+ */
+export interface ControllerResult {
+  readonly key: string;
+  readonly request: ObjectRef;
+  readonly outcome: ReconcileResult<ObjectRef, string>['outcome'] | 'skipped';
+  readonly action?: Action;
+  readonly error?: ReconcileError<string> | TerminalError;
+  readonly durationMs: number;
+  readonly retryInMs?: number;
+}
+
+/** A configured controller; `run` starts it. */
+export interface Controller<T extends KubeObject> {
+  /**
+   * Runs `reconcile` for every request until unsubscribed; emits one {@link ControllerResult} per
+   * request handled. Cold: each subscription runs the controller once.
+   */
+  run(reconcile: ControllerReconcile<T>): Observable<ControllerResult>;
+}
+
+/** The action of a skipped request (identity-compared, so a user's awaitChange is never taken for it). */
+const SKIPPED: Action = Object.freeze({ type: 'awaitChange' });
+
+const consoleLogger: ControllerLogger = {
+  warn: (message, fields) => console.warn(message, fields),
+  error: (message, fields) => console.error(message, fields),
+};
+
+/**
+ * Builds a controller: watches of the primary resource, its owned children and mapped
+ * resources, turned into requests for a level-triggered reconcile.
+ *
+ * ## Example
+ * ```ts
+ * const results$ = controller<Widget>({
+ *   for: { apiVersion: 'example.com/v1', kind: 'Widget' },
+ *   owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+ *   predicates: [generationChanged()],
+ *   concurrency: 4,
+ *   client,
+ * }).run((request, { object, owned }) =>
+ *   defer(async () => {
+ *     if (owned({ apiVersion: 'v1', kind: 'ConfigMap' }).length === 0) await client.create(configMapFor(object));
+ *     return Action.requeue(300_000);
+ *   }),
+ * );
+ * const sub = results$.subscribe((r) => metrics.reconciles.inc({ outcome: r.outcome })); // unsubscribe = stop
+ * ```
+ *
+ * ## Semantics
+ * - Triggers: primary `InitApply`/`Apply` objects (after `predicates`), primary `Delete`s and
+ *   `Resync`s → the object's request; owned children (any event, metadata-only watch) → their
+ *   controller owner's request; mapped watches (any event) → `map(object)`.
+ * - Pipeline: triggers → (debounce) → (namespace lanes) → `applier`. Requests are keyed by
+ *   `namespace/name`; a request's `apiVersion`/`kind` are always the `for` resource's.
+ * - Reconcile: waits until every Store of the controller is ready (its first list is complete,
+ *   controller-runtime's WaitForCacheSync), then reads the object from the primary Store. Gone →
+ *   outcome `skipped`, the reconcile is not called. Present (also while being finalized, with a
+ *   `deletionTimestamp`) → `reconcile(request, ctx)`; its first value is the Action.
+ * - Errors: a reconcile that throws or errors is retried with per-key exponential backoff and the
+ *   global rate limit; a `TerminalError` is not retried. Each is logged (`warn`/`error`) with the
+ *   key, and emitted as a result.
+ * - unsubscribe: reconciles in flight are unsubscribed, timers cancelled, watches released (a
+ *   shared watch stops once no controller uses it).
+ * - complete / error: never completes on its own (watches never end); errors only for a
+ *   misconfiguration found while running (e.g. a watch target the server refuses outright is
+ *   retried by the watcher, not an error).
+ *
+ * ## Guarantees
+ * - At most one reconcile per key at a time; at most `concurrency` (per lane) overall; a trigger
+ *   for a busy key coalesces into one rerun with the latest object.
+ * - No reconcile before the caches are synced; never for an object the Store no longer has.
+ *
+ * ## Memory
+ * The Stores (shared through the registry); the applier's per-key state until the key is idle;
+ * predicate memory (their ttl); debounce entries while pending; one entry per namespace lane
+ * until it is idle for `idleMs`.
+ *
+ * @param options see {@link ControllerOptions}.
+ * @param scheduler time source of debounce, backoff, requeue, lanes and resync; `TestScheduler.run`
+ *   virtualises it.
+ * @throws {InvalidArgumentError} synchronously for an unusable option.
+ */
+export function controller<T extends KubeObject = KubeObject>(
+  options: ControllerOptions<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): Controller<T> {
+  const settings = validate(options);
+  const forType = options.for;
+  const registry = options.registry ?? createWatchRegistry(options.client, {}, scheduler);
+  const log = options.log ?? consoleLogger;
+  const ns = options.namespace !== undefined ? { namespace: options.namespace } : {};
+
+  const primaryTarget: WatchTarget = {
+    resource: forType,
+    ...ns,
+    ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
+  };
+  const ownedTargets = (options.owns ?? []).map((resource): WatchTarget => ({
+    resource,
+    ...ns,
+    metadataOnly: true,
+  }));
+  const mapped = (options.watches ?? []).map((w) => ({
+    watch: w,
+    target: {
+      resource: w.resource,
+      ...(w.namespace !== undefined ? { namespace: w.namespace } : ns),
+      ...(w.labelSelector !== undefined ? { labelSelector: w.labelSelector } : {}),
+      ...(w.metadataOnly === true ? { metadataOnly: true } : {}),
+    } satisfies WatchTarget,
+  }));
+
+  const applierOptions: ApplierOptions<string> = {
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.random !== undefined ? { random: options.random } : {}),
+  };
+  const keyOf = (ref: ObjectRef): string => objectKey(ref);
+  // Built now so that a bad concurrency/backoff/debounce throws here, not at subscribe.
+  applier(keyOf, () => of(Action.awaitChange()), applierOptions, scheduler);
+  const debounce =
+    options.debounce === undefined
+      ? undefined
+      : debounceByKey(
+          keyOf,
+          options.debounce.ms,
+          options.debounce.maxWaitMs !== undefined ? { maxWait: options.debounce.maxWaitMs } : {},
+          scheduler,
+        );
+
+  const run = (reconcile: ControllerReconcile<T>): Observable<ControllerResult> => {
+    if (typeof reconcile !== 'function') {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.run`,
+        'reconcile',
+        reconcile,
+        'must be a function (request, ctx) => ObservableInput<Action>',
+      );
+    }
+    return defer(() => {
+      const primary = registry.watch<T>(primaryTarget);
+      const owned = ownedTargets.map((target) => ({ target, watch: registry.watch(target) }));
+      const watched = mapped.map((m) => ({ ...m, shared: registry.watch(m.target) }));
+      const stores: Store<KubeObject>[] = [
+        primary.store as unknown as Store<KubeObject>,
+        ...owned.map((o) => o.watch.store),
+        ...watched.map((w) => w.shared.store),
+      ];
+      const synced$ = combineLatest(stores.map((s) => s.ready$)).pipe(
+        filter((ready) => ready.every(Boolean)),
+        take(1),
+      );
+
+      let primaryEvents$: Observable<WatchEvent<T> | ResyncEvent<T>> = primary.events$;
+      if (settings.resyncMs !== undefined) {
+        primaryEvents$ = primary.events$.pipe(resync(settings.resyncMs, primary.store, scheduler));
+      }
+      const fromPrimary$ = primaryEvents$.pipe(
+        connect((events$) => {
+          let applied$ = events$.pipe(
+            filter((e) => e.type === 'Apply' || e.type === 'InitApply'),
+            map((e) => e.object),
+          );
+          for (const predicate of options.predicates ?? []) applied$ = applied$.pipe(predicate);
+          return merge(
+            applied$,
+            events$.pipe(
+              filter((e) => e.type === 'Delete' || e.type === 'Resync'),
+              map((e) => e.object),
+            ),
+          ).pipe(map((object) => requestOfObject(forType, object)));
+        }),
+      );
+      const fromOwned$ = owned.map(({ watch }) =>
+        watch.events$.pipe(
+          mergeMap((e) => {
+            if (e.type !== 'Apply' && e.type !== 'InitApply' && e.type !== 'Delete') return [];
+            const request = ownerRequestOf(forType, e.object);
+            return request === undefined ? [] : [request];
+          }),
+        ),
+      );
+      const fromWatches$ = watched.map(({ watch, shared }) =>
+        shared.events$.pipe(
+          mergeMap((e) => {
+            if (e.type !== 'Apply' && e.type !== 'InitApply' && e.type !== 'Delete') return [];
+            return watch.map(e.object).map((r) => requestOf(forType, r.namespace, r.name));
+          }),
+        ),
+      );
+
+      let requests$ = merge(fromPrimary$, ...fromOwned$, ...fromWatches$);
+      if (debounce !== undefined) requests$ = requests$.pipe(debounce);
+
+      const ctxLog = (key: string): ControllerLogger => ({
+        debug: (m, f) => log.debug?.(m, { key, ...f }),
+        info: (m, f) => log.info?.(m, { key, ...f }),
+        warn: (m, f) => log.warn?.(m, { key, ...f }),
+        error: (m, f) => log.error?.(m, { key, ...f }),
+      });
+      const ownedStoreOf = (resource: ResourceType): Store<KubeObject> => {
+        const found = owned.find((o) => sameResource(o.target.resource, resource));
+        if (found === undefined) {
+          throw new InvalidArgumentError(
+            'ReconcileContext.owned',
+            'resource',
+            resource,
+            'must be one of the controller options.owns resources',
+          );
+        }
+        return found.watch.store;
+      };
+      const work = (request: ObjectRef, key: string): Observable<Action> =>
+        synced$.pipe(
+          switchMap(() => {
+            const object = primary.store.get(key);
+            if (object === undefined) return of(SKIPPED);
+            const ctx: ReconcileContext<T> = {
+              object,
+              key,
+              store: primary.store,
+              owned: (resource) => {
+                const uid = object.metadata.uid;
+                return uid === undefined ? [] : ownedStoreOf(resource).byIndex(OWNER_INDEX, uid);
+              },
+              storeOf: (resource) => {
+                const found =
+                  owned.find((o) => sameResource(o.target.resource, resource))?.watch.store ??
+                  watched.find((w) => sameResource(w.target.resource, resource))?.shared.store;
+                if (found === undefined) {
+                  throw new InvalidArgumentError(
+                    'ReconcileContext.storeOf',
+                    'resource',
+                    resource,
+                    'must be one of the controller options.owns or options.watches resources',
+                  );
+                }
+                return found;
+              },
+              client: options.client,
+              log: ctxLog(key),
+            };
+            return from(reconcile(request, ctx));
+          }),
+        );
+
+      const results$ =
+        settings.laneIdleMs === undefined
+          ? requests$.pipe(applier(keyOf, work, applierOptions, scheduler))
+          : requests$.pipe(
+              laneApplier(
+                (r) => r.namespace ?? '',
+                keyOf,
+                work,
+                applierOptions,
+                settings.laneIdleMs,
+                scheduler,
+              ),
+            );
+      return results$.pipe(
+        map(toControllerResult),
+        tap((r) => report(log, r)),
+      );
+    });
+  };
+
+  return { run };
+}
+
+function toControllerResult(r: ReconcileResult<ObjectRef, string>): ControllerResult {
+  return {
+    key: r.key,
+    request: r.value,
+    outcome: r.action === SKIPPED ? 'skipped' : r.outcome,
+    ...(r.action !== undefined && r.action !== SKIPPED ? { action: r.action } : {}),
+    ...(r.error !== undefined ? { error: r.error } : {}),
+    durationMs: r.durationMs,
+    ...(r.retryInMs !== undefined ? { retryInMs: r.retryInMs } : {}),
+  };
+}
+
+function report(log: ControllerLogger, r: ControllerResult): void {
+  if (r.outcome === 'error') {
+    const retry =
+      r.retryInMs !== undefined ? `retrying in ${r.retryInMs} ms` : 'rerunning for a newer trigger';
+    // A ReconcileError's message already names the key: `reconcile of "ns/a" failed: …`.
+    log.warn?.(`${r.error?.message ?? `reconcile of ${r.key} failed`}; ${retry}`, {
+      key: r.key,
+      error: r.error,
+      ...(r.retryInMs !== undefined ? { retryInMs: r.retryInMs } : {}),
+    });
+  } else if (r.outcome === 'terminal') {
+    log.error?.(`reconcile of ${r.key} failed terminally (not retried): ${r.error?.message ?? ''}`, {
+      key: r.key,
+      error: r.error,
+    });
+  } else {
+    log.debug?.(`reconcile of ${r.key}: ${r.outcome}`, { key: r.key, durationMs: r.durationMs });
+  }
+}
+
+function sameResource(a: ResourceType, b: ResourceType): boolean {
+  return a.apiVersion === b.apiVersion && a.kind === b.kind;
+}
+
+interface Settings {
+  readonly resyncMs: number | undefined;
+  readonly laneIdleMs: number | undefined;
+}
+
+function assertResource(argument: string, value: unknown): void {
+  const r = value as Partial<ResourceType> | null | undefined;
+  if (
+    r === null ||
+    typeof r !== 'object' ||
+    typeof r.apiVersion !== 'string' ||
+    typeof r.kind !== 'string' ||
+    r.apiVersion === '' ||
+    r.kind === ''
+  ) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      argument,
+      value,
+      "must be a resource type like { apiVersion: 'v1', kind: 'ConfigMap' }",
+    );
+  }
+}
+
+function validate<T extends KubeObject>(options: ControllerOptions<T>): Settings {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options',
+      options,
+      'must be an object with at least { for, client }',
+    );
+  }
+  assertResource('options.for', options.for);
+  if (!(options.client instanceof KubeClient)) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.client',
+      options.client,
+      'must be a KubeClient (KubeClient.default())',
+    );
+  }
+  if (options.registry !== undefined && !(options.registry instanceof WatchRegistry)) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.registry',
+      options.registry,
+      'must be a WatchRegistry (createWatchRegistry(client)) or undefined',
+    );
+  }
+  if (options.owns !== undefined) {
+    if (!Array.isArray(options.owns)) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.owns',
+        options.owns,
+        'must be an array of resource types',
+      );
+    }
+    options.owns.forEach((r, i) => assertResource(`options.owns[${i}]`, r));
+  }
+  if (options.watches !== undefined) {
+    if (!Array.isArray(options.watches)) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.watches',
+        options.watches,
+        'must be an array of { resource, map }',
+      );
+    }
+    options.watches.forEach((w: Partial<ControllerWatch> | null, i) => {
+      assertResource(`options.watches[${i}].resource`, w?.resource);
+      if (typeof w?.map !== 'function') {
+        throw new InvalidArgumentError(
+          OPERATOR,
+          `options.watches[${i}].map`,
+          w?.map,
+          'must be a function (object) => { namespace?, name }[]',
+        );
+      }
+    });
+  }
+  for (const field of ['namespace', 'labelSelector'] as const) {
+    const value: unknown = options[field];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        `options.${field}`,
+        value,
+        'must be a non-empty string or undefined',
+      );
+    }
+  }
+  if (options.predicates !== undefined) {
+    if (!Array.isArray(options.predicates) || !options.predicates.every((p) => typeof p === 'function')) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.predicates',
+        options.predicates,
+        'must be an array of operators like generationChanged()',
+      );
+    }
+  }
+  if (options.debounce !== undefined && (options.debounce === null || typeof options.debounce !== 'object')) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.debounce',
+      options.debounce,
+      'must be { ms, maxWaitMs? } or undefined',
+    );
+  }
+  if (options.resyncMs !== undefined) assertNumber(OPERATOR, 'options.resyncMs', options.resyncMs, 1, false);
+  let laneIdleMs: number | undefined;
+  const lanes = options.namespaceLanes;
+  if (lanes === true) laneIdleMs = DEFAULT_LANE_IDLE_MS;
+  else if (lanes !== undefined && lanes !== false) {
+    if (lanes === null || typeof lanes !== 'object') {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.namespaceLanes',
+        lanes,
+        'must be a boolean or { idleMs }',
+      );
+    }
+    assertNumber(OPERATOR, 'options.namespaceLanes.idleMs', lanes.idleMs, 0, false);
+    laneIdleMs = lanes.idleMs;
+  }
+  if (options.log !== undefined && (options.log === null || typeof options.log !== 'object')) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.log',
+      options.log,
+      'must be a logger object or undefined',
+    );
+  }
+  return { resyncMs: options.resyncMs, laneIdleMs };
+}
