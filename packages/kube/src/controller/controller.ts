@@ -132,9 +132,9 @@ export interface ReconcileContext<T extends KubeObject> {
    * owner uid index.
    * @throws {InvalidArgumentError} for a resource not listed in `owns`.
    */
-  owned(resource: ResourceType): KubeObject[];
+  readonly owned: (resource: ResourceType) => KubeObject[];
   /** The Store of an `owns` or `watches` resource. @throws {InvalidArgumentError} for any other. */
-  storeOf(resource: ResourceType): Store<KubeObject>;
+  readonly storeOf: (resource: ResourceType) => Store<KubeObject>;
   readonly client: KubeClient;
   readonly log: ControllerLogger;
 }
