@@ -1,0 +1,197 @@
+import { InvalidArgumentError } from '@rxkube/core';
+import type { ApiServer } from '@rxkube/testing';
+import { startApiServer } from '@rxkube/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import { KubeClient } from '../client/kube-client.js';
+import { widgetCrd } from '../client/widget-crd.test.helper.js';
+import { ensureCrd } from '../crd/ensure-crd.js';
+import type { KubeObject, OwnerReference } from '../types.js';
+import { ApplyChildrenError, applyChildren } from './apply-children.js';
+import { AlreadyOwnedError } from './set-controller-reference.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const childTypes = [CM, SECRET];
+const fieldManager = 'widget-operator';
+
+let server: ApiServer;
+let client: KubeClient;
+
+beforeAll(async () => {
+  server = await startApiServer();
+  client = KubeClient.fromKubeConfig(server.kubeConfig);
+  await ensureCrd(client, widgetCrd, { pollIntervalMs: 5 });
+});
+afterAll(async () => {
+  client.close();
+  await server.stop();
+});
+
+async function widget(name: string): Promise<KubeObject> {
+  return client.create<KubeObject>({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name, namespace: 'default' },
+    spec: { size: 1 },
+  });
+}
+
+const cm = (name: string, data: Record<string, string>): KubeObject => ({ ...CM, metadata: { name }, data });
+const secret = (name: string): KubeObject => ({ ...SECRET, metadata: { name }, stringData: { token: 't' } });
+
+/** name → resourceVersion of the ConfigMaps and Secrets in `default` whose names start with `prefix`. */
+function snapshot(prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const resource of ['configmaps', 'secrets']) {
+    for (const o of server.objects(resource, 'default')) {
+      const m = (o as KubeObject).metadata;
+      if (m.name?.startsWith(prefix)) out[`${resource}/${m.name}`] = m.resourceVersion ?? '';
+    }
+  }
+  return out;
+}
+
+const names = (refs: readonly { kind: string; name: string }[]): string[] =>
+  refs.map((r) => `${r.kind}/${r.name}`);
+
+describe('applyChildren against the API server', () => {
+  it('creates children with a controller reference, then a second identical call writes nothing', async () => {
+    const owner = await widget('a');
+    const desired = [cm('a-config', { size: '1' }), cm('a-extra', { x: 'y' }), secret('a-token')];
+    const first = await applyChildren(client, owner, desired, { fieldManager, childTypes });
+    expect(names(first.applied)).toEqual(['ConfigMap/a-config', 'ConfigMap/a-extra', 'Secret/a-token']);
+    expect(first.unchanged).toEqual([]);
+    expect(first.pruned).toEqual([]);
+    expect(first.applied[0]).toEqual({ ...CM, namespace: 'default', name: 'a-config' });
+
+    const live = await client.get<KubeObject>({ ...CM, namespace: 'default', name: 'a-config' });
+    expect(live.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        name: 'a',
+        uid: owner.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      } satisfies OwnerReference,
+    ]);
+    expect(live.metadata.managedFields).toContainEqual(
+      expect.objectContaining({ manager: fieldManager, operation: 'Apply' }),
+    );
+
+    const before = snapshot('a-');
+    const rv = server.resourceVersion;
+    const second = await applyChildren(client, owner, desired, { fieldManager, childTypes });
+    expect(second.applied).toEqual([]);
+    expect(names(second.unchanged)).toEqual(['ConfigMap/a-config', 'ConfigMap/a-extra', 'Secret/a-token']);
+    expect(second.pruned).toEqual([]);
+    expect(snapshot('a-')).toEqual(before);
+    expect(server.resourceVersion).toBe(rv); // nothing at all was written
+  });
+
+  it('updates changed children and prunes owned ones no longer desired, leaving others alone', async () => {
+    const owner = await widget('b');
+    const other = await widget('b-other');
+    await applyChildren(client, owner, [cm('b-config', { size: '1' }), cm('b-old', {}), secret('b-token')], {
+      fieldManager,
+      childTypes,
+    });
+    // not owned by b: unowned, and controlled by another widget
+    await client.create({ ...cm('b-unowned', {}), metadata: { name: 'b-unowned', namespace: 'default' } });
+    await applyChildren(client, other, [cm('b-others', {})], { fieldManager, childTypes });
+    const tokenRv = snapshot('b-token')['secrets/b-token'];
+
+    const result = await applyChildren(client, owner, [cm('b-config', { size: '2' }), secret('b-token')], {
+      fieldManager,
+      childTypes,
+    });
+    expect(names(result.applied)).toEqual(['ConfigMap/b-config']);
+    expect(names(result.unchanged)).toEqual(['Secret/b-token']);
+    expect(result.pruned).toEqual([{ ...CM, namespace: 'default', name: 'b-old' }]);
+    expect(Object.keys(snapshot('b-')).sort()).toEqual([
+      'configmaps/b-config',
+      'configmaps/b-others',
+      'configmaps/b-unowned',
+      'secrets/b-token',
+    ]);
+    expect(snapshot('b-token')['secrets/b-token']).toBe(tokenRv);
+    const config = await client.get<KubeObject>({ ...CM, namespace: 'default', name: 'b-config' });
+    expect(config['data']).toEqual({ size: '2' });
+  });
+
+  it('does not prune kinds missing from childTypes', async () => {
+    const owner = await widget('c');
+    await applyChildren(client, owner, [cm('c-config', {}), secret('c-token')], { fieldManager, childTypes });
+    const result = await applyChildren(client, owner, [], { fieldManager, childTypes: [CM] });
+    expect(names(result.pruned)).toEqual(['ConfigMap/c-config']);
+    expect(Object.keys(snapshot('c-'))).toEqual(['secrets/c-token']);
+  });
+
+  it('the garbage collector removes the children when the owner is deleted', async () => {
+    const owner = await widget('d');
+    await applyChildren(client, owner, [cm('d-config', {}), secret('d-token')], { fieldManager, childTypes });
+    expect(Object.keys(snapshot('d-'))).toHaveLength(2);
+    await client.delete({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'd' });
+    // GC runs asynchronously: wait for the outcome, not for a duration
+    await vi.waitFor(() => expect(snapshot('d-')).toEqual({}), { timeout: 5_000, interval: 5 });
+  });
+
+  it('refuses a child another object controls, before writing anything', async () => {
+    const owner = await widget('e');
+    const thief = await widget('e-thief');
+    await applyChildren(client, owner, [cm('e-config', { v: '1' })], { fieldManager, childTypes });
+    const rv = server.resourceVersion;
+    const e = await applyChildren(client, thief, [cm('e-new', {}), cm('e-config', { v: '2' })], {
+      fieldManager,
+      childTypes,
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(AlreadyOwnedError);
+    expect((e as AlreadyOwnedError).existing.name).toBe('e');
+    expect(server.resourceVersion).toBe(rv);
+  });
+
+  it('reports failed applies together and prunes nothing then', async () => {
+    const owner = await widget('f');
+    await applyChildren(client, owner, [cm('f-old', {})], { fieldManager, childTypes });
+    const e = await applyChildren(
+      client,
+      owner,
+      [cm('f-bad', { 'not a valid key!': 'x' }), cm('f-good', {}), cm('f-bad2', { '': 'x' })],
+      { fieldManager, childTypes },
+    ).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApplyChildrenError);
+    const err = e as ApplyChildrenError;
+    expect(err.failures.map((f) => f.child.name)).toEqual(['f-bad', 'f-bad2']);
+    expect(names(err.result.applied)).toEqual(['ConfigMap/f-good']);
+    expect(err.message).toContain('Widget default/f: 2 child(ren) failed, so nothing was pruned');
+    expect(Object.keys(snapshot('f-')).sort()).toEqual(['configmaps/f-good', 'configmaps/f-old']);
+  });
+
+  it('refuses bad input with InvalidArgumentError before any request', async () => {
+    const owner = await widget('g');
+    const rv = server.resourceVersion;
+    await expect(
+      applyChildren(client, owner, [cm('g', {}), cm('g', {})], { fieldManager, childTypes }),
+    ).rejects.toThrow(/must be unique: ConfigMap default\/g is desired twice/);
+    await expect(
+      applyChildren(client, owner, [{ ...CM, metadata: { name: 'g', namespace: 'kube-system' } }], {
+        fieldManager,
+        childTypes,
+      }),
+    ).rejects.toThrow(/cross-namespace owner references are not allowed/);
+    await expect(
+      applyChildren(client, owner, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'g-ns' } }], {
+        fieldManager,
+        childTypes,
+      }),
+    ).rejects.toThrow(/a cluster-scoped object cannot be owned by a namespaced Widget/);
+    await expect(
+      applyChildren(client, { ...owner, metadata: { name: 'g' } }, [], { fieldManager, childTypes }),
+    ).rejects.toThrow(InvalidArgumentError);
+    await expect(applyChildren(client, owner, [], { fieldManager: '', childTypes })).rejects.toThrow(
+      /options\.fieldManager must be a non-empty string/,
+    );
+    expect(server.resourceVersion).toBe(rv);
+  });
+});
