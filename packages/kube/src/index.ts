@@ -121,3 +121,14 @@ export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from '
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
 export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './events/event-port.js';
+export { controller, DEFAULT_LANE_IDLE_MS } from './controller/controller.js';
+export type {
+  Controller,
+  ControllerLogger,
+  ControllerOptions,
+  ControllerReconcile,
+  ControllerResult,
+  ControllerWatch,
+  ReconcileContext,
+  RequestName,
+} from './controller/controller.js';
