@@ -39,6 +39,8 @@ export function laneApplier<T>(
   options: ApplierOptions<string>,
   idleMs: number,
   scheduler: SchedulerLike,
+  /** Test hook: a lane opened or closed (its applier completes). */
+  onLane?: (name: string, event: 'open' | 'close') => void,
 ): OperatorFunction<T, ReconcileResult<T, string>> {
   return (source) =>
     new Observable<ReconcileResult<T, string>>((subscriber) => {
@@ -63,6 +65,7 @@ export function laneApplier<T>(
           lane.idle = undefined;
           if (lane.keys.size > 0 || lanes.get(name) !== lane) return;
           lanes.delete(name);
+          onLane?.(name, 'close');
           lane.input.complete(); // nothing runs or waits: the applier completes at once
         }, idleMs);
       };
@@ -76,6 +79,7 @@ export function laneApplier<T>(
         };
         lanes.set(name, lane);
         running.add(lane);
+        onLane?.(name, 'open');
         const work = (value: T, key: string): ObservableInput<Action> => {
           const state = lane.keys.get(key);
           if (state === undefined) lane.keys.set(key, { dirty: false, timer: false });
