@@ -132,3 +132,25 @@ export type {
   ReconcileContext,
   RequestName,
 } from './controller/controller.js';
+export { ensureCrd } from './crd/ensure-crd.js';
+export type { EnsureCrdOptions, EnsureCrdResult } from './crd/ensure-crd.js';
+export { validateCrd } from './crd/validate-crd.js';
+export { InvalidCrdError } from './crd/invalid-crd-error.js';
+export type { CrdCause } from './crd/invalid-crd-error.js';
+export { CrdNotEstablishedError } from './crd/crd-not-established-error.js';
+export type {
+  CustomResourceDefinition,
+  CustomResourceDefinitionCondition,
+  CustomResourceDefinitionVersion,
+  JSONSchemaProps,
+} from './crd/custom-resource-definition.js';
+export { crdToTypeScript } from './crd/crd-to-typescript.js';
+export type { CrdToTypeScriptOptions } from './crd/crd-to-typescript.js';
+export {
+  AlreadyOwnedError,
+  ownerReferenceOf,
+  setControllerReference,
+} from './children/set-controller-reference.js';
+export { ApplyChildrenError, applyChildren } from './children/apply-children.js';
+export type { ApplyChildrenOptions, ApplyChildrenResult } from './children/apply-children.js';
+export type { Resource } from './resource.js';
