@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `gen-types`: the command line of {@link crdToTypeScript}.
  *
