@@ -18,6 +18,7 @@ import type { KubeObject, WatchEvent } from '../../types.js';
 import { objectKey } from '../../types.js';
 import type { ResolvedWatcherConfig } from '../config.js';
 import type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } from '../health.js';
+import { INITIAL_WATCHER_HEALTH } from '../health.js';
 import type { ListPage, ListWatchSource, RawWatchEvent } from '../source.js';
 import type { Classified } from './classify.js';
 import { classifyError, classifyStatus, isGoneFailure } from './classify.js';
@@ -65,23 +66,7 @@ export class WatcherMachine<T extends KubeObject> {
     private readonly scheduler: SchedulerLike,
     private readonly subscriber: Subscriber<WatchEvent<T>>,
   ) {
-    this.health = {
-      phase: 'listing',
-      connected: false,
-      synced: false,
-      resourceVersion: undefined,
-      lastEventAt: undefined,
-      objects: 0,
-      reconnects: 0,
-      relists: 0,
-      gone410s: 0,
-      bookmarks: 0,
-      malformedLines: 0,
-      errors: 0,
-      stalls: 0,
-      lastError: undefined,
-      backoffMs: 0,
-    };
+    this.health = { ...INITIAL_WATCHER_HEALTH, phase: 'listing' };
   }
 
   start(): void {
