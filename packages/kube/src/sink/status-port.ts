@@ -10,10 +10,23 @@ import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { MergePatch } from './merge-patch.js';
 
-/** A patch of the `status` subresource: a JSON merge patch or a JSON patch. */
+/**
+ * A patch of the `status` subresource: a JSON merge patch, a JSON patch, or a server-side apply of
+ * the whole desired status (the field manager's full intent: status fields it applied before and
+ * omits now are removed, fields other managers own are kept).
+ */
 export type StatusPatch =
   | { readonly type: 'merge'; readonly body: { readonly status: MergePatch | null } }
-  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] };
+  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] }
+  | { readonly type: 'apply'; readonly body: StatusApplyBody };
+
+/** The body of a status server-side apply: identity plus the desired status. */
+export interface StatusApplyBody {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly status: unknown;
+}
 
 /**
  * What `statusSink` needs from the API: patch the status subresource, and read the latest object
@@ -36,7 +49,10 @@ export interface StatusPort<T extends KubeObject> {
 
 /** Options of {@link statusPortFromClient}. */
 export interface StatusPortOptions {
-  /** Names the writer in `managedFields` (e.g. the controller's name). */
+  /**
+   * Names the writer in `managedFields` (e.g. the controller's name). Server-side apply needs one:
+   * `rxkube` when unset.
+   */
   readonly fieldManager?: string;
 }
 
@@ -57,7 +73,16 @@ export function statusPortFromClient<T extends KubeObject>(
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
   return {
     patchStatus: (ref, patch): Observable<T> =>
-      defer(() => client.patch<T>(ref, patch, { subresource: 'status', ...manager })),
+      defer(() =>
+        patch.type === 'apply'
+          ? // The controller owns its status: force takes fields over from earlier Update writers.
+            client.patch<T>(ref, patch, {
+              subresource: 'status',
+              fieldManager: options.fieldManager ?? 'rxkube',
+              force: true,
+            })
+          : client.patch<T>(ref, patch, { subresource: 'status', ...manager }),
+      ),
     getLatest: (ref): Observable<T> => defer(() => client.get<T>(ref)),
   };
 }

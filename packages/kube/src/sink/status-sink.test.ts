@@ -61,7 +61,11 @@ function fakeServer(
       if (failure !== undefined) return cold('-#', {}, failure) as Observable<Widget>;
       const current = objects.get(ref.name) as Widget;
       const next = (
-        patch.type === 'json' ? applyJsonPatchForTest(current, patch.body) : applyMerge(current, patch.body)
+        patch.type === 'json'
+          ? applyJsonPatchForTest(current, patch.body)
+          : patch.type === 'apply'
+            ? { ...current, status: patch.body.status }
+            : applyMerge(current, patch.body)
       ) as Widget;
       const written = { ...next, metadata: { ...next.metadata, resourceVersion: String(++rv) } };
       objects.set(ref.name, written);
@@ -157,6 +161,34 @@ describe('statusSink', () => {
             { op: 'remove', path: '/status/other' },
             { op: 'replace', path: '/status/phase', value: 'Ready' },
           ],
+        },
+      ]);
+      expect(server.objects.get('w')?.status).toEqual({ phase: 'Ready' });
+    });
+  });
+
+  it('server-side apply: sends the whole desired status with the object identity, and nothing when unchanged', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, flush }) => {
+      const w = widget('1', { phase: 'Pending', other: 'x' });
+      const server = fakeServer(cold, [w]);
+      hot('-a--b|', {
+        a: { object: w, status: { phase: 'Ready' } } as Write,
+        // b arrives after a was written (frame 2): same desired status → no request
+        b: { object: w, status: { phase: 'Ready' } } as Write,
+      })
+        .pipe(statusSink(server.port, { patchType: 'apply' }, ts))
+        .subscribe();
+      flush();
+      expect(server.patches.map((p) => p.patch)).toEqual([
+        {
+          type: 'apply',
+          body: {
+            apiVersion: w.apiVersion,
+            kind: w.kind,
+            metadata: { name: w.metadata.name, namespace: w.metadata.namespace },
+            status: { phase: 'Ready' },
+          },
         },
       ]);
       expect(server.objects.get('w')?.status).toEqual({ phase: 'Ready' });

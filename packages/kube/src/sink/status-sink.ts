@@ -62,8 +62,12 @@ export type StatusSinkResult<T extends KubeObject<unknown, S>, S extends object>
 
 /** Options of {@link statusSink}. */
 export interface StatusSinkOptions<T extends KubeObject> {
-  /** `merge` (RFC 7386, default) or `json` (RFC 6902 from the immer draft). */
-  readonly patchType?: 'merge' | 'json';
+  /**
+   * `merge` (RFC 7386, default), `json` (RFC 6902 from the immer draft) or `apply` (server-side
+   * apply of the whole desired status as the port's field manager; still no request when the draft
+   * changed nothing).
+   */
+  readonly patchType?: 'merge' | 'json' | 'apply';
   /** Status writes in flight across objects; default 4. */
   readonly concurrency?: number;
   /** PATCH attempts per write when the server answers 409 Conflict; default 5. */
@@ -163,8 +167,13 @@ export function statusSink<T extends KubeObject<unknown, S>, S extends object>(
       'must have patchStatus and getLatest functions',
     );
   }
-  if (patchType !== 'merge' && patchType !== 'json') {
-    throw new InvalidArgumentError('statusSink', 'options.patchType', patchType, 'must be "merge" or "json"');
+  if (patchType !== 'merge' && patchType !== 'json' && patchType !== 'apply') {
+    throw new InvalidArgumentError(
+      'statusSink',
+      'options.patchType',
+      patchType,
+      'must be "merge", "json" or "apply"',
+    );
   }
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new InvalidArgumentError(
@@ -258,12 +267,24 @@ function isConflictError(error: unknown): boolean {
 function computePatch<T extends KubeObject<unknown, S>, S extends object>(
   base: T,
   w: StatusWrite<T, S>,
-  patchType: 'merge' | 'json',
+  patchType: 'merge' | 'json' | 'apply',
 ): StatusPatch | undefined {
   const recipe: StatusRecipe<S> = 'update' in w ? w.update : (draft) => assignDeep(draft as object, w.status);
   const { next, patch } = draftStatus<S>(base, recipe);
   if (patch.length === 0) return undefined;
   if (patchType === 'json') return { type: 'json', body: patch };
+  if (patchType === 'apply') {
+    const { name = '', namespace } = base.metadata;
+    return {
+      type: 'apply',
+      body: {
+        apiVersion: base.apiVersion ?? '',
+        kind: base.kind ?? '',
+        metadata: { name, ...(namespace !== undefined ? { namespace } : {}) },
+        status: next ?? {},
+      },
+    };
+  }
   if (next === undefined) return { type: 'merge', body: { status: null } };
   const merge = mergePatchOf(base.status, next);
   return merge === undefined ? undefined : { type: 'merge', body: { status: merge } };
