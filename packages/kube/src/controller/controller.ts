@@ -5,8 +5,10 @@
  * requeue). kube-rs `Controller::new(api).owns(..).watches(..).run(reconcile, ..)` and
  * controller-runtime's builder, as one options object and `run(reconcile)`.
  *
- * What it does not do: write status (`statusSink`), add or remove finalizers (`finalizer`), record
- * Events (`EventRecorder`) — wrap the reconcile with those. It does not elect a leader.
+ * Wired in on request: a status sink (`options.status` → `ctx.status(recipe)`), a finalizer
+ * (`options.finalizer` → added before the reconcile runs, `cleanup` on deletion) and an Event
+ * recorder (`options.recorder` → `ctx.record(event)`); their writes are read back (`ctx.object`
+ * shows them) and their watch echoes trigger no reconcile. It does not elect a leader.
  *
  * @module
  */
@@ -16,20 +18,44 @@ import {
   combineLatest,
   connect,
   defer,
+  EMPTY,
   filter,
+  finalize,
   from,
+  ignoreElements,
   map,
   merge,
   mergeMap,
   of,
+  Subject,
   switchMap,
   take,
   tap,
+  throwError,
 } from 'rxjs';
 import { Action, applier, debounceByKey } from '@rxkube/core';
 import type { ApplierOptions, ReconcileError, ReconcileResult, TerminalError } from '@rxkube/core';
 
 import { KubeClient } from '../client/kube-client.js';
+import { EventRecorder } from '../events/event-recorder.js';
+import type { EventRequest } from '../events/record-events.js';
+import type { FinalizerReconcile, StuckFinalizer } from '../finalizer/finalizer.js';
+import { finalizer } from '../finalizer/finalizer.js';
+import type { FinalizerPort } from '../finalizer/finalizer-port.js';
+import { finalizerPortFromClient } from '../finalizer/finalizer-port.js';
+import type { StatusRecipe } from '../sink/draft-status.js';
+import type { OwnWritesOptions } from '../sink/own-writes.js';
+import { OwnWrites } from '../sink/own-writes.js';
+import type { StatusPort } from '../sink/status-port.js';
+import { statusPortFromClient } from '../sink/status-port.js';
+import type {
+  StatusSinkOptions,
+  StatusSinkResult,
+  StatusWrite,
+  StatusWriteOutcome,
+} from '../sink/status-sink.js';
+import { statusSink } from '../sink/status-sink.js';
+import { suppressOwnEcho } from '../sink/suppress-own-echo.js';
 import { resync } from '../reflector/resync.js';
 import type { ResyncEvent } from '../reflector/resync.js';
 import type { Store } from '../reflector/store.js';
@@ -41,6 +67,7 @@ import { objectKey } from '../types.js';
 import { createWatchRegistry } from '../watch/create-watch-registry.js';
 import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
 import { laneApplier } from './internal/lanes.js';
+import { holdWhileWriting, WritesInFlight } from './internal/writes-in-flight.js';
 import { ownerRequestOf, requestOf, requestOfObject } from './internal/triggers.js';
 
 const OPERATOR = 'controller';
@@ -117,11 +144,57 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly registry?: WatchRegistry;
   /** Logger; default: errors and warnings to the console. */
   readonly log?: ControllerLogger;
+  /** Enables `ctx.status(…)`: a `statusSink` per run over the `status` subresource. See {@link ControllerStatusOptions}. */
+  readonly status?: ControllerStatusOptions<T>;
+  /** A finalizer wrapped around the reconcile (added before it runs; `cleanup` on deletion). */
+  readonly finalizer?: ControllerFinalizerOptions<T>;
+  /**
+   * Enables `ctx.record(event)`, and receives the finalizer's `FinalizerStuck` Events. The
+   * controller keeps `recorder.outcomes$` subscribed while it runs.
+   */
+  readonly recorder?: EventRecorder;
 }
+
+/** The status of a primary object type (`Record<string, unknown>` when `T` does not say). */
+export type StatusOf<T extends KubeObject> =
+  NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
+
+/** Options of the controller's status sink (`options.status`). */
+export interface ControllerStatusOptions<T extends KubeObject> extends Pick<
+  StatusSinkOptions<T>,
+  'patchType' | 'concurrency' | 'maxAttempts' | 'conflictBackoff'
+> {
+  /** Default `statusPortFromClient(client, { fieldManager })`; give one to observe or fake the writes. */
+  readonly port?: StatusPort<T>;
+  /** `managedFields` manager of the default port. */
+  readonly fieldManager?: string;
+  /** Bounds of the read-own-writes memory (shared by the status and finalizer writes). */
+  readonly ownWrites?: OwnWritesOptions;
+}
+
+/** Options of the controller's finalizer (`options.finalizer`); see `finalizer()`. */
+export interface ControllerFinalizerOptions<T extends KubeObject> {
+  /** Domain-qualified finalizer name, e.g. `example.com/cleanup`. */
+  readonly name: string;
+  /** Runs when the object is being deleted; must be idempotent (it reruns after any failure). */
+  readonly cleanup: (object: T, ctx: ReconcileContext<T>) => ObservableInput<unknown>;
+  /** Default `finalizerPortFromClient(client, { fieldManager })`. */
+  readonly port?: FinalizerPort<T>;
+  readonly fieldManager?: string;
+  readonly stuck?: { readonly failures?: number; readonly afterMs?: number };
+  readonly onStuck?: (stuck: StuckFinalizer<T>) => void;
+}
+
+/** What `ctx.status(…)` emits: the sink's outcome, or `superseded` when a newer write of the key replaced it. */
+export type ControllerStatusOutcome<T> = StatusWriteOutcome<T> | { readonly type: 'superseded' };
 
 /** What a reconcile gets besides its request. */
 export interface ReconcileContext<T extends KubeObject> {
-  /** The current object, read from the primary Store when the reconcile starts (deep-frozen). */
+  /**
+   * The current object, read from the primary Store when the reconcile starts (deep-frozen) — or,
+   * when the Store still holds a version the controller's own status or finalizer write replaced,
+   * that write's response (read-own-writes). Inside a finalizer, the object with the finalizer.
+   */
   readonly object: T;
   /** `namespace/name` (`name` when cluster-scoped). */
   readonly key: string;
@@ -137,6 +210,22 @@ export interface ReconcileContext<T extends KubeObject> {
   readonly storeOf: (resource: ResourceType) => Store<KubeObject>;
   readonly client: KubeClient;
   readonly log: ControllerLogger;
+  /**
+   * Writes this object's desired status through the controller's status sink (`options.status`):
+   * an immer `recipe` drafting the status, or `{ status }` (the whole desired status), computed
+   * against `ctx.object` (or our own newer write of it). Cold; emits one outcome then completes;
+   * errors with the write's error (a 409 storm: `StatusConflictError`). No request when nothing
+   * changed.
+   * @throws {InvalidArgumentError} when `options.status` was not given.
+   */
+  readonly status: (
+    write: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
+  ) => Observable<ControllerStatusOutcome<T>>;
+  /**
+   * Records an Event about this object through `options.recorder` (aggregated, rate limited).
+   * @throws {InvalidArgumentError} when `options.recorder` was not given, or for a bad event.
+   */
+  readonly record: (event: Omit<EventRequest, 'regarding'>) => void;
 }
 
 /** The reconcile: level-triggered, it reads `ctx.object`, never an event payload. */
@@ -291,6 +380,43 @@ export function controller<T extends KubeObject = KubeObject>(
     }
     return defer(() => {
       const primary = registry.watch<T>(primaryTarget);
+      // Read-own-writes: what the status sink and the finalizer wrote, until their echo arrives.
+      const ownWrites = new OwnWrites(options.status?.ownWrites ?? {}, scheduler);
+      const writes = new WritesInFlight();
+      /** `write` counted in flight for its key until it settled (after its response was recorded). */
+      const tracked = <R>(key: string, write: () => ObservableInput<R>): Observable<R> =>
+        defer(() => {
+          writes.begin(key);
+          return from(write()).pipe(finalize(() => writes.end(key)));
+        });
+      const statusWrites = new Subject<StatusWrite<KubeObject<unknown, object>, object>>();
+      const statusResults = new Subject<StatusSinkResult<KubeObject<unknown, object>, object>>();
+      const statusRun$: Observable<never> =
+        options.status === undefined
+          ? EMPTY
+          : statusWrites.pipe(
+              statusSink<KubeObject<unknown, object>, object>(
+                trackedStatusPort(
+                  (options.status.port ??
+                    statusPortFromClient<T>(
+                      options.client,
+                      options.status.fieldManager !== undefined
+                        ? { fieldManager: options.status.fieldManager }
+                        : {},
+                    )) as unknown as StatusPort<KubeObject<unknown, object>>,
+                  tracked,
+                ),
+                { ...statusSinkOptions(options.status), ownWrites },
+                scheduler,
+              ),
+              tap((r) => statusResults.next(r)),
+              ignoreElements(),
+            );
+      const recorderRun$: Observable<never> =
+        options.recorder === undefined ? EMPTY : options.recorder.outcomes$.pipe(ignoreElements());
+      /** Per key while its finalizer-wrapped reconcile runs (one per key at a time: the applier's). */
+      const running = new Map<string, { request: ObjectRef; object: T }>();
+      let finalized: FinalizerReconcile<T> | undefined;
       const owned = ownedTargets.map((target) => ({ target, watch: registry.watch(target) }));
       const watched = mapped.map((m) => ({ ...m, shared: registry.watch(m.target) }));
       const stores: Store<KubeObject>[] = [
@@ -303,9 +429,11 @@ export function controller<T extends KubeObject = KubeObject>(
         take(1),
       );
 
-      let primaryEvents$: Observable<WatchEvent<T> | ResyncEvent<T>> = primary.events$;
+      // The echoes of our own writes are dropped here, so a status write triggers no reconcile.
+      const ownEvents$ = primary.events$.pipe(holdWhileWriting<T>(writes), suppressOwnEcho<T>(ownWrites));
+      let primaryEvents$: Observable<WatchEvent<T> | ResyncEvent<T>> = ownEvents$;
       if (settings.resyncMs !== undefined) {
-        primaryEvents$ = primary.events$.pipe(resync(settings.resyncMs, primary.store, scheduler));
+        primaryEvents$ = ownEvents$.pipe(resync(settings.resyncMs, primary.store, scheduler));
       }
       const fromPrimary$ = primaryEvents$.pipe(
         connect((events$) => {
@@ -362,37 +490,127 @@ export function controller<T extends KubeObject = KubeObject>(
         }
         return found.watch.store;
       };
+      const contextOf = (request: ObjectRef, key: string, object: T): ReconcileContext<T> => ({
+        object,
+        key,
+        store: primary.store,
+        owned: (resource) => {
+          const uid = object.metadata.uid;
+          return uid === undefined ? [] : ownedStoreOf(resource).byIndex(OWNER_INDEX, uid);
+        },
+        storeOf: (resource) => {
+          const found =
+            owned.find((o) => sameResource(o.target.resource, resource))?.watch.store ??
+            watched.find((w) => sameResource(w.target.resource, resource))?.shared.store;
+          if (found === undefined) {
+            throw new InvalidArgumentError(
+              'ReconcileContext.storeOf',
+              'resource',
+              resource,
+              'must be one of the controller options.owns or options.watches resources',
+            );
+          }
+          return found;
+        },
+        client: options.client,
+        log: ctxLog(key),
+        status: (write) => writeStatus(object, write),
+        record: (event) => {
+          if (options.recorder === undefined) {
+            throw new InvalidArgumentError(
+              'ReconcileContext.record',
+              'options.recorder',
+              undefined,
+              'must be given to the controller (new EventRecorder(eventPortFromClient(client), …)) to record Events',
+            );
+          }
+          options.recorder.record(object, event);
+        },
+      });
+      const writeStatus = (
+        object: T,
+        desired: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
+      ): Observable<ControllerStatusOutcome<T>> =>
+        defer(() => {
+          if (options.status === undefined) {
+            return throwError(
+              () =>
+                new InvalidArgumentError(
+                  'ReconcileContext.status',
+                  'options.status',
+                  undefined,
+                  'must be given to the controller (e.g. status: { fieldManager }) to write statuses',
+                ),
+            );
+          }
+          const base = object as unknown as KubeObject<unknown, object>;
+          const write: StatusWrite<KubeObject<unknown, object>, object> = typeof desired === 'function'
+            ? { object: base, update: desired }
+            : { object: base, status: desired.status };
+          const outcome$ = statusResults.pipe(
+            filter((r) => r.value === write),
+            take(1),
+            mergeMap((r): Observable<ControllerStatusOutcome<T>> => {
+              if (r.kind === 'failed') return throwError(() => r.error);
+              if (r.kind === 'superseded') return of({ type: 'superseded' as const });
+              return of(r.result as StatusWriteOutcome<T>);
+            }),
+          );
+          // Listen first: the sink may answer synchronously (nothing to write).
+          return merge(
+            outcome$,
+            defer(() => (statusWrites.next(write), EMPTY)),
+          );
+        });
+      const fin = options.finalizer;
+      if (fin !== undefined) {
+        const port = fin.port ?? finalizerPortFromClient<T>(options.client, fieldManagerOf(fin.fieldManager));
+        finalized = finalizer<T>(
+          fin.name,
+          {
+            port: {
+              patch: (ref, ops) => {
+                const key = objectKey(ref);
+                const before = running.get(key)?.object;
+                return tracked(key, () =>
+                  from(port.patch(ref, ops)).pipe(
+                    tap((after) => {
+                      if (before !== undefined) ownWrites.recorded(before, after);
+                    }),
+                  ),
+                );
+              },
+            },
+            apply: (object) => {
+              const key = objectKey(object);
+              const run = running.get(key);
+              if (run === undefined)
+                return throwError(() => new Error(`finalizer apply of ${key} outside its reconcile`));
+              return reconcile(run.request, contextOf(run.request, key, object));
+            },
+            cleanup: (object) => {
+              const key = objectKey(object);
+              const run = running.get(key);
+              if (run === undefined)
+                return throwError(() => new Error(`finalizer cleanup of ${key} outside its reconcile`));
+              return fin.cleanup(object, contextOf(run.request, key, object));
+            },
+            ...(fin.stuck !== undefined ? { stuck: fin.stuck } : {}),
+            ...(fin.onStuck !== undefined ? { onStuck: fin.onStuck } : {}),
+            ...(options.recorder !== undefined ? { events: options.recorder } : {}),
+          },
+          scheduler,
+        );
+      }
       const work = (request: ObjectRef, key: string): Observable<Action> =>
         synced$.pipe(
           switchMap(() => {
-            const object = primary.store.get(key);
-            if (object === undefined) return of(SKIPPED);
-            const ctx: ReconcileContext<T> = {
-              object,
-              key,
-              store: primary.store,
-              owned: (resource) => {
-                const uid = object.metadata.uid;
-                return uid === undefined ? [] : ownedStoreOf(resource).byIndex(OWNER_INDEX, uid);
-              },
-              storeOf: (resource) => {
-                const found =
-                  owned.find((o) => sameResource(o.target.resource, resource))?.watch.store ??
-                  watched.find((w) => sameResource(w.target.resource, resource))?.shared.store;
-                if (found === undefined) {
-                  throw new InvalidArgumentError(
-                    'ReconcileContext.storeOf',
-                    'resource',
-                    resource,
-                    'must be one of the controller options.owns or options.watches resources',
-                  );
-                }
-                return found;
-              },
-              client: options.client,
-              log: ctxLog(key),
-            };
-            return from(reconcile(request, ctx));
+            const stored = primary.store.get(key);
+            if (stored === undefined) return of(SKIPPED);
+            const object = ownWrites.baseFor(stored);
+            if (finalized === undefined) return from(reconcile(request, contextOf(request, key, object)));
+            running.set(key, { request, object });
+            return finalized(object).pipe(finalize(() => running.delete(key)));
           }),
         );
 
@@ -409,9 +627,13 @@ export function controller<T extends KubeObject = KubeObject>(
                 scheduler,
               ),
             );
-      return results$.pipe(
-        map(toControllerResult),
-        tap((r) => report(log, r)),
+      return merge(
+        statusRun$,
+        recorderRun$,
+        results$.pipe(
+          map(toControllerResult),
+          tap((r) => report(log, r)),
+        ),
       );
     });
   };
@@ -449,6 +671,35 @@ function report(log: ControllerLogger, r: ControllerResult): void {
   } else {
     log.debug?.(`reconcile of ${r.key}: ${r.outcome}`, { key: r.key, durationMs: r.durationMs });
   }
+}
+
+/** The status port with every PATCH counted in flight (GETs do not produce echoes). */
+function trackedStatusPort<T extends KubeObject>(
+  port: StatusPort<T>,
+  tracked: <R>(key: string, write: () => ObservableInput<R>) => Observable<R>,
+): StatusPort<T> {
+  return {
+    patchStatus: (ref, patch) => tracked(objectKey(ref), () => port.patchStatus(ref, patch)),
+    getLatest: (ref) => port.getLatest(ref),
+  };
+}
+
+function fieldManagerOf(fieldManager: string | undefined): { fieldManager?: string } {
+  return fieldManager !== undefined ? { fieldManager } : {};
+}
+
+function statusSinkOptions<T extends KubeObject>(
+  o: ControllerStatusOptions<T>,
+): Pick<
+  StatusSinkOptions<KubeObject<unknown, object>>,
+  'patchType' | 'concurrency' | 'maxAttempts' | 'conflictBackoff'
+> {
+  return {
+    ...(o.patchType !== undefined ? { patchType: o.patchType } : {}),
+    ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+    ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+    ...(o.conflictBackoff !== undefined ? { conflictBackoff: o.conflictBackoff } : {}),
+  };
 }
 
 function sameResource(a: ResourceType, b: ResourceType): boolean {
@@ -581,6 +832,50 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): Settings
     }
     assertNumber(OPERATOR, 'options.namespaceLanes.idleMs', lanes.idleMs, 0, false);
     laneIdleMs = lanes.idleMs;
+  }
+  if (options.status !== undefined) {
+    if (options.status === null || typeof options.status !== 'object') {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.status',
+        options.status,
+        'must be an object like { fieldManager } (or omitted)',
+      );
+    }
+    // statusSink checks its options (and the port) synchronously.
+    statusSink(
+      (options.status.port as StatusPort<KubeObject<unknown, object>> | undefined) ?? {
+        patchStatus: () => EMPTY,
+        getLatest: () => EMPTY,
+      },
+      statusSinkOptions(options.status),
+    );
+  }
+  if (options.finalizer !== undefined) {
+    const fin = options.finalizer as Partial<ControllerFinalizerOptions<T>> | null;
+    if (fin === null || typeof fin !== 'object' || typeof fin.cleanup !== 'function') {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.finalizer',
+        fin,
+        "must be { name: 'example.com/cleanup', cleanup: (object, ctx) => ObservableInput }",
+      );
+    }
+    // finalizer() checks the name, the port and the stuck thresholds synchronously.
+    finalizer(fin.name as string, {
+      port: fin.port ?? { patch: () => EMPTY },
+      apply: () => EMPTY,
+      cleanup: fin.cleanup as () => ObservableInput<unknown>,
+      ...(fin.stuck !== undefined ? { stuck: fin.stuck } : {}),
+    });
+  }
+  if (options.recorder !== undefined && !(options.recorder instanceof EventRecorder)) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.recorder',
+      options.recorder,
+      'must be an EventRecorder (new EventRecorder(eventPortFromClient(client), { reportingController, reportingInstance }))',
+    );
   }
   if (options.log !== undefined && (options.log === null || typeof options.log !== 'object')) {
     throw new InvalidArgumentError(
