@@ -1,0 +1,520 @@
+/**
+ * Prometheus metrics of controllers, their workqueues, their watches and leader election, under
+ * controller-runtime's and client-go's names and labels, so existing dashboards and alerts work
+ * unchanged. Fed by a `RunByKeyObserver` (workqueue), the reconcile results (reconcile counters
+ * and time) and `WatcherHealth` snapshots (watch counters). It does not serve HTTP by itself:
+ * {@link metricsHandler} (or `startProbeServer({ registry })`) does.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+import { asyncScheduler, tap } from 'rxjs';
+import type { Action, RunByKeyObserver } from '@rxkube/core';
+import { InvalidArgumentError } from '@rxkube/core';
+
+import type { WatcherHealth } from '../watcher/health.js';
+import type { ResourceType } from '../types.js';
+
+/** controller-runtime's `controller_runtime_reconcile_time_seconds` buckets (seconds). */
+export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+]);
+
+/** client-go's workqueue latency buckets, `ExponentialBuckets(10e-9, 10, 12)`: 1e-8 s … 1e3 s. */
+export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Object.freeze(
+  Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1))),
+);
+
+/** The `result` label values of `controller_runtime_reconcile_total` (controller-runtime's). */
+export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/**
+ * What {@link ControllerMetrics.recordResult} reads from a result: `@rxkube/core`'s
+ * `ReconcileResult` and `@rxkube/kube`'s `ControllerResult` both fit.
+ */
+export interface ReconcileOutcome {
+  readonly outcome: 'success' | 'requeue' | 'error' | 'terminal' | 'skipped';
+  readonly durationMs: number;
+  readonly action?: Action;
+}
+
+/** What a watch's metrics are labelled with (a `WatchTarget` fits). */
+export interface WatchMetricsTarget {
+  readonly resource: ResourceType;
+  /** Unset: all namespaces, or a cluster-scoped resource (label value `""`). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly metadataOnly?: boolean;
+}
+
+/** Options of {@link ControllerMetrics}. */
+export interface ControllerMetricsOptions {
+  /** Where the metrics are registered; default a new `Registry` of their own. */
+  readonly registry?: Registry;
+  /** Clock of the watch "last event age" gauge; must be the watchers' clock. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** A workqueue observer of one controller; `reset()` zeroes its depth and active gauges. */
+export interface ControllerMetricsObserver extends RunByKeyObserver<unknown> {
+  /**
+   * Call when the controller's pipeline stops: runs cancelled by an unsubscribe never report
+   * `finished`, and dropped waiting keys never `started`, so the gauges would stay up.
+   */
+  reset(): void;
+}
+
+interface QueueState {
+  depth: number;
+  active: number;
+}
+
+interface WatchState {
+  readonly labels: { readonly resource: string; readonly namespace: string };
+  last: WatcherHealth;
+}
+
+const WATCH_COUNTERS = [
+  ['reconnects', 'rxkube_watch_reconnects_total', 'Watch requests opened after the first one'],
+  ['relists', 'rxkube_watch_relists_total', 'Lists restarted because of 410 Gone / Expired'],
+  ['gone410s', 'rxkube_watch_gone_total', '410 Gone / Expired answers to a list or watch'],
+  ['bookmarks', 'rxkube_watch_bookmarks_total', 'BOOKMARK events received'],
+  ['stalls', 'rxkube_watch_stalls_total', 'Watches aborted after no line for the idle timeout'],
+  ['errors', 'rxkube_watch_errors_total', 'Failed list and watch requests (network, 4xx, 5xx, ERROR events)'],
+  ['malformedLines', 'rxkube_watch_malformed_lines_total', 'Watch lines that could not be parsed'],
+] as const;
+
+type WatchCounterField = (typeof WATCH_COUNTERS)[number][0];
+
+const OPERATOR = 'ControllerMetrics';
+
+function assertName(method: string, argument: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidArgumentError(
+      `${OPERATOR}.${method}`,
+      argument,
+      value,
+      'must be a non-empty string (the controller or lease name used as a label value)',
+    );
+  }
+}
+
+/** `apps/v1/Deployment`, `v1/ConfigMap`: the `resource` label of watch metrics. */
+export function resourceLabel(resource: ResourceType): string {
+  return `${resource.apiVersion}/${resource.kind}`;
+}
+
+function targetKey(target: WatchMetricsTarget): string {
+  return JSON.stringify([
+    target.resource.apiVersion,
+    target.resource.kind,
+    target.namespace ?? '',
+    target.labelSelector ?? '',
+    target.fieldSelector ?? '',
+    target.metadataOnly === true,
+  ]);
+}
+
+/**
+ * Maps an outcome to controller-runtime's `result` label: `success` (also `skipped`: the object
+ * was gone, which controller-runtime's reconcile answers with success), `requeue_after`
+ * (`Action.requeue(ms)` with `ms > 0`), `requeue` (`Action.requeue(0)`, controller-runtime's
+ * `Requeue: true`), `error` (also `terminal`).
+ */
+export function reconcileResultLabel(result: ReconcileOutcome): ReconcileResultLabel {
+  switch (result.outcome) {
+    case 'error':
+    case 'terminal':
+      return 'error';
+    case 'requeue':
+      return result.action?.type === 'requeue' && result.action.afterMs > 0 ? 'requeue_after' : 'requeue';
+    case 'success':
+    case 'skipped':
+      return 'success';
+  }
+}
+
+/**
+ * Prometheus metrics of controllers, workqueues, watches and leader election with
+ * controller-runtime's and client-go's names, on a `prom-client` `Registry`.
+ *
+ * | metric | labels | fed by |
+ * |---|---|---|
+ * | `controller_runtime_reconcile_total` | `controller`, `result` | {@link recordResult} |
+ * | `controller_runtime_reconcile_errors_total` | `controller` | {@link recordResult} (`error`, `terminal`) |
+ * | `controller_runtime_terminal_reconcile_errors_total` | `controller` | {@link recordResult} (`terminal`) |
+ * | `controller_runtime_reconcile_time_seconds` (histogram) | `controller` | {@link recordResult} |
+ * | `controller_runtime_max_concurrent_reconciles` | `controller` | {@link observer} option |
+ * | `controller_runtime_active_workers` | `controller` | {@link observer} (`started`/`finished`) |
+ * | `workqueue_depth`, `workqueue_adds_total` | `name`, `controller` | {@link observer} (`enqueued`/`started`) |
+ * | `workqueue_queue_duration_seconds`, `workqueue_work_duration_seconds` | `name`, `controller` | {@link observer} |
+ * | `workqueue_retries_total` | `name`, `controller` | {@link recordResult} (`error`, `requeue` without delay) |
+ * | `rxkube_watch_*_total`, `rxkube_watch_connected`, `rxkube_watch_last_event_age_seconds` | `resource`, `namespace` | {@link recordWatchHealth} |
+ * | `leader_election_master_status` | `name` | {@link setLeader} |
+ *
+ * ## Example
+ * ```ts
+ * const metrics = new ControllerMetrics();
+ * const registry = createWatchRegistry(client, { health: metrics.recordWatchHealth });
+ * controller({ for: widgets, client, registry, observer: metrics.observer('widget', { maxConcurrentReconciles: 4 }) })
+ *   .run(reconcile)
+ *   .pipe(metrics.tapMetrics('widget'))
+ *   .subscribe();
+ * await startProbeServer({ port: 8081, registry: metrics.registry });
+ * ```
+ *
+ * ## Memory
+ * One entry per controller name (queue depth, active runs) and per running watch target (its last
+ * health snapshot, dropped by {@link forgetWatch}); label series live as long as the registry.
+ */
+export class ControllerMetrics {
+  /** The registry every metric here is registered on. */
+  readonly registry: Registry;
+  private readonly scheduler: SchedulerLike;
+  private readonly queues = new Map<string, QueueState>();
+  private readonly watches = new Map<string, WatchState>();
+
+  private readonly reconcileTotal: Counter<'controller' | 'result'>;
+  private readonly reconcileErrors: Counter<'controller'>;
+  private readonly terminalErrors: Counter<'controller'>;
+  private readonly reconcileTime: Histogram<'controller'>;
+  private readonly maxConcurrent: Gauge<'controller'>;
+  private readonly activeWorkers: Gauge<'controller'>;
+  private readonly depth: Gauge<'name' | 'controller'>;
+  private readonly adds: Counter<'name' | 'controller'>;
+  private readonly queueDuration: Histogram<'name' | 'controller'>;
+  private readonly workDuration: Histogram<'name' | 'controller'>;
+  private readonly retries: Counter<'name' | 'controller'>;
+  private readonly watchCounters: ReadonlyMap<WatchCounterField, Counter<'resource' | 'namespace'>>;
+  private readonly leader: Gauge<'name'>;
+
+  /**
+   * @param options `registry` to register on (default: a new one), `scheduler` for the
+   *   last-event-age clock.
+   * @throws {InvalidArgumentError} when `options.registry` is not a prom-client `Registry`, or
+   *   already holds one of these metric names.
+   */
+  constructor(options: ControllerMetricsOptions = {}) {
+    const registry = options.registry ?? new Registry();
+    if (!(registry instanceof Registry)) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.registry',
+        registry,
+        'must be a prom-client Registry',
+      );
+    }
+    this.registry = registry;
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    const registers = [registry];
+    try {
+      this.reconcileTotal = new Counter({
+        name: 'controller_runtime_reconcile_total',
+        help: 'Total number of reconciliations per controller',
+        labelNames: ['controller', 'result'],
+        registers,
+      });
+      this.reconcileErrors = new Counter({
+        name: 'controller_runtime_reconcile_errors_total',
+        help: 'Total number of reconciliation errors per controller',
+        labelNames: ['controller'],
+        registers,
+      });
+      this.terminalErrors = new Counter({
+        name: 'controller_runtime_terminal_reconcile_errors_total',
+        help: 'Total number of terminal reconciliation errors per controller',
+        labelNames: ['controller'],
+        registers,
+      });
+      this.reconcileTime = new Histogram({
+        name: 'controller_runtime_reconcile_time_seconds',
+        help: 'Length of time per reconciliation per controller',
+        labelNames: ['controller'],
+        buckets: [...RECONCILE_TIME_BUCKETS],
+        registers,
+      });
+      this.maxConcurrent = new Gauge({
+        name: 'controller_runtime_max_concurrent_reconciles',
+        help: 'Maximum number of concurrent reconciles per controller',
+        labelNames: ['controller'],
+        registers,
+      });
+      this.activeWorkers = new Gauge({
+        name: 'controller_runtime_active_workers',
+        help: 'Number of currently used workers per controller',
+        labelNames: ['controller'],
+        registers,
+      });
+      this.depth = new Gauge({
+        name: 'workqueue_depth',
+        help: 'Current depth of workqueue',
+        labelNames: ['name', 'controller'],
+        registers,
+      });
+      this.adds = new Counter({
+        name: 'workqueue_adds_total',
+        help: 'Total number of adds handled by workqueue',
+        labelNames: ['name', 'controller'],
+        registers,
+      });
+      this.queueDuration = new Histogram({
+        name: 'workqueue_queue_duration_seconds',
+        help: 'How long in seconds an item stays in workqueue before being requested',
+        labelNames: ['name', 'controller'],
+        buckets: [...WORKQUEUE_DURATION_BUCKETS],
+        registers,
+      });
+      this.workDuration = new Histogram({
+        name: 'workqueue_work_duration_seconds',
+        help: 'How long in seconds processing an item from workqueue takes.',
+        labelNames: ['name', 'controller'],
+        buckets: [...WORKQUEUE_DURATION_BUCKETS],
+        registers,
+      });
+      this.retries = new Counter({
+        name: 'workqueue_retries_total',
+        help: 'Total number of retries handled by workqueue',
+        labelNames: ['name', 'controller'],
+        registers,
+      });
+      this.watchCounters = new Map(
+        WATCH_COUNTERS.map(([field, name, help]) => [
+          field,
+          new Counter({ name, help, labelNames: ['resource', 'namespace'], registers }),
+        ]),
+      );
+      const watches = this.watches;
+      const clock = this.scheduler;
+      new Gauge({
+        name: 'rxkube_watch_connected',
+        help: 'Open watch requests per resource and namespace',
+        labelNames: ['resource', 'namespace'],
+        registers,
+        collect() {
+          this.reset();
+          for (const { labels, last } of watches.values()) this.inc(labels, last.connected ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'rxkube_watch_last_event_age_seconds',
+        help: 'Seconds since the last watch line (event or bookmark), the oldest per resource and namespace',
+        labelNames: ['resource', 'namespace'],
+        registers,
+        collect() {
+          this.reset();
+          const now = clock.now();
+          const ages = new Map<string, { labels: WatchState['labels']; age: number }>();
+          for (const { labels, last } of watches.values()) {
+            if (last.lastEventAt === undefined) continue;
+            const age = Math.max(0, now - last.lastEventAt) / 1000;
+            const id = `${labels.resource}\u0000${labels.namespace}`;
+            const seen = ages.get(id);
+            if (seen === undefined || age > seen.age) ages.set(id, { labels, age });
+          }
+          for (const { labels, age } of ages.values()) this.set(labels, age);
+        },
+      });
+      this.leader = new Gauge({
+        name: 'leader_election_master_status',
+        help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+        labelNames: ['name'],
+        registers,
+      });
+    } catch (error) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.registry',
+        registry,
+        `must not already hold rxkube's metrics (${error instanceof Error ? error.message : String(error)}); ` +
+          'create one ControllerMetrics per registry and share it between controllers',
+      );
+    }
+  }
+
+  /**
+   * A `RunByKeyObserver` feeding the workqueue metrics and `active_workers` of one controller;
+   * pass it as the controller's / applier's `observer`. Several observers of one name (namespace
+   * lanes) share its gauges: depth is enqueued minus started keys, active is started minus
+   * finished runs, across all of them.
+   *
+   * @param controller the controller name (label value of `controller` and `name`).
+   * @param options `maxConcurrentReconciles` sets `controller_runtime_max_concurrent_reconciles`.
+   * @throws {InvalidArgumentError} for an empty name or a concurrency that is not an integer >= 1.
+   */
+  observer(
+    controller: string,
+    options: { readonly maxConcurrentReconciles?: number } = {},
+  ): ControllerMetricsObserver {
+    assertName('observer', 'controller', controller);
+    const max = options.maxConcurrentReconciles;
+    if (max !== undefined) {
+      if (!Number.isInteger(max) || max < 1) {
+        throw new InvalidArgumentError(
+          `${OPERATOR}.observer`,
+          'options.maxConcurrentReconciles',
+          max,
+          'must be an integer >= 1 (the controller concurrency)',
+        );
+      }
+      this.maxConcurrent.set({ controller }, max);
+    }
+    const state = this.queueOf(controller);
+    const queue = { name: controller, controller };
+    const ctrl = { controller };
+    const sync = (): void => {
+      this.depth.set(queue, state.depth);
+      this.activeWorkers.set(ctrl, state.active);
+    };
+    sync();
+    return {
+      enqueued: () => {
+        state.depth += 1;
+        this.adds.inc(queue);
+        sync();
+      },
+      started: (_key, queuedMs) => {
+        state.depth = Math.max(0, state.depth - 1);
+        state.active += 1;
+        this.queueDuration.observe(queue, Math.max(0, queuedMs) / 1000);
+        sync();
+      },
+      finished: (_key, durationMs) => {
+        state.active = Math.max(0, state.active - 1);
+        this.workDuration.observe(queue, Math.max(0, durationMs) / 1000);
+        sync();
+      },
+      reset: () => {
+        state.depth = 0;
+        state.active = 0;
+        sync();
+      },
+    };
+  }
+
+  /**
+   * Counts one reconcile outcome: `controller_runtime_reconcile_total{result}` (see
+   * {@link reconcileResultLabel}), `reconcile_errors_total` for `error` and `terminal`,
+   * `terminal_reconcile_errors_total` for `terminal`, `workqueue_retries_total` for `error` and a
+   * `requeue` without delay (what controller-runtime re-adds rate-limited), and the reconcile time.
+   *
+   * @throws {InvalidArgumentError} for an empty controller name or an unknown outcome.
+   */
+  recordResult(controller: string, result: ReconcileOutcome): void {
+    assertName('recordResult', 'controller', controller);
+    const outcomes = ['success', 'requeue', 'error', 'terminal', 'skipped'];
+    if (result === null || typeof result !== 'object' || !outcomes.includes(result.outcome)) {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.recordResult`,
+        'result',
+        result,
+        `must be a reconcile result with outcome one of ${outcomes.join(', ')}`,
+      );
+    }
+    const label = reconcileResultLabel(result);
+    this.reconcileTotal.inc({ controller, result: label });
+    if (label === 'error') this.reconcileErrors.inc({ controller });
+    if (result.outcome === 'terminal') this.terminalErrors.inc({ controller });
+    if (result.outcome === 'error' || label === 'requeue') this.retries.inc({ name: controller, controller });
+    if (Number.isFinite(result.durationMs)) {
+      this.reconcileTime.observe({ controller }, Math.max(0, result.durationMs) / 1000);
+    }
+  }
+
+  /**
+   * `tap(result => recordResult(controller, result))` over a result stream.
+   *
+   * ## Semantics
+   * Values, completion, errors and unsubscription pass through untouched.
+   */
+  tapMetrics<R extends ReconcileOutcome>(controller: string): MonoTypeOperatorFunction<R> {
+    assertName('tapMetrics', 'controller', controller);
+    return tap((result: R) => this.recordResult(controller, result));
+  }
+
+  /**
+   * Folds a watch's health snapshot into the watch metrics: counters grow by the change since the
+   * target's previous snapshot (a snapshot with smaller counters is a new watcher: counted from
+   * zero); `connected` and the last event age are read at scrape time. A bound function: pass it
+   * as `createWatchRegistry(client, { health: metrics.recordWatchHealth })`.
+   */
+  readonly recordWatchHealth = (target: WatchMetricsTarget, health: WatcherHealth): void => {
+    const id = targetKey(target);
+    const state = this.watches.get(id);
+    const labels = state?.labels ?? {
+      resource: resourceLabel(target.resource),
+      namespace: target.namespace ?? '',
+    };
+    for (const [field, counter] of this.watchCounters) {
+      const now = health[field];
+      const before = state?.last[field] ?? 0;
+      const delta = now >= before ? now - before : now;
+      if (delta > 0) counter.inc(labels, delta);
+      else if (state === undefined) counter.inc(labels, 0);
+    }
+    if (state === undefined) this.watches.set(id, { labels, last: health });
+    else state.last = health;
+  };
+
+  /** Drops a target's health state (its watch stopped): it leaves the gauges at the next scrape. */
+  forgetWatch(target: WatchMetricsTarget): void {
+    this.watches.delete(targetKey(target));
+  }
+
+  /** Sets `leader_election_master_status{name}`: 1 while leading the lease `name`, else 0. */
+  setLeader(name: string, leading: boolean): void {
+    assertName('setLeader', 'name', name);
+    this.leader.set({ name }, leading ? 1 : 0);
+  }
+
+  /** The registry's text exposition (what `/metrics` serves). */
+  metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  private queueOf(controller: string): QueueState {
+    let state = this.queues.get(controller);
+    if (state === undefined) {
+      state = { depth: 0, active: 0 };
+      this.queues.set(controller, state);
+    }
+    return state;
+  }
+}
+
+/**
+ * A node:http request handler serving `registry`'s text exposition (content type from
+ * prom-client), for `GET`/`HEAD` on any path it is mounted at; 405 for other methods, 500 with
+ * the reason when a collector fails.
+ *
+ * ## Example
+ * ```ts
+ * http.createServer(metricsHandler(metrics.registry)).listen(8080);
+ * ```
+ */
+export function metricsHandler(registry: Registry): (req: IncomingMessage, res: ServerResponse) => void {
+  if (!(registry instanceof Registry)) {
+    throw new InvalidArgumentError('metricsHandler', 'registry', registry, 'must be a prom-client Registry');
+  }
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+      res.end('method not allowed: /metrics answers GET and HEAD\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`collecting metrics failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  };
+}
