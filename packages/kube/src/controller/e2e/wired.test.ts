@@ -1,0 +1,167 @@
+/**
+ * Marble tests of the controller with its status sink and finalizer wired in: fake watches (a
+ * `WatchRegistry` of `hot()` streams), fake ports returning `cold()`, time on the TestScheduler.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { Action } from '@rxkube/core';
+import type { Observable } from 'rxjs';
+import { defer, map, mergeMap, NEVER, throwError } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+
+import { KubeClient } from '../../client/kube-client.js';
+import type { JsonPatchOperation } from '../../client/kube-client.js';
+import type { FinalizerPort } from '../../finalizer/finalizer-port.js';
+import { WatchRegistry } from '../../reflector/watch-registry.js';
+import type { StatusPatch, StatusPort } from '../../sink/status-port.js';
+import type { WatchEvent } from '../../types.js';
+import type { ControllerResult } from '../controller.js';
+import { controller } from '../controller.js';
+import type { Widget } from './harness.test.helper.js';
+import { WIDGET } from './harness.test.helper.js';
+
+const kc = new KubeConfig();
+kc.loadFromOptions({
+  clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: false }],
+  users: [{ name: 'u', token: 't' }],
+  contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+  currentContext: 'ctx',
+});
+const client = KubeClient.fromKubeConfig(kc); // never called: the ports are fakes
+
+const FIN = 'example.com/cleanup';
+const I: WatchEvent<Widget> = { type: 'Init' };
+const D: WatchEvent<Widget> = { type: 'InitDone' };
+
+function w(rv: string, extra: Partial<Widget> = {}, meta: Partial<Widget['metadata']> = {}): Widget {
+  return {
+    ...WIDGET,
+    metadata: { namespace: 'ns', name: 'w', uid: 'uid-w', resourceVersion: rv, generation: 1, ...meta },
+    spec: { size: 1 },
+    ...extra,
+  };
+}
+const registryOf = (primary: Observable<WatchEvent<Widget>>): WatchRegistry =>
+  new WatchRegistry((target) => (target.resource.kind === 'Widget' ? primary : NEVER) as never);
+const label = (r: ControllerResult): string =>
+  `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
+
+describe('controller with status sink and finalizer (marbles)', () => {
+  it('backs off a failing cleanup exponentially on the scheduler (5, 10, 20 ms), then removes the finalizer with test+remove', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const patches: JsonPatchOperation[][] = [];
+    const cleanupsAt: number[] = [];
+    ts.run(({ hot, cold, expectObservable }) => {
+      const deleting = w(
+        '7',
+        {},
+        { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: ['other/x', FIN] },
+      );
+      const primary = hot<WatchEvent<Widget>>('(IaD)', { I, a: { type: 'InitApply', object: deleting }, D });
+      const port: FinalizerPort<Widget> = {
+        patch: (_ref, ops) => {
+          patches.push([...ops]);
+          return cold('-(r|)', { r: w('8', {}, { finalizers: ['other/x'] }) });
+        },
+      };
+      let n = 0;
+      const results$ = controller<Widget>(
+        {
+          for: WIDGET,
+          client,
+          registry: registryOf(primary),
+          rateLimit: false,
+          random: () => 0,
+          log: {},
+          finalizer: {
+            name: FIN,
+            port,
+            cleanup: () =>
+              defer(() => {
+                cleanupsAt.push(ts.now());
+                return ++n <= 3 ? throwError(() => new Error(`bucket busy ${n}`)) : cold('--(d|)', { d: 1 });
+              }),
+          },
+        },
+        ts,
+      ).run(() => {
+        throw new Error('the reconcile must not run for an object being deleted');
+      });
+      // cleanup fails at 0, 5, 15 (backoff 5, 10, 20 with jitter 0); at 35 it takes 2 ms, the
+      // removal PATCH 1 ms: success at 38
+      expectObservable(results$.pipe(map(label)), '^ 50ms !').toBe(
+        'e----f---------g----------------------s',
+        { e: 'error@5', f: 'error@10', g: 'error@20', s: 'success' },
+      );
+    });
+    expect(cleanupsAt).toEqual([0, 5, 15, 35]);
+    expect(patches).toEqual([
+      [
+        { op: 'test', path: '/metadata/finalizers/1', value: FIN },
+        { op: 'remove', path: '/metadata/finalizers/1' },
+      ],
+    ]);
+  });
+
+  it('adds the finalizer before the reconcile, and neither that echo nor the status echo triggers a rerun — even when an echo beats its response', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const statusPatches: StatusPatch[] = [];
+    const seen: { at: number; rv: string | undefined; finalizers: readonly string[] | undefined }[] = [];
+    ts.run(({ hot, cold, expectObservable }) => {
+      const v1 = w('1');
+      const v2 = w('2', {}, { finalizers: [FIN] }); // the finalizer PATCH's result
+      const v3 = w('3', { status: { observedGeneration: 1 } }, { finalizers: [FIN] }); // the status PATCH's
+      const v4 = w('4', { status: { observedGeneration: 1 } }, { finalizers: [FIN], labels: { a: 'b' } });
+      // each echo beats its response: v2 at 5 (finalizer PATCH 0–6), v3 at 9 (status PATCH 6–12);
+      // a foreign change v4 at 20 ('(IaD)' spans frames 0–4)
+      const primary = hot<WatchEvent<Widget>>('(IaD)b---c----------d', {
+        I,
+        a: { type: 'InitApply', object: v1 },
+        D,
+        b: { type: 'Apply', object: v2 },
+        c: { type: 'Apply', object: v3 },
+        d: { type: 'Apply', object: v4 },
+      });
+      const finalizerPort: FinalizerPort<Widget> = { patch: () => cold('------(r|)', { r: v2 }) };
+      const statusPort: StatusPort<Widget> = {
+        patchStatus: (_ref, patch) => {
+          statusPatches.push(patch);
+          return cold('------(r|)', { r: v3 });
+        },
+        getLatest: () => cold('(r|)', { r: v3 }),
+      };
+      const results$ = controller<Widget>(
+        {
+          for: WIDGET,
+          client,
+          registry: registryOf(primary),
+          rateLimit: false,
+          random: () => 0,
+          log: {},
+          status: { port: statusPort },
+          finalizer: { name: FIN, port: finalizerPort, cleanup: () => cold('(d|)', { d: 1 }) },
+        },
+        ts,
+      ).run((_req, ctx) => {
+        seen.push({
+          at: ts.now(),
+          rv: ctx.object.metadata.resourceVersion,
+          finalizers: ctx.object.metadata.finalizers,
+        });
+        return ctx
+          .status((s) => void (s.observedGeneration = 1))
+          .pipe(mergeMap(() => [Action.awaitChange()]));
+      });
+      // reconcile 0–12 (finalizer PATCH 0–6, status PATCH 6–12), the echoes held meanwhile and then
+      // recognised; only the foreign change at 20 reruns it, with nothing to write
+      expectObservable(results$.pipe(map(label)), '^ 30ms !').toBe('------------s-------s', {
+        s: 'success',
+      });
+    });
+    expect(seen).toEqual([
+      { at: 6, rv: '2', finalizers: [FIN] },
+      { at: 20, rv: '4', finalizers: [FIN] },
+    ]);
+    expect(statusPatches).toEqual([{ type: 'merge', body: { status: { observedGeneration: 1 } } }]);
+  });
+});
