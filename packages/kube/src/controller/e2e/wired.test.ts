@@ -42,7 +42,7 @@ function w(rv: string, extra: Partial<Widget> = {}, meta: Partial<Widget['metada
   };
 }
 const registryOf = (primary: Observable<WatchEvent<Widget>>): WatchRegistry =>
-  new WatchRegistry((target) => (target.resource.kind === 'Widget' ? primary : NEVER) as never);
+  new WatchRegistry((target) => (target.resource.kind === 'Widget' ? primary : NEVER));
 const label = (r: ControllerResult): string =>
   `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
 
