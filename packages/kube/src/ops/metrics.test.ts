@@ -122,7 +122,7 @@ describe('ControllerMetrics workqueue observer', () => {
       const work = {
         a: () => cold('---x|', { x: Action.awaitChange() }),
         b: () => cold('--x|', { x: Action.requeue(1_000) }),
-        c: () => cold('-#', {}, new TerminalError('bad spec')),
+        c: () => cold<Action>('-#', {}, new TerminalError('bad spec')),
       } as const;
       const out = source.pipe(
         applier(
