@@ -1,0 +1,391 @@
+/**
+ * Health probes over node:http, answering like kube-apiserver: `/healthz` (alias `/livez`: the
+ * process answers and its event loop is not blocked), `/readyz` (every readiness check passes:
+ * caches synced, watches not refused with 401/403/404) and, given a registry, `/metrics`. Checks
+ * are plain functions read at request time; {@link WatchHealthChecks} and {@link storeSyncedCheck}
+ * build the usual ones. It does not decide what to do when unready — the kubelet does.
+ *
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+import type { Registry } from 'prom-client';
+import { InvalidArgumentError } from '@rxkube/core';
+
+import type { WatcherHealth } from '../watcher/health.js';
+import { metricsHandler, resourceLabel } from './metrics.js';
+import type { WatchMetricsTarget } from './metrics.js';
+
+/** What a check reports: ok, or why not (shown in the probe body). */
+export type ProbeCheckResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** A named check, run on every probe request; must be cheap and must not throw. */
+export interface ProbeCheck {
+  /** Shown as `[+]name ok` / `[-]name failed: reason`; letters, digits, `-`, `_`, `.`. */
+  readonly name: string;
+  readonly check: () => ProbeCheckResult;
+}
+
+/** Event-loop blocking detection of `/healthz`. */
+export interface EventLoopCheckOptions {
+  /** `/healthz` fails when the loop was blocked longer than this; default {@link DEFAULT_MAX_EVENT_LOOP_LAG_MS}. */
+  readonly maxLagMs?: number;
+  /**
+   * The longest event-loop delay (ms) since the previous call. Default: `perf_hooks`'
+   * `monitorEventLoopDelay` (20 ms resolution), its maximum read and reset per probe. Inject in tests.
+   */
+  readonly lagMs?: () => number;
+}
+
+/** Options of {@link startProbeServer}. */
+export interface ProbeServerOptions {
+  /** TCP port; `0` picks a free one (read it from the result). */
+  readonly port: number;
+  /** Interface to bind; default all (`::`/`0.0.0.0`), as a kubelet probe needs. */
+  readonly host?: string;
+  /** Readiness checks of `/readyz`. */
+  readonly checks?: readonly ProbeCheck[];
+  /** Extra liveness checks of `/healthz` (besides the event loop). Keep them about this process only. */
+  readonly liveness?: readonly ProbeCheck[];
+  /** Event-loop check options, or `false` to leave it out. */
+  readonly eventLoop?: EventLoopCheckOptions | false;
+  /** When given, `/metrics` serves it (see `metricsHandler`). */
+  readonly registry?: Registry;
+}
+
+/** A running probe server. */
+export interface ProbeServer {
+  /** The bound port (the real one when `port: 0` was asked). */
+  readonly port: number;
+  /** Stops listening, drops open connections and the event-loop monitor. */
+  close(): Promise<void>;
+}
+
+/** Default event-loop lag above which `/healthz` fails: 5 s. */
+export const DEFAULT_MAX_EVENT_LOOP_LAG_MS = 5_000;
+
+const OPERATOR = 'startProbeServer';
+const CHECK_NAME = /^[A-Za-z0-9._-]+$/;
+
+function assertChecks(argument: string, checks: unknown): readonly ProbeCheck[] {
+  if (checks === undefined) return [];
+  if (!Array.isArray(checks)) {
+    throw new InvalidArgumentError(OPERATOR, argument, checks, 'must be an array of { name, check }');
+  }
+  const names = new Set<string>();
+  for (const [i, c] of (checks as unknown[]).entries()) {
+    const check = c as Partial<ProbeCheck> | null;
+    if (
+      check === null ||
+      typeof check !== 'object' ||
+      typeof check.name !== 'string' ||
+      !CHECK_NAME.test(check.name) ||
+      typeof check.check !== 'function'
+    ) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        `${argument}[${i}]`,
+        c,
+        'must be { name, check } with a name of letters, digits, ".", "_" or "-" and a check function',
+      );
+    }
+    if (names.has(check.name)) {
+      throw new InvalidArgumentError(OPERATOR, `${argument}[${i}].name`, check.name, 'must be unique');
+    }
+    names.add(check.name);
+  }
+  return checks as readonly ProbeCheck[];
+}
+
+/**
+ * A readiness check that passes once `store.ready` is true (its first list completed).
+ *
+ * ## Example
+ * ```ts
+ * startProbeServer({ port: 8081, checks: [storeSyncedCheck('widgets-cache', store)] });
+ * ```
+ */
+export function storeSyncedCheck(name: string, store: { readonly ready: boolean }): ProbeCheck {
+  return {
+    name,
+    check: () =>
+      store.ready
+        ? { ok: true }
+        : { ok: false, reason: `cache ${name} is not synced yet: its first list has not completed` },
+  };
+}
+
+interface WatchEntry {
+  readonly target: WatchMetricsTarget;
+  /** The refusal in force, when the last failure was 401/403/404 and no progress followed. */
+  refused: { readonly at: number; readonly text: string } | undefined;
+  /** `at` of the newest failure already considered (snapshots repeat `lastError`). */
+  seenAt: number;
+}
+
+function targetId(target: WatchMetricsTarget): string {
+  return JSON.stringify([
+    target.resource.apiVersion,
+    target.resource.kind,
+    target.namespace ?? '',
+    target.labelSelector ?? '',
+    target.fieldSelector ?? '',
+    target.metadataOnly === true,
+  ]);
+}
+
+function describeTarget(target: WatchMetricsTarget): string {
+  const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
+  const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
+  return `${resourceLabel(target.resource)} in ${where}${selector}`;
+}
+
+function refusalOf(health: WatcherHealth): { at: number; text: string } | undefined {
+  const failure = health.lastError;
+  if (failure === undefined) return undefined;
+  const cause = failure.cause as { readonly _tag?: unknown } | null | undefined;
+  const notServed = typeof cause === 'object' && cause !== null && cause._tag === 'ResourceNotFoundError';
+  if (failure.code === 403) {
+    return { at: failure.at, text: `403 Forbidden — RBAC does not allow it: ${failure.message}` };
+  }
+  if (failure.code === 401) {
+    return { at: failure.at, text: `401 Unauthorized — the credentials were refused: ${failure.message}` };
+  }
+  if (failure.code === 404 || notServed) {
+    return { at: failure.at, text: `404 Not Found — is the CRD installed? ${failure.message}` };
+  }
+  return undefined;
+}
+
+/**
+ * Readiness from watch health: unready while a watch's last failure is a refusal the watcher
+ * cannot fix by retrying — 403 (RBAC), 401 (credentials), 404 or a kind the server does not
+ * serve (CRD missing) — naming each such resource and the server's reason. A watch counts as
+ * recovered once a later snapshot shows an open watch or a line after the failure (RBAC granted,
+ * CRD installed); transient failures (network, 5xx, 429, 410, stalls) never make it unready.
+ *
+ * ## Example
+ * ```ts
+ * const watches = new WatchHealthChecks();
+ * const registry = createWatchRegistry(client, { health: watches.record });
+ * await startProbeServer({ port: 8081, checks: [watches.check] });
+ * ```
+ *
+ * ## Memory
+ * One entry per watch target seen; {@link forget} drops one.
+ */
+export class WatchHealthChecks {
+  private readonly entries = new Map<string, WatchEntry>();
+
+  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
+    const id = targetId(target);
+    let entry = this.entries.get(id);
+    if (entry === undefined) {
+      entry = { target, refused: undefined, seenAt: Number.NEGATIVE_INFINITY };
+      this.entries.set(id, entry);
+    }
+    const failure = health.lastError;
+    if (failure !== undefined && failure.at > entry.seenAt) {
+      // a new failure: a refusal replaces the reason; any other failure leaves a refusal in force
+      entry.seenAt = failure.at;
+      entry.refused = refusalOf(health) ?? entry.refused;
+    }
+    const current = entry.refused;
+    if (current === undefined) return;
+    const progressed =
+      (health.phase === 'watching' && health.connected) ||
+      (health.lastEventAt !== undefined && health.lastEventAt > current.at);
+    if (progressed) entry.refused = undefined;
+  };
+
+  /** Forgets a target (its watch stopped). */
+  forget(target: WatchMetricsTarget): void {
+    this.entries.delete(targetId(target));
+  }
+
+  /** The refused watches now, one line each. */
+  failures(): string[] {
+    const lines: string[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.refused !== undefined) lines.push(`${describeTarget(entry.target)}: ${entry.refused.text}`);
+    }
+    return lines;
+  }
+
+  /** The readiness check named `watches`. */
+  readonly check: ProbeCheck = {
+    name: 'watches',
+    check: () => {
+      const failures = this.failures();
+      return failures.length === 0 ? { ok: true } : { ok: false, reason: failures.join('; ') };
+    },
+  };
+}
+
+function run(check: ProbeCheck): ProbeCheckResult {
+  try {
+    return check.check();
+  } catch (error) {
+    return {
+      ok: false,
+      reason: `the check threw: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+function answer(
+  res: ServerResponse,
+  probe: string,
+  checks: readonly ProbeCheck[],
+  verbose: boolean,
+  head: boolean,
+) {
+  const results = checks.map((c) => ({ name: c.name, result: run(c) }));
+  const ok = results.every((r) => r.result.ok);
+  const lines = results.map(({ name, result }) =>
+    result.ok ? `[+]${name} ok` : `[-]${name} failed: ${result.reason.replace(/\s*\n\s*/g, ' ')}`,
+  );
+  const shown = ok ? lines : lines.filter((l) => verbose || l.startsWith('[-]'));
+  const body =
+    ok && !verbose ? 'ok' : [...shown, `${probe} check ${ok ? 'passed' : 'failed'}`].join('\n') + '\n';
+  res.writeHead(ok ? 200 : 500, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  });
+  res.end(head ? undefined : body);
+}
+
+/**
+ * Starts the probe HTTP server: `/healthz` and `/livez` (event loop + `liveness` checks),
+ * `/readyz` (`checks`), `/metrics` (when `registry` is given). Add `?verbose` for every check's
+ * line (kube-apiserver's format: `[+]name ok`, `[-]name failed: reason`, then `… check passed`);
+ * a failing probe always answers 500 with the failing checks and their reasons.
+ *
+ * ## Example
+ * ```ts
+ * const probes = await startProbeServer({
+ *   port: 8081,
+ *   checks: [storeSyncedCheck('widgets', store), watches.check],
+ *   registry: metrics.registry,
+ * });
+ * process.on('SIGTERM', () => void probes.close());
+ * ```
+ *
+ * @throws {InvalidArgumentError} (as a rejection) for a bad port, host or check list.
+ */
+export async function startProbeServer(options: ProbeServerOptions): Promise<ProbeServer> {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError(OPERATOR, 'options', options, 'must be an object with at least a port');
+  }
+  const { port, host, registry } = options;
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.port',
+      port,
+      'must be an integer in [0, 65535] (0: any free port)',
+    );
+  }
+  if (host !== undefined && (typeof host !== 'string' || host === '')) {
+    throw new InvalidArgumentError(OPERATOR, 'options.host', host, 'must be a non-empty string');
+  }
+  const readiness = assertChecks('options.checks', options.checks);
+  const liveness = [...assertChecks('options.liveness', options.liveness)];
+  const metrics = registry === undefined ? undefined : metricsHandler(registry);
+
+  let stopMonitor = (): void => undefined;
+  if (options.eventLoop !== false) {
+    const { maxLagMs = DEFAULT_MAX_EVENT_LOOP_LAG_MS, lagMs } = options.eventLoop ?? {};
+    if (typeof maxLagMs !== 'number' || !Number.isFinite(maxLagMs) || maxLagMs <= 0) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.eventLoop.maxLagMs',
+        maxLagMs,
+        'must be a number > 0 (ms)',
+      );
+    }
+    let read = lagMs;
+    if (read === undefined) {
+      const histogram = monitorEventLoopDelay({ resolution: 20 });
+      histogram.enable();
+      stopMonitor = () => histogram.disable();
+      read = () => {
+        const max = histogram.max / 1e6;
+        histogram.reset();
+        return max;
+      };
+    } else if (typeof read !== 'function') {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'options.eventLoop.lagMs',
+        read,
+        'must be a function returning ms',
+      );
+    }
+    const lag = read;
+    liveness.unshift({
+      name: 'event-loop',
+      check: () => {
+        const ms = lag();
+        return ms <= maxLagMs
+          ? { ok: true }
+          : {
+              ok: false,
+              reason: `the event loop was blocked for ${Math.round(ms)} ms (limit ${maxLagMs} ms): a synchronous task is starving timers and I/O`,
+            };
+      },
+    });
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://probe');
+    const head = req.method === 'HEAD';
+    if (url.pathname === '/metrics' && metrics !== undefined) {
+      metrics(req, res);
+      return;
+    }
+    if (req.method !== 'GET' && !head) {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+      res.end('method not allowed\n');
+      return;
+    }
+    const verbose = url.searchParams.has('verbose');
+    switch (url.pathname) {
+      case '/healthz':
+      case '/livez':
+        answer(res, url.pathname.slice(1), liveness, verbose, head);
+        return;
+      case '/readyz':
+        answer(res, 'readyz', readiness, verbose, head);
+        return;
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(
+          `not found: ${url.pathname} (probes: /healthz, /livez, /readyz${metrics ? ', /metrics' : ''})\n`,
+        );
+    }
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => {
+      stopMonitor();
+      reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address !== null ? address.port : port;
+  return {
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        stopMonitor();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
