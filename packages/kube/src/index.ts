@@ -154,3 +154,40 @@ export {
 export { ApplyChildrenError, applyChildren } from './children/apply-children.js';
 export type { ApplyChildrenOptions, ApplyChildrenResult } from './children/apply-children.js';
 export type { Resource } from './resource.js';
+export {
+  ControllerMetrics,
+  metricsHandler,
+  reconcileResultLabel,
+  resourceLabel,
+  RECONCILE_TIME_BUCKETS,
+  WORKQUEUE_DURATION_BUCKETS,
+} from './ops/metrics.js';
+export type {
+  ControllerMetricsObserver,
+  ControllerMetricsOptions,
+  ReconcileOutcome,
+  ReconcileResultLabel,
+  WatchMetricsTarget,
+} from './ops/metrics.js';
+export {
+  DEFAULT_MAX_EVENT_LOOP_LAG_MS,
+  startProbeServer,
+  storeSyncedCheck,
+  WatchHealthChecks,
+} from './ops/probes.js';
+export type {
+  EventLoopCheckOptions,
+  ProbeCheck,
+  ProbeCheckResult,
+  ProbeServer,
+  ProbeServerOptions,
+} from './ops/probes.js';
+export {
+  controllerLogger,
+  createLogger,
+  logReconcile,
+  redactSecrets,
+  REDACTED,
+  scrubString,
+} from './ops/logging.js';
+export type { CreateLoggerOptions, LoggedReconcile } from './ops/logging.js';
