@@ -15,6 +15,7 @@ import type {
   ControllerResult,
   ReconcileContext,
 } from './controller.js';
+import { ControllerMetrics } from '../ops/metrics.js';
 import { controller } from './controller.js';
 
 // A client that is never called: reconciles in these tests do not talk to a server.
@@ -453,6 +454,34 @@ describe('controller (marbles, fake watches)', () => {
       expectSubscriptions(primary.subscriptions).toBe('^ 4ms !');
       expectSubscriptions(secrets.subscriptions).toBe('^ 4ms !');
     });
+  });
+
+  it('reports its workqueue to the observer (ControllerMetrics) and resets it when the run ends', async () => {
+    const metrics = new ControllerMetrics();
+    const observer = metrics.observer('cms', { maxConcurrentReconciles: 1 });
+    let resets = 0;
+    const counted = { ...observer, reset: () => (resets++, observer.reset()) };
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', {
+        I,
+        a: { type: 'InitApply', object: obj('a', '1') },
+        b: { type: 'InitApply', object: obj('b', '1') },
+        D,
+      });
+      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { observer: counted }), ts).run(
+        () => cold('--(d|)', { d: Action.awaitChange() }),
+      );
+      // a runs 0–2, b waits for the single worker and runs 2–4; unsubscribed at 6.
+      expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('--a-b', {
+        a: 'ns/a:success',
+        b: 'ns/b:success',
+      });
+    });
+    expect(resets).toBe(1);
+    const text = await metrics.metrics();
+    expect(text).toMatch(/workqueue_adds_total\{[^}]*name="cms"[^}]*\} 2/);
+    expect(text).toMatch(/workqueue_depth\{[^}]*name="cms"[^}]*\} 0/);
   });
 
   it('refuses unusable options with an error naming the option', () => {

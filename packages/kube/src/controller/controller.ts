@@ -34,7 +34,13 @@ import {
   throwError,
 } from 'rxjs';
 import { Action, applier, debounceByKey } from '@rxkube/core';
-import type { ApplierOptions, ReconcileError, ReconcileResult, TerminalError } from '@rxkube/core';
+import type {
+  ApplierOptions,
+  ReconcileError,
+  ReconcileResult,
+  RunByKeyObserver,
+  TerminalError,
+} from '@rxkube/core';
 
 import { KubeClient } from '../client/kube-client.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -138,6 +144,12 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly rateLimit?: ApplierOptions<string>['rateLimit'];
   /** Randomness of the backoff jitter, `[0, 1]`; inject in tests. */
   readonly random?: () => number;
+  /**
+   * Workqueue instrumentation (every lane's applier reports to it), e.g.
+   * `new ControllerMetrics().observer('widgets')`. Its optional `reset()` is called when the run
+   * ends, since cancelled reconciles never report `finished`.
+   */
+  readonly observer?: RunByKeyObserver<string> & { reset?(): void };
   /** The API client, handed to reconciles (and used for watches when no `registry` is given). */
   readonly client: KubeClient;
   /** Where watches come from; share one between controllers. Default `createWatchRegistry(client)`. */
@@ -355,6 +367,7 @@ export function controller<T extends KubeObject = KubeObject>(
     ...(options.backoff !== undefined ? { backoff: options.backoff } : {}),
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
     ...(options.random !== undefined ? { random: options.random } : {}),
+    ...(options.observer !== undefined ? { observer: options.observer } : {}),
   };
   const keyOf = (ref: ObjectRef): string => objectKey(ref);
   // Built now so that a bad concurrency/backoff/debounce throws here, not at subscribe.
@@ -634,7 +647,7 @@ export function controller<T extends KubeObject = KubeObject>(
           map(toControllerResult),
           tap((r) => report(log, r)),
         ),
-      );
+      ).pipe(finalize(() => options.observer?.reset?.()));
     });
   };
 
