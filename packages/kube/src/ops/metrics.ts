@@ -17,6 +17,8 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { WatcherHealth } from '../watcher/health.js';
 import type { ResourceType } from '../types.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
+import { watchTargetKey } from '../reflector/watch-registry.js';
 
 /** controller-runtime's `controller_runtime_reconcile_time_seconds` buckets (seconds). */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
@@ -43,14 +45,7 @@ export interface ReconcileOutcome {
 }
 
 /** What a watch's metrics are labelled with (a `WatchTarget` fits). */
-export interface WatchMetricsTarget {
-  readonly resource: ResourceType;
-  /** Unset: all namespaces, or a cluster-scoped resource (label value `""`). */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  readonly metadataOnly?: boolean;
-}
+export type WatchMetricsTarget = WatchTarget;
 
 /** Options of {@link ControllerMetrics}. */
 export interface ControllerMetricsOptions {
@@ -107,17 +102,6 @@ function assertName(method: string, argument: string, value: unknown): asserts v
 /** `apps/v1/Deployment`, `v1/ConfigMap`: the `resource` label of watch metrics. */
 export function resourceLabel(resource: ResourceType): string {
   return `${resource.apiVersion}/${resource.kind}`;
-}
-
-function targetKey(target: WatchMetricsTarget): string {
-  return JSON.stringify([
-    target.resource.apiVersion,
-    target.resource.kind,
-    target.namespace ?? '',
-    target.labelSelector ?? '',
-    target.fieldSelector ?? '',
-    target.metadataOnly === true,
-  ]);
 }
 
 /**
@@ -443,7 +427,7 @@ export class ControllerMetrics {
    * as `createWatchRegistry(client, { health: metrics.recordWatchHealth })`.
    */
   readonly recordWatchHealth = (target: WatchMetricsTarget, health: WatcherHealth): void => {
-    const id = targetKey(target);
+    const id = watchTargetKey(target);
     const state = this.watches.get(id);
     const labels = state?.labels ?? {
       resource: resourceLabel(target.resource),
@@ -462,7 +446,7 @@ export class ControllerMetrics {
 
   /** Drops a target's health state (its watch stopped): it leaves the gauges at the next scrape. */
   forgetWatch(target: WatchMetricsTarget): void {
-    this.watches.delete(targetKey(target));
+    this.watches.delete(watchTargetKey(target));
   }
 
   /** Sets `leader_election_master_status{name}`: 1 while leading the lease `name`, else 0. */

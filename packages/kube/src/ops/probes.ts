@@ -17,6 +17,7 @@ import { InvalidArgumentError } from '@rxkube/core';
 import type { WatcherHealth } from '../watcher/health.js';
 import { metricsHandler, resourceLabel } from './metrics.js';
 import type { WatchMetricsTarget } from './metrics.js';
+import { watchTargetKey } from '../reflector/watch-registry.js';
 
 /** What a check reports: ok, or why not (shown in the probe body). */
 export type ProbeCheckResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -125,17 +126,6 @@ interface WatchEntry {
   seenAt: number;
 }
 
-function targetId(target: WatchMetricsTarget): string {
-  return JSON.stringify([
-    target.resource.apiVersion,
-    target.resource.kind,
-    target.namespace ?? '',
-    target.labelSelector ?? '',
-    target.fieldSelector ?? '',
-    target.metadataOnly === true,
-  ]);
-}
-
 function describeTarget(target: WatchMetricsTarget): string {
   const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
   const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
@@ -181,7 +171,7 @@ export class WatchHealthChecks {
 
   /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
   readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
-    const id = targetId(target);
+    const id = watchTargetKey(target);
     let entry = this.entries.get(id);
     if (entry === undefined) {
       entry = { target, refused: undefined, seenAt: Number.NEGATIVE_INFINITY };
@@ -203,7 +193,7 @@ export class WatchHealthChecks {
 
   /** Forgets a target (its watch stopped). */
   forget(target: WatchMetricsTarget): void {
-    this.entries.delete(targetId(target));
+    this.entries.delete(watchTargetKey(target));
   }
 
   /** The refused watches now, one line each. */
