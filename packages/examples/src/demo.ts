@@ -8,7 +8,7 @@
 import { KubeClient } from '@rxkube/kube';
 import { startApiServer } from '@rxkube/testing';
 import { runCoreDemo } from './core-demo.js';
-import { runHasherDemo } from './configmap-hasher/demo.js';
+import { runHasherDemo } from '../configmap-hasher/src/demo.js';
 
 if (process.argv.includes('--core')) {
   process.exitCode = (await runCoreDemo()) ? 0 : 1;
