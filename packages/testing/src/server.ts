@@ -19,6 +19,7 @@ import { stringify as toYaml } from 'yaml';
 
 import type { AuthOptions, RequestUser } from './auth.js';
 import { authenticate } from './auth.js';
+import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
 import { Faults } from './faults.js';
 import { Engine } from './handlers/engine.js';
@@ -70,6 +71,14 @@ export interface ApiServerOptions {
    * the real namespace controller takes seconds). 0 removes it on the next tick.
    */
   readonly namespaceDeletionDelayMs?: number;
+  /**
+   * Simulate the Deployment controller (default false): after a Deployment is created or changed,
+   * its status is written as a real cluster shows it once the rollout finished and every pod is
+   * ready (`observedGeneration`, `replicas`, `updatedReplicas`, `readyReplicas`,
+   * `availableReplicas`, `Available` and `Progressing` conditions), through the status path as
+   * `kube-controller-manager`. Off: Deployment status never moves (there are no pods).
+   */
+  readonly simulateDeployments?: boolean;
   /** Events kept for watch resume and historical reads (default 10,000). */
   readonly watchHistory?: number;
   /** BOOKMARK period on watches with allowWatchBookmarks (default 60,000 ms). */
@@ -196,6 +205,7 @@ class ApiServerImpl implements ApiServer {
   private readonly sockets = new Set<Socket>();
   private readonly watches = new Set<WatchSession>();
   private readonly controllers: Controllers;
+  private readonly deployments: DeploymentController | undefined;
   private readonly crds: CrdController;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
@@ -229,6 +239,9 @@ class ApiServerImpl implements ApiServer {
       { gc, namespaceLifecycle, namespaceDeletionDelayMs: options.namespaceDeletionDelayMs ?? 200 },
       log,
     );
+    this.deployments = options.simulateDeployments
+      ? new DeploymentController(this.engine, this.registry, log)
+      : undefined;
     this.faults = new Faults({
       dropWatches: () => {
         const all = [...this.watches];
@@ -552,6 +565,7 @@ class ApiServerImpl implements ApiServer {
     this.stopped = true;
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
+    this.deployments?.stop();
     this.crds.stop();
     await this.closeServer();
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
