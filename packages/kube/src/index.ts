@@ -191,3 +191,23 @@ export {
   scrubString,
 } from './ops/logging.js';
 export type { CreateLoggerOptions, LoggedReconcile } from './ops/logging.js';
+export {
+  DEFAULT_LEASE_DURATION_MS,
+  DEFAULT_RENEW_DEADLINE_MS,
+  DEFAULT_RETRY_PERIOD_MS,
+  defaultIdentity,
+  LeaderElector,
+  microTime,
+} from './leader/leader-elector.js';
+export type { Lease, LeaseSpec, LeaderElectionAttempt, LeaderElectionOptions } from './leader/leader-elector.js';
+export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager } from './manager/manager.js';
+export type {
+  ManagedController,
+  ManagedControllerOptions,
+  ManagedResult,
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  ShutdownReport,
+} from './manager/manager.js';
+export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
+export type { ManagerRbac, PolicyRule, RbacManifestOptions } from './manager/rbac.js';

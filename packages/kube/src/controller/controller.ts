@@ -30,6 +30,7 @@ import {
   Subject,
   switchMap,
   take,
+  takeUntil,
   tap,
   throwError,
 } from 'rxjs';
@@ -165,6 +166,13 @@ export interface ControllerOptions<T extends KubeObject> {
    * controller keeps `recorder.outcomes$` subscribed while it runs.
    */
   readonly recorder?: EventRecorder;
+  /**
+   * Graceful stop (DESIGN.md promise 10): when this emits, intake stops — no new trigger is taken,
+   * debounced ones are dropped — reconciles in flight (and the reruns already coalesced behind them)
+   * finish, then the status sink's queued writes, then the run completes. Unsubscribing instead
+   * cancels everything at once. The Manager passes its shutdown signal here.
+   */
+  readonly shutdown?: ObservableInput<unknown>;
 }
 
 /** The status of a primary object type (`Record<string, unknown>` when `T` does not say). */
@@ -262,6 +270,11 @@ export interface ControllerResult {
 
 /** A configured controller; `run` starts it. */
 export interface Controller<T extends KubeObject> {
+  /**
+   * Every watch this controller uses (primary, owned, mapped), as the registry keys them: the
+   * Manager keeps them warm on standby replicas and checks their sync and health for `/readyz`.
+   */
+  readonly targets: readonly WatchTarget[];
   /**
    * Runs `reconcile` for every request until unsubscribed; emits one {@link ControllerResult} per
    * request handled. Cold: each subscription runs the controller once.
@@ -484,6 +497,10 @@ export function controller<T extends KubeObject = KubeObject>(
 
       let requests$ = merge(fromPrimary$, ...fromOwned$, ...fromWatches$);
       if (debounce !== undefined) requests$ = requests$.pipe(debounce);
+      // After the debounce: stopping intake drops the triggers it still holds.
+      if (options.shutdown !== undefined) requests$ = requests$.pipe(takeUntil(from(options.shutdown)));
+      /** Emits once the applier drained after a shutdown; the side runs stop then. */
+      const drained = new Subject<void>();
 
       const ctxLog = (key: string): ControllerLogger => ({
         debug: (m, f) => log.debug?.(m, { key, ...f }),
@@ -642,16 +659,24 @@ export function controller<T extends KubeObject = KubeObject>(
             );
       return merge(
         statusRun$,
-        recorderRun$,
+        recorderRun$.pipe(takeUntil(drained)),
         results$.pipe(
           map(toControllerResult),
-          tap((r) => report(log, r)),
+          tap({
+            next: (r) => report(log, r),
+            // Only after a shutdown: the applier completes once its reconciles finished; the
+            // status sink then writes what is queued and completes.
+            complete: () => {
+              statusWrites.complete();
+              drained.next();
+            },
+          }),
         ),
       ).pipe(finalize(() => options.observer?.reset?.()));
     });
   };
 
-  return { run };
+  return { run, targets: [primaryTarget, ...ownedTargets, ...mapped.map((m) => m.target)] };
 }
 
 function toControllerResult(r: ReconcileResult<ObjectRef, string>): ControllerResult {

@@ -1,0 +1,233 @@
+/**
+ * Least-privilege RBAC from what a Manager's controllers watch and write: `get`/`list`/`watch` on
+ * every watched resource, `patch` on `<resource>/status` for a status sink, `patch` for a finalizer,
+ * `create`/`patch` on Events for a recorder, `get`/`create`/`update` on the Lease for leader
+ * election, plus the `permissions` each controller declares for its reconcile's own writes. Plurals
+ * come from discovery, so CRDs must be installed (run the operator's `setup` first).
+ *
+ * What it does not do: guess what a reconcile writes (declare it in `permissions`), or aggregate
+ * roles.
+ *
+ * @module
+ */
+import type { ResourceType } from '../types.js';
+import type { Manager } from './manager.js';
+
+/** An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only). */
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+
+/** The rules of a Manager, split by where they apply. */
+export interface ManagerRbac {
+  /** Rules for the watched namespaces (a ClusterRole, or a Role per namespace with `namespaces`). */
+  readonly rules: readonly PolicyRule[];
+  /** Rules in the lease's namespace (leader election), when election is on. */
+  readonly leaseRules: readonly PolicyRule[];
+  /** The lease namespace, when election is on. */
+  readonly leaseNamespace?: string;
+  /** The watched namespaces; absent: all (cluster-wide). */
+  readonly namespaces?: readonly string[];
+}
+
+const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/**
+ * Merges rules with the same groups and resources, verbs sorted in Kubernetes' usual order.
+ *
+ * ## Example
+ * ```ts
+ * mergeRules([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+ *             { apiGroups: [''], resources: ['pods'], verbs: ['get'] }]);
+ * // [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }]
+ * ```
+ */
+export function mergeRules(rules: readonly PolicyRule[]): PolicyRule[] {
+  const byTarget = new Map<string, { rule: PolicyRule; verbs: Set<string> }>();
+  for (const rule of rules) {
+    for (const group of rule.apiGroups) {
+      for (const resource of rule.resources) {
+        const names = rule.resourceNames ?? [];
+        const key = JSON.stringify([group, resource, [...names].sort()]);
+        const entry = byTarget.get(key) ?? {
+          rule: {
+            apiGroups: [group],
+            resources: [resource],
+            verbs: [],
+            ...(names.length > 0 ? { resourceNames: [...names].sort() } : {}),
+          },
+          verbs: new Set<string>(),
+        };
+        for (const v of rule.verbs) entry.verbs.add(v);
+        byTarget.set(key, entry);
+      }
+    }
+  }
+  const rank = (v: string): number => {
+    const i = VERB_ORDER.indexOf(v);
+    return i === -1 ? VERB_ORDER.length : i;
+  };
+  return [...byTarget.values()]
+    .map(({ rule, verbs }) => ({
+      ...rule,
+      verbs: [...verbs].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)),
+    }))
+    .sort(
+      (a, b) =>
+        (a.apiGroups[0] ?? '').localeCompare(b.apiGroups[0] ?? '') ||
+        (a.resources[0] ?? '').localeCompare(b.resources[0] ?? ''),
+    );
+}
+
+function groupOf(type: ResourceType): string {
+  const slash = type.apiVersion.indexOf('/');
+  return slash === -1 ? '' : type.apiVersion.slice(0, slash);
+}
+
+/**
+ * The RBAC a Manager's controllers need, resolved through discovery.
+ *
+ * ## Example
+ * ```ts
+ * await setup(mgr);                       // registers controllers, installs CRDs
+ * const { rules, leaseRules } = await managerRbac(mgr);
+ * ```
+ * @throws `ResourceNotFoundError` when a watched kind is not served (install its CRD first).
+ */
+export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
+  const rules: PolicyRule[] = [];
+  const plural = async (type: ResourceType): Promise<string> =>
+    (await manager.client.discovery.resolve(type)).plural;
+  for (const target of manager.targets()) {
+    rules.push({
+      apiGroups: [groupOf(target.resource)],
+      resources: [await plural(target.resource)],
+      verbs: ['get', 'list', 'watch'],
+    });
+  }
+  for (const c of manager.registered) {
+    const forGroup = groupOf(c.options.for);
+    const forPlural = await plural(c.options.for);
+    // The status sink PATCHes the status subresource and GETs the latest object after a 409.
+    if (c.options.status !== undefined) {
+      rules.push({ apiGroups: [forGroup], resources: [`${forPlural}/status`], verbs: ['patch'] });
+      rules.push({ apiGroups: [forGroup], resources: [forPlural], verbs: ['get'] });
+    }
+    if (c.options.finalizer !== undefined) {
+      rules.push({ apiGroups: [forGroup], resources: [forPlural], verbs: ['patch'] });
+    }
+    if (c.options.events === true) {
+      rules.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
+      // The recorder falls back to core/v1 Events where events.k8s.io is not served.
+      rules.push({ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] });
+    }
+    rules.push(...(c.options.permissions ?? []));
+  }
+  const elector = manager.elector;
+  const namespaces = manager.namespaces;
+  return {
+    rules: mergeRules(rules),
+    leaseRules:
+      elector === undefined
+        ? []
+        : [
+            {
+              apiGroups: ['coordination.k8s.io'],
+              resources: ['leases'],
+              verbs: ['get', 'create', 'update'],
+            },
+          ],
+    ...(elector !== undefined ? { leaseNamespace: elector.leaseNamespace } : {}),
+    ...(namespaces !== undefined && namespaces.length > 0 ? { namespaces } : {}),
+  };
+}
+
+/** Options of {@link rbacManifests}. */
+export interface RbacManifestOptions {
+  /** The operator's namespace (its ServiceAccount, and the lease's unless election says otherwise). */
+  readonly namespace: string;
+  /** ServiceAccount name; default the manager's name. */
+  readonly serviceAccount?: string;
+  /** Name of the roles and bindings; default the manager's name. */
+  readonly name?: string;
+}
+
+/**
+ * The ServiceAccount, ClusterRole (or Roles per watched namespace) and bindings granting
+ * {@link ManagerRbac} — ready to `kubectl apply`.
+ *
+ * ## Example
+ * ```ts
+ * const objects = rbacManifests(await managerRbac(mgr), { namespace: 'operators', name: 'copyrator' });
+ * writeFileSync('rbac.yaml', objects.map((o) => YAML.stringify(o)).join('---\n'));
+ * ```
+ */
+export function rbacManifests(
+  rbac: ManagerRbac,
+  options: RbacManifestOptions & { readonly name: string },
+): object[] {
+  const name = options.name;
+  const sa = options.serviceAccount ?? name;
+  const subject = { kind: 'ServiceAccount', name: sa, namespace: options.namespace };
+  const out: object[] = [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: options.namespace } },
+  ];
+  if (rbac.namespaces === undefined) {
+    out.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name },
+        rules: rbac.rules,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [subject],
+      },
+    );
+  } else {
+    for (const ns of rbac.namespaces) {
+      out.push(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name, namespace: ns },
+          rules: rbac.rules,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name, namespace: ns },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+          subjects: [subject],
+        },
+      );
+    }
+  }
+  if (rbac.leaseRules.length > 0) {
+    const ns = rbac.leaseNamespace ?? options.namespace;
+    const leaseRole = `${name}-leader-election`;
+    out.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: leaseRole, namespace: ns },
+        rules: rbac.leaseRules,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: leaseRole, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+        subjects: [subject],
+      },
+    );
+  }
+  return out;
+}
