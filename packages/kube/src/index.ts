@@ -199,7 +199,12 @@ export {
   LeaderElector,
   microTime,
 } from './leader/leader-elector.js';
-export type { Lease, LeaseSpec, LeaderElectionAttempt, LeaderElectionOptions } from './leader/leader-elector.js';
+export type {
+  Lease,
+  LeaseSpec,
+  LeaderElectionAttempt,
+  LeaderElectionOptions,
+} from './leader/leader-elector.js';
 export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager } from './manager/manager.js';
 export type {
   ManagedController,

@@ -95,6 +95,39 @@ describe('controller (marbles, fake watches)', () => {
     });
   });
 
+  it('on shutdown stops intake, lets the reconcile in flight finish, drops its queued rerun, then completes', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IxD)-u--b-----c', {
+        I,
+        x: { type: 'InitApply', object: obj('a', '1') },
+        D,
+        u: { type: 'Apply', object: obj('a', '2') },
+        b: { type: 'Apply', object: obj('b', '1') },
+        c: { type: 'Apply', object: obj('c', '1') },
+      });
+      const shutdown = hot('    ---s');
+      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { shutdown }), ts).run(() =>
+        cold('--------(d|)', { d: Action.awaitChange() }),
+      );
+      // a runs 0–8; u at 2 queues a rerun; shutdown at 3: b (6) and c (12) are never taken, the
+      // queued rerun is dropped (controller-runtime's queue shutdown); complete when a finished.
+      expectObservable(results$.pipe(map(short))).toBe('--------(a|)', { a: 'ns/a:success' });
+    });
+  });
+
+  it('does not start a reconcile once shutdown emitted before any trigger, and completes', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const primary = hot<WatchEvent>('--(IxD)', { I, x: { type: 'InitApply', object: obj('a', '1') }, D });
+      const shutdown = hot('-s');
+      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { shutdown }), ts).run(
+        () => NEVER,
+      );
+      expectObservable(results$.pipe(map(short))).toBe('-|');
+    });
+  });
+
   it('maps an owned child event to its controller owner, ignoring non-controller and foreign owners', () => {
     const ts = newScheduler();
     const targets: WatchTarget[] = [];

@@ -168,8 +168,9 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly recorder?: EventRecorder;
   /**
    * Graceful stop (DESIGN.md promise 10): when this emits, intake stops — no new trigger is taken,
-   * debounced ones are dropped — reconciles in flight (and the reruns already coalesced behind them)
-   * finish, then the status sink's queued writes, then the run completes. Unsubscribing instead
+   * debounced ones and reruns queued behind a running key are dropped (controller-runtime shuts
+   * its queue down the same way) — reconciles in flight finish, then the status sink's queued
+   * writes, then the run completes. Unsubscribing instead
    * cancels everything at once. The Manager passes its shutdown signal here.
    */
   readonly shutdown?: ObservableInput<unknown>;

@@ -44,7 +44,12 @@ describe('LeaderElector (Lease, over HTTP)', () => {
   }
 
   const read = (): Promise<Lease> =>
-    client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'default', name: lease });
+    client.get<Lease>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: 'default',
+      name: lease,
+    });
 
   it('acquires a missing lease by creating it, with MicroTime stamps and 15 s duration', async () => {
     const a = candidate('a');
