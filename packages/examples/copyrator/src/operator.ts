@@ -1,0 +1,320 @@
+/**
+ * copyrator's wiring: the CopyratorRule CRD, one controller registered with a {@link Manager},
+ * and the Stores the reconcile plans from.
+ *
+ * Watches (all shared through the manager's registry):
+ * - CopyratorRule (the primary, cluster-scoped);
+ * - every ConfigMap and every Secret, all namespaces — the sources (any rule may select any
+ *   labels in any namespace), the copies (found through a Store index on the
+ *   `copyrator.rxkube.io/rule` label) and whatever else is in a copy's way;
+ * - Namespaces — every event reruns every rule (new namespace → copies there).
+ *
+ * The reconcile is level-triggered and per rule: desired copies (sources × Active target
+ * namespaces) vs existing copies → server-side apply what is missing or changed, delete what is
+ * stale (`planCopies`, `syncRule` in `reconcile.ts`); then the status. A finalizer on the rule
+ * deletes all its copies before the rule goes away (copies live in other namespaces, so they
+ * cannot carry an ownerReference to it).
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '@rxkube/core';
+import type { ControllerReconcile, KubeClient, KubeObject, Manager, PolicyRule, Store } from '@rxkube/kube';
+import { ensureCrd, setCondition, setObservedGeneration } from '@rxkube/kube';
+import type { Observable } from 'rxjs';
+import { defer, from, map, tap } from 'rxjs';
+import { exampleFile } from '../../src/paths.js';
+import type {
+  CopyObject,
+  CopyratorRule,
+  CopyratorRuleStatus,
+  Namespace,
+  RuleStatusUpdate,
+  SyncOptions,
+} from './reconcile.js';
+import {
+  CONFIGMAP,
+  FIELD_MANAGER,
+  FINALIZER,
+  NAMESPACE,
+  RULE_LABEL,
+  RULE_TYPE,
+  SECRET,
+  SOURCE_ANNOTATION,
+  cleanupCopies,
+  copiedType,
+  rulesForNamespace,
+  rulesForObject,
+  syncRule,
+} from './reconcile.js';
+
+/** The operator's (and its controller's) name. */
+export const name = 'copyrator';
+
+/**
+ * What the reconcile does to copies, for RBAC (the manager derives get/list/watch from the
+ * watches, the status and finalizer patches from `status`/`finalizer`): server-side apply is a
+ * `patch` (and a `create` when the copy is new), stale copies are deleted, the finalizer's
+ * cleanup lists copies by label.
+ */
+export const COPY_PERMISSIONS: readonly PolicyRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['configmaps', 'secrets'],
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
+];
+
+/** Options of {@link setup}. */
+export interface CopyratorOptions extends SyncOptions {
+  /** Rules reconciled at once; default 2. */
+  readonly reconcileConcurrency?: number;
+}
+
+const STORE_INDEX = 'copyrator.rxkube.io/rule';
+
+/**
+ * The Stores copyrator reads, from the manager's shared watches: the rules, every ConfigMap and
+ * Secret, every Namespace; plus what the `watches` map functions need.
+ */
+export interface CopyratorView {
+  readonly rules: Store<CopyratorRule>;
+  readonly namespaces: Store<Namespace>;
+  /** Every ConfigMap or every Secret (all namespaces). */
+  readonly objects: (kind: string) => Store<CopyObject>;
+  /** The copies labelled with `rule`, ConfigMaps and Secrets. */
+  readonly copiesOf: (rule: string) => CopyObject[];
+  /** Whether `rule` has a copy of the source `namespace/name`. */
+  readonly hasCopyOf: (rule: string, source: string) => boolean;
+}
+
+/**
+ * The {@link CopyratorView} over a manager's shared watches (the same Stores its controllers
+ * fill: one watch per target). Adds an index of copies by rule to the ConfigMap and Secret Stores.
+ *
+ * ## Example
+ * ```ts
+ * const view = copyratorView(mgr);
+ * view.copiesOf('registry-credentials').map((c) => c.metadata.namespace);
+ * ```
+ */
+export function copyratorView(mgr: Pick<Manager, 'registry'>): CopyratorView {
+  const rules = mgr.registry.watch<CopyratorRule>({ resource: RULE_TYPE }).store;
+  const namespaces = mgr.registry.watch<Namespace>({ resource: NAMESPACE }).store;
+  const configMaps = mgr.registry.watch<CopyObject>({ resource: CONFIGMAP }).store;
+  const secrets = mgr.registry.watch<CopyObject>({ resource: SECRET }).store;
+  for (const store of [configMaps, secrets]) {
+    try {
+      store.byIndex(STORE_INDEX, '');
+    } catch {
+      // Not there yet (byIndex throws for an unknown index): another setup may share the Store.
+      store.addIndexer(STORE_INDEX, (o) => {
+        const rule = o.metadata.labels?.[RULE_LABEL];
+        return rule === undefined ? [] : [rule];
+      });
+    }
+  }
+  const objects = (kind: string): Store<CopyObject> => (kind === 'Secret' ? secrets : configMaps);
+  const copiesOf = (rule: string): CopyObject[] => [
+    ...configMaps.byIndex(STORE_INDEX, rule),
+    ...secrets.byIndex(STORE_INDEX, rule),
+  ];
+  return {
+    rules,
+    namespaces,
+    objects,
+    copiesOf,
+    hasCopyOf: (rule, source) =>
+      copiesOf(rule).some((c) => c.metadata.annotations?.[SOURCE_ANNOTATION] === source),
+  };
+}
+
+/**
+ * The reconcile of one rule: plan from the view's Stores, apply and delete copies through the
+ * client (server-side apply, field manager `copyrator`), write the status, record an Event when
+ * copies changed. Logs copy references and counts only — never an object.
+ *
+ * ## Example
+ * ```ts
+ * mgr.add<CopyratorRule>('copyrator', { for: RULE_TYPE, ... }, copyratorReconcile(copyratorView(mgr)));
+ * ```
+ */
+export function copyratorReconcile(
+  view: CopyratorView,
+  options: SyncOptions = {},
+): ControllerReconcile<CopyratorRule> {
+  return (_request, ctx) => {
+    const rule = ctx.object;
+    const ruleName = rule.metadata.name ?? '';
+    const spec = rule.spec;
+    const store = view.objects(spec !== undefined ? copiedType(spec).kind : 'ConfigMap');
+    return syncRule(
+      {
+        rule,
+        candidates: typeof spec?.sourceNamespace === 'string' ? store.list(spec.sourceNamespace) : [],
+        namespaces: view.namespaces.list(),
+        existing: view.copiesOf(ruleName),
+        occupant: (kind, namespace, name) => view.objects(kind).get(`${namespace}/${name}`),
+      },
+      {
+        apply: (copy, { force }) => ctx.client.apply(copy, { fieldManager: FIELD_MANAGER, force }),
+        delete: (ref, uid) => ctx.client.delete(ref, uid !== undefined ? { preconditions: { uid } } : {}),
+        status: (update) => ctx.status((s) => writeStatus(s, rule, update)),
+      },
+      options,
+    ).pipe(
+      tap(({ report, status }) => {
+        const refs = (list: readonly { kind: string; namespace?: string; name: string }[]) =>
+          list.map((r) => `${r.kind} ${r.namespace ?? ''}/${r.name}`);
+        if (report.applied.length > 0 || report.deleted.length > 0) {
+          ctx.log.info?.('copies synced', {
+            rule: ruleName,
+            applied: refs(report.applied),
+            deleted: refs(report.deleted),
+            copies: status.copies,
+          });
+          ctx.record({
+            type: 'Normal',
+            reason: 'CopiesSynced',
+            action: 'Sync',
+            note: `applied ${report.applied.length}, deleted ${report.deleted.length}; ${status.ready.message ?? ''}`,
+          });
+        }
+        if (report.conflicts.length > 0) {
+          ctx.log.warn?.('copy places taken by other objects', {
+            rule: ruleName,
+            conflicts: report.conflicts.map(
+              (c) => `${c.ref.kind} ${c.ref.namespace ?? ''}/${c.ref.name} (${c.heldBy})`,
+            ),
+          });
+          ctx.record({
+            type: 'Warning',
+            reason: 'CopyConflict',
+            action: 'Sync',
+            note: status.ready.message ?? '',
+          });
+        }
+      }),
+      map(({ action }) => action),
+    );
+  };
+}
+
+function writeStatus(s: CopyratorRuleStatus, rule: CopyratorRule, update: RuleStatusUpdate): void {
+  setObservedGeneration(s, rule);
+  s.sources = update.sources;
+  s.copies = update.copies;
+  setCondition(s, update.ready);
+}
+
+/**
+ * Deletes every copy of `rule` the API server has (listed by label, metadata only: no Secret
+ * data is read), whatever the Stores show. Idempotent: a copy already gone is not an error.
+ *
+ * ## Example
+ * ```ts
+ * const deleted = await lastValueFrom(deleteCopiesOf(client, 'registry-credentials'));
+ * ```
+ */
+export function deleteCopiesOf(client: KubeClient, rule: string): Observable<number> {
+  return cleanupCopies(rule, {
+    list: (type, labelSelector) =>
+      defer(() => from(client.list<KubeObject>(type, { labelSelector, metadataOnly: true }))).pipe(
+        map((list) => list.items),
+      ),
+    delete: (ref, uid) => client.delete(ref, uid !== undefined ? { preconditions: { uid } } : {}),
+  });
+}
+
+/**
+ * Installs the CopyratorRule CRD and registers the `copyrator` controller with `mgr`. Call before
+ * `mgr.start()`. The manager must watch all namespaces (rules are cluster-scoped and copy
+ * across namespaces).
+ *
+ * ## Example
+ * ```ts
+ * const mgr = new Manager({ client: KubeClient.default(), name: 'copyrator' });
+ * await setup(mgr);
+ * await mgr.start();
+ * ```
+ * @throws {InvalidArgumentError} when the manager is limited to some namespaces.
+ */
+export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promise<void> {
+  if (mgr.namespaces !== undefined && mgr.namespaces.length > 0) {
+    throw new InvalidArgumentError(
+      'copyrator.setup',
+      'mgr.namespaces',
+      mgr.namespaces,
+      'must be unset: copyrator watches CopyratorRules (cluster-scoped) and copies across all namespaces; run it in a Manager without namespaces',
+    );
+  }
+  await ensureCrd(mgr.client, exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+  const view = copyratorView(mgr);
+  const { reconcileConcurrency, ...sync } = options;
+  mgr.add<CopyratorRule>(
+    name,
+    {
+      for: RULE_TYPE,
+      watches: [
+        {
+          resource: CONFIGMAP,
+          map: (o) => rulesForObject(o, view.rules.list(), view.hasCopyOf),
+        },
+        { resource: SECRET, map: (o) => rulesForObject(o, view.rules.list(), view.hasCopyOf) },
+        { resource: NAMESPACE, map: () => rulesForNamespace(view.rules.list()) },
+      ],
+      concurrency: reconcileConcurrency ?? 2,
+      status: { fieldManager: FIELD_MANAGER },
+      finalizer: { name: FINALIZER, cleanup: (rule) => deleteCopiesOf(mgr.client, rule.metadata.name ?? '') },
+      events: true,
+      permissions: COPY_PERMISSIONS,
+    },
+    copyratorReconcile(view, sync),
+  );
+}
+
+/** One row of {@link summarize}: a rule and what it has done. */
+export interface RuleSummary {
+  readonly rule: string;
+  readonly type: string;
+  readonly source: string;
+  readonly sources: number;
+  readonly copies: number;
+  readonly ready: string;
+  readonly reason: string;
+  /** Namespaces holding a copy, from the server (not the status). */
+  readonly namespaces: readonly string[];
+}
+
+/**
+ * Reads every rule and its copies from the server (copies listed metadata only) for a summary
+ * table.
+ *
+ * ## Example
+ * ```ts
+ * for (const r of await summarize(client)) console.log(r.rule, r.copies, r.ready);
+ * ```
+ */
+export async function summarize(client: KubeClient): Promise<RuleSummary[]> {
+  const rules = await client.list<CopyratorRule>(RULE_TYPE);
+  const rows: RuleSummary[] = [];
+  for (const rule of rules.items) {
+    const ruleName = rule.metadata.name ?? '';
+    const type = rule.spec !== undefined ? copiedType(rule.spec) : CONFIGMAP;
+    const copies = await client.list<KubeObject>(type, {
+      labelSelector: `${RULE_LABEL}=${ruleName}`,
+      metadataOnly: true,
+    });
+    const ready = rule.status?.conditions?.find((c) => c.type === 'Ready');
+    rows.push({
+      rule: ruleName,
+      type: rule.spec?.ruleType ?? '',
+      source: rule.spec?.sourceNamespace ?? '',
+      sources: rule.status?.sources ?? 0,
+      copies: rule.status?.copies ?? 0,
+      ready: ready?.status ?? 'Unknown',
+      reason: ready?.reason ?? '',
+      namespaces: [...new Set(copies.items.map((c) => c.metadata.namespace ?? ''))].sort(),
+    });
+  }
+  return rows;
+}
