@@ -9,10 +9,8 @@ import {
   WELCOME_CONFIGMAP,
   type WelcomePorts,
   decide,
-  describeChange,
   isNamespaceGoneError,
   reconcileNamespace,
-  snapshotOf,
   welcomeConfigMap,
 } from './reconcile.js';
 
@@ -114,24 +112,6 @@ describe('namespace-watcher decisions', () => {
     expect(isNamespaceGoneError(apiError(403, 'Forbidden', { kind: 'configmaps' }))).toBe(false);
     expect(isNamespaceGoneError(apiError(404, 'NotFound', { kind: 'configmaps' }))).toBe(false);
     expect(isNamespaceGoneError(new Error('boom'))).toBe(false);
-  });
-
-  it('describes ADDED, MODIFIED (what changed) and DELETED in one line each', () => {
-    const before = snapshotOf(ns('a', { env: 'dev' }, 'Active', '1'));
-    expect(describeChange(undefined, before, 'a')).toEqual({
-      type: 'ADDED',
-      line: 'ADDED    namespace a: phase Active, labels env=dev',
-    });
-    expect(describeChange(before, before, 'a')).toBeUndefined();
-    expect(describeChange(before, snapshotOf(ns('a', { env: 'prod' }, 'Terminating', '2')), 'a')).toEqual({
-      type: 'MODIFIED',
-      line: 'MODIFIED namespace a: phase Active → Terminating, labels env=dev → env=prod',
-    });
-    expect(describeChange(before, snapshotOf(ns('a', { env: 'dev' }, 'Active', '3')), 'a')?.line).toBe(
-      'MODIFIED namespace a: metadata or spec changed',
-    );
-    expect(describeChange(before, undefined, 'a')).toEqual({ type: 'DELETED', line: 'DELETED  namespace a' });
-    expect(describeChange(undefined, undefined, 'a')).toBeUndefined();
   });
 });
 

@@ -235,65 +235,6 @@ export function reconcileNamespace(
   });
 }
 
-/** The kind of a change of a namespace, in the watch's words. */
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
-/** What the journal remembers of a namespace. */
-export interface NamespaceSnapshot {
-  readonly resourceVersion: string | undefined;
-  readonly phase: string;
-  readonly labels: string;
-}
-
-/**
- * The snapshot of a namespace the journal compares against.
- *
- * ## Example
- * ```ts
- * snapshotOf(ns); // { resourceVersion: '42', phase: 'Active', labels: 'team=a' }
- * ```
- */
-export function snapshotOf(ns: Namespace): NamespaceSnapshot {
-  return {
-    resourceVersion: ns.metadata.resourceVersion,
-    phase: ns.status?.phase ?? 'Unknown',
-    labels: labelList(ns.metadata.labels),
-  };
-}
-
-/**
- * One readable log line for a change of a namespace, e.g.
- * `MODIFIED namespace team-a: labels env=dev → env=prod` or `DELETED  namespace team-a`.
- * `previous` is what was seen before (`undefined` when never seen), `next` the namespace now
- * (`undefined` when deleted). `undefined` when nothing was seen change (same resourceVersion).
- *
- * ## Example
- * ```ts
- * describeChange(undefined, snapshotOf(ns), 'team-a'); // { type: 'ADDED', line: 'ADDED    namespace team-a: phase Active, labels team=a' }
- * ```
- */
-export function describeChange(
-  previous: NamespaceSnapshot | undefined,
-  next: NamespaceSnapshot | undefined,
-  name: string,
-): { readonly type: ChangeType; readonly line: string } | undefined {
-  const head = (type: ChangeType) => `${type.padEnd(8)} namespace ${name}`;
-  if (next === undefined) {
-    return previous === undefined ? undefined : { type: 'DELETED', line: head('DELETED') };
-  }
-  if (previous === undefined) {
-    return { type: 'ADDED', line: `${head('ADDED')}: phase ${next.phase}, labels ${next.labels}` };
-  }
-  if (previous.resourceVersion === next.resourceVersion) return undefined;
-  const changes: string[] = [];
-  if (previous.phase !== next.phase) changes.push(`phase ${previous.phase} → ${next.phase}`);
-  if (previous.labels !== next.labels) changes.push(`labels ${previous.labels} → ${next.labels}`);
-  return {
-    type: 'MODIFIED',
-    line: `${head('MODIFIED')}: ${changes.length > 0 ? changes.join(', ') : 'metadata or spec changed'}`,
-  };
-}
-
 function isManaged(cm: ConfigMap | undefined): boolean {
   return cm?.metadata.labels?.[MANAGED_BY_LABEL] === FIELD_MANAGER;
 }
