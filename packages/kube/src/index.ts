@@ -216,3 +216,12 @@ export type {
 } from './manager/manager.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
 export type { ManagerRbac, PolicyRule, RbacManifestOptions } from './manager/rbac.js';
+export {
+  MANAGER_FLAGS,
+  ManagerConfigError,
+  settingsFromArgs,
+  settingsFromEnv,
+  settingsFromFlags,
+  withSettings,
+} from './manager/config.js';
+export type { ManagerSettings } from './manager/config.js';

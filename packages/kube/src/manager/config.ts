@@ -1,0 +1,267 @@
+/**
+ * Manager configuration from the environment and command-line flags, layered over the options
+ * the code passes: flags win over environment variables, which win over code. Every value is
+ * checked; a bad one throws a {@link ManagerConfigError} naming the flag or variable and what it
+ * accepts.
+ *
+ * | flag | environment | option |
+ * | --- | --- | --- |
+ * | `--namespace`, `-n` (repeatable, or comma-separated) | `RXKUBE_NAMESPACES`, `WATCH_NAMESPACE` | `namespaces` |
+ * | `--concurrency` | `RXKUBE_CONCURRENCY` | `concurrency` |
+ * | `--metrics-port` (`0` = pick, `off`) | `RXKUBE_METRICS_PORT` | `metricsPort` |
+ * | `--health-port` (`0` = pick, `off`) | `RXKUBE_HEALTH_PORT` | `healthPort` |
+ * | `--leader-elect` / `--no-leader-elect` | `RXKUBE_LEADER_ELECT` (`true`/`false`) | `leaderElection` |
+ * | `--lease-name` | `RXKUBE_LEASE_NAME` | `leaderElection.leaseName` |
+ * | `--lease-namespace` | `RXKUBE_LEASE_NAMESPACE`, `POD_NAMESPACE` | `leaderElection.leaseNamespace` |
+ * | `--log-level` | `RXKUBE_LOG_LEVEL`, `LOG_LEVEL` | `logLevel` |
+ * | `--shutdown-timeout` (`30s`, `500ms`, `1m`) | `RXKUBE_SHUTDOWN_TIMEOUT` | `shutdownTimeoutMs` |
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+
+import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager.js';
+
+/** The settings configurable from outside the code. */
+export type ManagerSettings = Pick<
+  ManagerOptions,
+  'namespaces' | 'concurrency' | 'metricsPort' | 'healthPort' | 'logLevel' | 'shutdownTimeoutMs'
+> & {
+  readonly leaderElection?: boolean;
+  readonly leaseName?: string;
+  readonly leaseNamespace?: string;
+};
+
+/** A configuration value that cannot be used; says where it came from and what is accepted. */
+export class ManagerConfigError extends Error {
+  readonly _tag = 'ManagerConfigError' as const;
+  override readonly name = 'ManagerConfigError';
+  /** `--concurrency` or `RXKUBE_CONCURRENCY`. */
+  readonly source: string;
+  readonly value: string;
+
+  constructor(source: string, value: string, expected: string) {
+    super(`invalid ${source}=${JSON.stringify(value)}: ${expected}`);
+    this.source = source;
+    this.value = value;
+  }
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** The flags {@link settingsFromArgs} understands, for `parseArgs` (so a CLI can add its own). */
+export const MANAGER_FLAGS = {
+  namespace: { type: 'string', short: 'n', multiple: true },
+  concurrency: { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'health-port': { type: 'string' },
+  'leader-elect': { type: 'boolean' },
+  'no-leader-elect': { type: 'boolean' },
+  'lease-name': { type: 'string' },
+  'lease-namespace': { type: 'string' },
+  'log-level': { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
+} as const;
+
+function integer(source: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new ManagerConfigError(source, value, `expected an integer >= ${min}`);
+  }
+  return n;
+}
+
+function port(source: string, value: string): number | false {
+  if (/^(off|false|none)$/i.test(value.trim())) return false;
+  const n = integer(source, value, 0);
+  if (n > 65_535) throw new ManagerConfigError(source, value, 'expected a port 0–65535, or "off"');
+  return n;
+}
+
+function bool(source: string, value: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(value.trim())) return true;
+  if (/^(0|false|no|off)$/i.test(value.trim())) return false;
+  throw new ManagerConfigError(source, value, 'expected true or false');
+}
+
+function duration(source: string, value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  if (m === null) throw new ManagerConfigError(source, value, 'expected a duration like 30s, 500ms or 1m');
+  const n = Number(m[1]);
+  return Math.round(n * (m[2] === 'm' ? 60_000 : m[2] === 'ms' ? 1 : 1_000));
+}
+
+function level(source: string, value: string): NonNullable<ManagerSettings['logLevel']> {
+  const v = value.trim().toLowerCase();
+  if (!(LEVELS as readonly string[]).includes(v)) {
+    throw new ManagerConfigError(source, value, `expected one of ${LEVELS.join(', ')}`);
+  }
+  return v as NonNullable<ManagerSettings['logLevel']>;
+}
+
+function namespaces(source: string, values: readonly string[]): string[] {
+  const list = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  for (const ns of list) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns) || ns.length > 63) {
+      throw new ManagerConfigError(
+        source,
+        ns,
+        'expected namespace names (lower-case DNS labels), comma-separated',
+      );
+    }
+  }
+  return list;
+}
+
+function name(source: string, value: string): string {
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value)) {
+    throw new ManagerConfigError(source, value, 'expected a lower-case DNS name');
+  }
+  return value;
+}
+
+/**
+ * The settings the environment gives.
+ *
+ * ## Example
+ * ```ts
+ * settingsFromEnv({ RXKUBE_NAMESPACES: 'a,b', RXKUBE_LEADER_ELECT: 'true' });
+ * // { namespaces: ['a', 'b'], leaderElection: true }
+ * ```
+ * @throws {ManagerConfigError} naming the variable with a bad value.
+ */
+export function settingsFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ManagerSettings {
+  const out: { -readonly [K in keyof ManagerSettings]: ManagerSettings[K] } = {};
+  const get = (k: string): string | undefined => {
+    const v = env[k];
+    return v === undefined || v.trim() === '' ? undefined : v;
+  };
+  const ns = get('RXKUBE_NAMESPACES') ?? get('WATCH_NAMESPACE');
+  if (ns !== undefined)
+    out.namespaces = namespaces(
+      get('RXKUBE_NAMESPACES') !== undefined ? 'RXKUBE_NAMESPACES' : 'WATCH_NAMESPACE',
+      [ns],
+    );
+  const c = get('RXKUBE_CONCURRENCY');
+  if (c !== undefined) out.concurrency = integer('RXKUBE_CONCURRENCY', c, 1);
+  const mp = get('RXKUBE_METRICS_PORT');
+  if (mp !== undefined) out.metricsPort = port('RXKUBE_METRICS_PORT', mp);
+  const hp = get('RXKUBE_HEALTH_PORT');
+  if (hp !== undefined) out.healthPort = port('RXKUBE_HEALTH_PORT', hp);
+  const le = get('RXKUBE_LEADER_ELECT');
+  if (le !== undefined) out.leaderElection = bool('RXKUBE_LEADER_ELECT', le);
+  const ln = get('RXKUBE_LEASE_NAME');
+  if (ln !== undefined) out.leaseName = name('RXKUBE_LEASE_NAME', ln);
+  const lns = get('RXKUBE_LEASE_NAMESPACE') ?? get('POD_NAMESPACE');
+  if (lns !== undefined)
+    out.leaseNamespace = name(
+      get('RXKUBE_LEASE_NAMESPACE') !== undefined ? 'RXKUBE_LEASE_NAMESPACE' : 'POD_NAMESPACE',
+      lns,
+    );
+  const lvl = get('RXKUBE_LOG_LEVEL') ?? get('LOG_LEVEL');
+  if (lvl !== undefined)
+    out.logLevel = level(get('RXKUBE_LOG_LEVEL') !== undefined ? 'RXKUBE_LOG_LEVEL' : 'LOG_LEVEL', lvl);
+  const st = get('RXKUBE_SHUTDOWN_TIMEOUT');
+  if (st !== undefined) out.shutdownTimeoutMs = duration('RXKUBE_SHUTDOWN_TIMEOUT', st);
+  return out;
+}
+
+/**
+ * The settings parsed flags give (the `values` of `parseArgs` with {@link MANAGER_FLAGS}).
+ *
+ * ## Example
+ * ```ts
+ * const { values } = parseArgs({ args, options: MANAGER_FLAGS, strict: false });
+ * settingsFromFlags(values);
+ * ```
+ * @throws {ManagerConfigError} naming the flag with a bad value.
+ */
+export function settingsFromFlags(values: Readonly<Record<string, unknown>>): ManagerSettings {
+  const out: { -readonly [K in keyof ManagerSettings]: ManagerSettings[K] } = {};
+  const str = (k: string): string | undefined => (typeof values[k] === 'string' ? values[k] : undefined);
+  const ns = values['namespace'];
+  if (Array.isArray(ns) && ns.length > 0) out.namespaces = namespaces('--namespace', ns as string[]);
+  const c = str('concurrency');
+  if (c !== undefined) out.concurrency = integer('--concurrency', c, 1);
+  const mp = str('metrics-port');
+  if (mp !== undefined) out.metricsPort = port('--metrics-port', mp);
+  const hp = str('health-port');
+  if (hp !== undefined) out.healthPort = port('--health-port', hp);
+  if (values['leader-elect'] === true) out.leaderElection = true;
+  if (values['no-leader-elect'] === true) out.leaderElection = false;
+  const ln = str('lease-name');
+  if (ln !== undefined) out.leaseName = name('--lease-name', ln);
+  const lns = str('lease-namespace');
+  if (lns !== undefined) out.leaseNamespace = name('--lease-namespace', lns);
+  const lvl = str('log-level');
+  if (lvl !== undefined) out.logLevel = level('--log-level', lvl);
+  const st = str('shutdown-timeout');
+  if (st !== undefined) out.shutdownTimeoutMs = duration('--shutdown-timeout', st);
+  return out;
+}
+
+/**
+ * Parses manager flags out of `args` (unknown flags are an error).
+ *
+ * ## Example
+ * ```ts
+ * settingsFromArgs(['--leader-elect', '-n', 'team-a,team-b', '--health-port', '8081']);
+ * ```
+ * @throws {ManagerConfigError} for a bad value or an unknown flag.
+ */
+export function settingsFromArgs(args: readonly string[]): ManagerSettings {
+  try {
+    const { values } = parseArgs({
+      args: [...args],
+      options: MANAGER_FLAGS,
+      strict: true,
+      allowPositionals: false,
+    });
+    return settingsFromFlags(values);
+  } catch (error) {
+    if (error instanceof ManagerConfigError) throw error;
+    throw new ManagerConfigError(
+      'arguments',
+      args.join(' '),
+      error instanceof Error ? error.message : String(error),
+    );
+  }
+}
+
+/**
+ * `options` with the settings laid over it, later layers winning (e.g. env, then flags).
+ *
+ * ## Example
+ * ```ts
+ * const mgr = new Manager(withSettings({ client, name: 'copyrator', healthPort: 8081 },
+ *   settingsFromEnv(), settingsFromArgs(process.argv.slice(2))));
+ * ```
+ */
+export function withSettings(options: ManagerOptions, ...layers: readonly ManagerSettings[]): ManagerOptions {
+  let out: ManagerOptions = options;
+  for (const layer of layers) {
+    const { leaderElection, leaseName, leaseNamespace, ...plain } = layer;
+    out = { ...out, ...plain };
+    const current = out.leaderElection;
+    const enabled = leaderElection ?? (current !== undefined && current !== false);
+    if (!enabled) {
+      out = { ...out, leaderElection: false };
+      continue;
+    }
+    const base: ManagerLeaderElectionOptions = typeof current === 'object' ? current : {};
+    out = {
+      ...out,
+      leaderElection: {
+        ...base,
+        ...(leaseName !== undefined ? { leaseName } : {}),
+        ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
+      },
+    };
+  }
+  return out;
+}
