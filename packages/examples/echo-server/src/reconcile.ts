@@ -102,12 +102,26 @@ export function selectorLabels(parent: EchoServer): Record<string, string> {
   return { 'app.kubernetes.io/name': 'http-echo', 'app.kubernetes.io/instance': parent.metadata.name ?? '' };
 }
 
-/** Whether the EchoServer wants a Service (`spec.expose`, default true as in the CRD). */
+/**
+ * Whether the EchoServer wants a Service (`spec.expose`, default true as in the CRD).
+ *
+ * ## Example
+ * ```ts
+ * isExposed(echo) ? 'Deployment + Service' : 'Deployment only';
+ * ```
+ */
 export function isExposed(parent: EchoServer): boolean {
   return parent.spec?.expose !== false;
 }
 
-/** The refs of an EchoServer's children (both named after it, in its namespace). */
+/**
+ * The refs of an EchoServer's children (both named after it, in its namespace).
+ *
+ * ## Example
+ * ```ts
+ * await client.get(childRefs(echo).deployment);
+ * ```
+ */
 export function childRefs(parent: EchoServer): {
   readonly deployment: ObjectRef;
   readonly service: ObjectRef;
