@@ -51,7 +51,7 @@ export interface WidgetEvent {
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
   readonly action: string;
-  readonly note?: string;
+  readonly note: string;
 }
 
 /** Whether applying the inventory changed anything on the server. */

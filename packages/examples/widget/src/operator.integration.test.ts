@@ -1,0 +1,214 @@
+/**
+ * The Widget operator through the Manager, over HTTP against `@rxkube/testing`'s API server:
+ * CRD installed by `setup` → create → finalizer present → inventory + status.observedGeneration 1
+ * → a label change reconciles with no status request → a spec change → observedGeneration 2 (one
+ * more request) → delete → cleanup deleted the inventory once (one Event) → Widget gone, never
+ * reconciled again.
+ *
+ * Status requests are counted at the status port (a wrapper of `statusPortFromClient`) and,
+ * independently, by the Widget's resourceVersion (a status PATCH bumps it). Waits are
+ * deterministic: on the manager's results and the operator's activity (firstValueFrom + filter +
+ * timeout), never on time. "Nothing else happened" is proved with a barrier: the controller runs
+ * with concurrency 1 and its queue is FIFO, so once a later-created barrier Widget is reconciled,
+ * every trigger delivered before it has been handled.
+ */
+import {
+  KubeClient,
+  Manager,
+  type ManagedResult,
+  type ObjectRef,
+  type StatusPatch,
+  type StatusPort,
+  statusPortFromClient,
+} from '@rxkube/kube';
+import { type ApiServer, startApiServer } from '@rxkube/testing';
+import { Subject, defer, filter, firstValueFrom, from, timeout } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WidgetActivity, setup, summarise } from './operator.js';
+import { FINALIZER, type ConfigMap } from './reconcile.js';
+import type { Widget } from './widget.js';
+
+const NS = 'shop';
+const RESOURCE = 'widgets.example.com';
+
+describe('widget operator against the embedded API server (HTTP, through the Manager)', () => {
+  let server: ApiServer;
+  let client: KubeClient;
+  beforeAll(async () => {
+    server = await startApiServer();
+    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  });
+  afterAll(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  it('create → finalizer → observedGeneration 1 → label: no status PATCH → spec: observedGeneration 2 → delete → inventory deleted once → gone', async () => {
+    // every status PATCH the sink sends, by key
+    const inner = statusPortFromClient<Widget>(client, { fieldManager: 'widget' });
+    const patches: { key: string; patch: StatusPatch }[] = [];
+    const port: StatusPort<Widget> = {
+      getLatest: (ref) => inner.getLatest(ref),
+      patchStatus: (ref, patch) =>
+        defer(() => {
+          patches.push({ key: `${ref.namespace ?? ''}/${ref.name}`, patch });
+          return from(inner.patchStatus(ref, patch));
+        }),
+    };
+    const mgr = new Manager({ client, name: 'widget-operator', logLevel: 'silent' });
+    const activity: WidgetActivity[] = [];
+    const results: ManagedResult[] = [];
+    const changed = new Subject<void>();
+    await setup(mgr, {
+      statusPort: port,
+      onActivity: (a) => {
+        activity.push(a);
+        changed.next();
+      },
+    });
+    expect(
+      server.objects('customresourcedefinitions.apiextensions.k8s.io').map((c) => c.metadata.name),
+    ).toEqual([RESOURCE]);
+    const sub = mgr.results$.subscribe((r) => {
+      results.push(r);
+      changed.next();
+    });
+    /** Resolves once `probe()` holds, re-checking after each result or activity; rejects after 10 s. */
+    const waitFor = async (what: string, probe: () => boolean): Promise<void> => {
+      if (probe()) return;
+      await firstValueFrom(
+        changed.pipe(
+          filter(() => probe()),
+          timeout({ first: 10_000, with: () => Promise.reject(new Error(`timed out waiting for ${what}`)) }),
+        ),
+      );
+    };
+    const ref = (n: string): ObjectRef => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      namespace: NS,
+      name: n,
+    });
+    const widget = (n: string, size: number): Widget => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: n, namespace: NS },
+      spec: { size },
+    });
+    const stored = (n: string) => server.object(RESOURCE, NS, n) as Widget | undefined;
+    const inventory = (n: string) =>
+      server.object('configmaps', NS, `widget-${n}-inventory`) as ConfigMap | undefined;
+    const patchesOf = (n: string) => patches.filter((p) => p.key === `${NS}/${n}`);
+    const resultsOf = (n: string, since = 0) => results.slice(since).filter((r) => r.key === `${NS}/${n}`);
+    let barriers = 0;
+    const barrier = async (): Promise<void> => {
+      const b = `barrier-${++barriers}`;
+      await client.create(widget(b, 1));
+      await waitFor(b, () => stored(b)?.status?.observedGeneration === 1);
+    };
+
+    try {
+      await mgr.start();
+
+      // create → finalizer → inventory → status observedGeneration 1, Ready
+      await client.create(widget('w', 1));
+      await waitFor('w ready', () => stored('w')?.status?.observedGeneration === 1);
+      const first = stored('w');
+      expect(first?.metadata.finalizers).toEqual([FINALIZER]);
+      expect(first?.spec?.color).toBe('blue'); // the CRD's default
+      expect(first?.status).toMatchObject({
+        observedGeneration: 1,
+        inventory: 'widget-w-inventory',
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'InventoryReady',
+            message: 'widget-w-inventory holds 1 blue widget',
+            observedGeneration: 1,
+          },
+        ],
+      });
+      expect(inventory('w')?.data).toEqual({ widget: 'w', size: '1', color: 'blue' });
+      expect(inventory('w')?.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Widget', name: 'w', uid: first?.metadata.uid, controller: true }),
+      ]);
+      await barrier();
+      expect(patchesOf('w')).toHaveLength(1);
+
+      // a label change: reconciled, but the desired status is the same → no status PATCH
+      const since = results.length;
+      const relabelled = await client.patch<Widget>(ref('w'), {
+        type: 'merge',
+        body: { metadata: { labels: { touched: 'yes' } } },
+      });
+      await barrier();
+      expect(resultsOf('w', since).some((r) => r.outcome === 'success')).toBe(true);
+      expect(patchesOf('w')).toHaveLength(1);
+      expect(stored('w')?.metadata.resourceVersion).toBe(relabelled.metadata.resourceVersion);
+      expect(stored('w')?.metadata.generation).toBe(1);
+
+      // a spec change → generation 2 → inventory updated, one more status PATCH
+      await client.patch(ref('w'), { type: 'merge', body: { spec: { size: 3, color: 'red' } } });
+      await waitFor('observedGeneration 2', () => stored('w')?.status?.observedGeneration === 2);
+      expect(stored('w')?.metadata.generation).toBe(2);
+      expect(stored('w')?.status?.conditions?.[0]).toMatchObject({
+        message: 'widget-w-inventory holds 3 red widgets',
+        observedGeneration: 2,
+        lastTransitionTime: first?.status?.conditions?.[0]?.lastTransitionTime, // still True since then
+      });
+      expect(inventory('w')?.data).toEqual({ widget: 'w', size: '3', color: 'red' });
+      await barrier();
+      expect(patchesOf('w')).toHaveLength(2);
+      expect(patchesOf('w').map((p) => p.patch.type)).toEqual(['merge', 'merge']);
+
+      // delete → cleanup (inventory deleted, once) → finalizer removed → gone, reported skipped
+      const beforeDelete = results.length;
+      await client.delete(ref('w'));
+      await waitFor(
+        'w gone',
+        () => stored('w') === undefined && resultsOf('w', beforeDelete).some((r) => r.outcome === 'skipped'),
+      );
+      expect(inventory('w')).toBeUndefined();
+      await barrier();
+      // The cleanup deleted the inventory exactly once. It may be called once more, finding nothing
+      // to do: the finalizer's removal PATCH is answered with the deleting object's unchanged
+      // resourceVersion (as a real API server does, kube-wire 13-finalizers #7), so read-own-writes
+      // does not record it, and the rerun queued by the inventory's own Delete event can read the
+      // Store's stale copy that still lists the finalizer. Idempotence makes that harmless.
+      const cleanups = activity.filter((a) => a.type === 'cleanup' && a.key === `${NS}/w`);
+      expect(cleanups[0]).toEqual({ type: 'cleanup', key: `${NS}/w`, outcome: 'deleted' });
+      expect(cleanups.slice(1).every((a) => a.type === 'cleanup' && a.outcome === 'already-gone')).toBe(true);
+      expect(cleanups.length).toBeLessThanOrEqual(2);
+      expect(patchesOf('w')).toHaveLength(2);
+      expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
+
+      // the cleanup's Event, written by the recorder in the background: poll the server (bounded)
+      const cleanupEvents = () =>
+        server
+          .objects('events.events.k8s.io', NS)
+          .filter(
+            (e) =>
+              (e['regarding'] as { name?: string } | undefined)?.name === 'w' &&
+              e['reason'] === 'InventoryDeleted',
+          );
+      for (let i = 0; cleanupEvents().length === 0; i++) {
+        if (i >= 200) throw new Error('no InventoryDeleted Event for w');
+        await client.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NS });
+      }
+      expect(cleanupEvents()).toEqual([
+        expect.objectContaining({ type: 'Normal', action: 'Cleanup', note: 'deleted widget-w-inventory' }),
+      ]);
+
+      // the summary: every remaining Widget converged
+      const rows = await summarise(client, NS);
+      expect(rows.map((r) => r.name)).toEqual(['barrier-1', 'barrier-2', 'barrier-3', 'barrier-4']);
+      expect(rows.every((r) => r.converged && r.finalizer && r.ready === 'True')).toBe(true);
+    } finally {
+      sub.unsubscribe();
+      const report = await mgr.stop();
+      expect(report.drained).toBe(true);
+    }
+  });
+});
