@@ -28,6 +28,7 @@ import type {
   CopyratorRule,
   CopyratorRuleStatus,
   Namespace,
+  RuleLookups,
   RuleStatusUpdate,
   SyncOptions,
 } from './reconcile.js';
@@ -250,16 +251,17 @@ export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promi
   await ensureCrd(mgr.client, exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
   const view = copyratorView(mgr);
   const { reconcileConcurrency, ...sync } = options;
+  const lookups: RuleLookups = {
+    hasCopyOf: view.hasCopyOf,
+    object: (kind, namespace, objectName) => view.objects(kind).get(`${namespace}/${objectName}`),
+  };
   mgr.add<CopyratorRule>(
     name,
     {
       for: RULE_TYPE,
       watches: [
-        {
-          resource: CONFIGMAP,
-          map: (o) => rulesForObject(o, view.rules.list(), view.hasCopyOf),
-        },
-        { resource: SECRET, map: (o) => rulesForObject(o, view.rules.list(), view.hasCopyOf) },
+        { resource: CONFIGMAP, map: (o) => rulesForObject(o, view.rules.list(), lookups) },
+        { resource: SECRET, map: (o) => rulesForObject(o, view.rules.list(), lookups) },
         { resource: NAMESPACE, map: () => rulesForNamespace(view.rules.list()) },
       ],
       concurrency: reconcileConcurrency ?? 2,

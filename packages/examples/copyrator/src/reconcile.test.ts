@@ -345,11 +345,25 @@ describe('rulesForObject / rulesForNamespace (watch → rule requests)', () => {
 
   it('maps a source that stopped matching to the rules that still have a copy of it', () => {
     const hasCopyOf = (r: string, source: string) => r === 'r' && source === 'src/x';
-    expect(rulesForObject(cm('src', 'x', {}, {}), rules, hasCopyOf)).toEqual([{ name: 'r' }]);
+    expect(rulesForObject(cm('src', 'x', {}, {}), rules, { hasCopyOf })).toEqual([{ name: 'r' }]);
   });
 
   it('maps a copy to the rule it is labelled with', () => {
     expect(rulesForObject(existingCopy(cm('src', 'x', {}), 'a', 'o'), rules)).toEqual([{ name: 'o' }]);
+  });
+
+  it('maps an object elsewhere to the rules with a source of that name (it is, or blocks, their copy)', () => {
+    const sources = [cm('src', 'x', {}), cm('other', 'y', {}, { copy: 'no' })];
+    const object = (_kind: string, namespace: string, name: string) =>
+      sources.find((o) => place(o) === `${namespace}/${name}`);
+    expect(rulesForObject(cm('team', 'x', {}, {}), rules, { object })).toEqual([{ name: 'r' }]);
+    expect(rulesForObject(cm('team', 'y', {}, {}), rules, { object })).toEqual([]); // o's selector does not match y
+    expect(rulesForObject(cm('team', 'z', {}, {}), rules, { object })).toEqual([]);
+    // another rule's copy in the way: its own rule and r
+    expect(rulesForObject(existingCopy(cm('src', 'x', {}), 'team', 'o'), rules, { object })).toEqual([
+      { name: 'o' },
+      { name: 'r' },
+    ]);
   });
 
   it('maps a namespace to every rule', () => {

@@ -882,36 +882,58 @@ export function cleanupCopies(
   );
 }
 
+/** Store lookups {@link rulesForObject} uses; without them it maps by labels and selectors only. */
+export interface RuleLookups {
+  /** Whether `rule` has a copy of the source `namespace/name`. */
+  readonly hasCopyOf?: (rule: string, source: string) => boolean;
+  /** The object of `kind` at `namespace/name`, if any. */
+  readonly object?: (kind: string, namespace: string, name: string) => CopyObject | undefined;
+}
+
 /**
- * The rules an event of a ConfigMap or Secret concerns: the rule a copy is labelled with, and
- * every rule of the object's kind whose source namespace it is in and whose selector matches it —
- * or which still has a copy of it (`hasCopyOf`): a source whose label was removed no longer
- * matches, and its rule must run to remove the copies.
+ * The rules an event of a ConfigMap or Secret concerns:
+ * - the rule a copy is labelled with;
+ * - in a rule's source namespace: the rule when its selector matches the object, or when the
+ *   rule still has a copy of it (a source whose label was removed no longer matches, and its
+ *   rule must run to remove the copies);
+ * - elsewhere: every rule with a source of the same name — the object is, or is in the way of,
+ *   that rule's copy (when someone deletes an object that blocked a copy, the rule reruns).
  *
  * ## Example
  * ```ts
- * watches: [{ resource: SECRET, map: (o) => rulesForObject(o, rules.list(), hasCopyOf) }]
+ * watches: [{ resource: SECRET, map: (o) => rulesForObject(o, rules.list(), { hasCopyOf, object }) }]
  * ```
  */
 export function rulesForObject(
   object: CopyObject,
   rules: Iterable<CopyratorRule>,
-  hasCopyOf: (rule: string, source: string) => boolean = () => false,
+  lookups: RuleLookups = {},
 ): RequestName[] {
   const out = new Set<string>();
   const holder = object.metadata.labels?.[RULE_LABEL];
   if (holder !== undefined) out.add(holder);
-  else {
-    const key = keyOf(object);
-    for (const rule of rules) {
-      const spec = rule.spec;
-      const name = rule.metadata.name ?? '';
-      if (spec === undefined || object.metadata.namespace !== spec.sourceNamespace) continue;
-      if (object.kind !== undefined && object.kind !== copiedType(spec).kind) continue;
-      if (selectorMatches(spec.selector ?? {}, object.metadata.labels) || hasCopyOf(name, key)) out.add(name);
+  const namespace = object.metadata.namespace ?? '';
+  const objectName = object.metadata.name ?? '';
+  for (const rule of rules) {
+    const spec = rule.spec;
+    const name = rule.metadata.name ?? '';
+    if (spec === undefined || out.has(name)) continue;
+    const kind = copiedType(spec).kind;
+    if (object.kind !== undefined && object.kind !== kind) continue;
+    if (namespace === spec.sourceNamespace) {
+      if (holder !== undefined) continue; // a copy is never a source
+      if (
+        selectorMatches(spec.selector ?? {}, object.metadata.labels) ||
+        lookups.hasCopyOf?.(name, keyOf(object))
+      ) {
+        out.add(name);
+      }
+    } else {
+      const source = lookups.object?.(kind, spec.sourceNamespace, objectName);
+      if (source !== undefined && isSourceOf(rule, source)) out.add(name);
     }
   }
-  return [...out].map((name) => ({ name }));
+  return [...out].map((n) => ({ name: n }));
 }
 
 /**
