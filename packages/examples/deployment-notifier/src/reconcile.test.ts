@@ -8,6 +8,7 @@ import {
   type NotifierEvent,
   type NotifierPorts,
   containerImages,
+  notifiersFor,
   planNotifications,
   reconcileNotifier,
   specProblem,
@@ -185,6 +186,27 @@ describe('planNotifications (pure)', () => {
     expect(
       planNotifications(notifier({ deploymentName: 'a', selector: { matchLabels: {} } }), []).problem,
     ).toBeDefined();
+  });
+
+  it('maps a Deployment event to the notifiers that select it or still remember it', () => {
+    const byName = notifier({ deploymentName: 'web' });
+    const byLabel = {
+      ...notifier({ selector: { matchLabels: { team: 'x' } } }),
+      metadata: { name: 'team-x', namespace: 'ns' },
+    };
+    const remembers = {
+      ...notifier({ deploymentName: 'other' }, { notified: { 'web/app': 'nginx:1.26' } }),
+      metadata: { name: 'old', namespace: 'ns' },
+    };
+    const elsewhere = {
+      ...notifier({ deploymentName: 'web' }),
+      metadata: { name: 'web-images', namespace: 'other' },
+    };
+    const names = (d: Deployment) =>
+      notifiersFor(d, [byName, byLabel, remembers, elsewhere]).map((n) => n.metadata.name);
+    expect(names(deployment('web', { app: 'nginx:1.27' }))).toEqual(['web-images', 'old']);
+    expect(names(deployment('api', { app: 'a:1' }, { labels: { team: 'x' } }))).toEqual(['team-x']);
+    expect(names(deployment('web', { app: 'a:1' }, { namespace: 'other' }))).toEqual(['web-images']);
   });
 
   it('reads the images of the pod template containers (init containers and image-less ones are not watched)', () => {

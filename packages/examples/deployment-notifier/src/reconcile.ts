@@ -129,6 +129,28 @@ export function selects(notifier: DeploymentNotifier, deployment: Deployment): b
 }
 
 /**
+ * The notifiers an event of `deployment` concerns (the controller's mapped watch): those of its
+ * namespace that select it, and those that still remember one of its containers in
+ * `status.notified` (so a Deployment that stops matching, or is deleted, is forgotten promptly).
+ *
+ * ## Example
+ * ```ts
+ * notifiersFor(deployment, notifierStore.list(deployment.metadata.namespace)).map((n) => n.metadata.name);
+ * ```
+ */
+export function notifiersFor(
+  deployment: Deployment,
+  notifiers: readonly DeploymentNotifier[],
+): DeploymentNotifier[] {
+  const prefix = `${deployment.metadata.name ?? ''}/`;
+  return notifiers.filter(
+    (n) =>
+      (n.metadata.namespace ?? '') === (deployment.metadata.namespace ?? '') &&
+      (selects(n, deployment) || Object.keys(n.status?.notified ?? {}).some((k) => k.startsWith(prefix))),
+  );
+}
+
+/**
  * The images of a Deployment's pod template, by container name (`initContainers` are not
  * watched; containers without an image are skipped).
  *
@@ -278,8 +300,8 @@ export interface NotifierPorts {
   readonly status: (recipe: (draft: NotifierStatus) => void) => ObservableInput<unknown>;
   /** Records an Event about the notifier (Warning `NotificationFailed`). */
   readonly record: (event: NotifierEvent) => void;
-  /** Prints a console notification line (the `console` target). */
-  readonly print: (line: string) => void;
+  /** Prints a console notification line (the `console` target); `notification` for structured logs. */
+  readonly print: (line: string, notification: Notification) => void;
   /** Logs an operator warning (a delivery that gave up). */
   readonly warn: (message: string) => void;
 }
@@ -395,7 +417,7 @@ export function reconcileNotifier(
     const notifyOne = (change: ImageChange): Observable<'delivered' | 'failed'> =>
       defer(() => {
         const body = notificationOf(notifier, change, new Date(scheduler.now()).toISOString());
-        if (consoleOn) ports.print(consoleLine(body));
+        if (consoleOn) ports.print(consoleLine(body), body);
         const delivered$: Observable<DeliveryOutcome | undefined> =
           webhook === undefined
             ? of(undefined)
