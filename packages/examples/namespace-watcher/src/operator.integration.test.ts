@@ -24,6 +24,13 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
     await server.stop();
   });
 
+  it('refuses a Manager restricted to namespaces (Namespaces are cluster-scoped)', async () => {
+    const mgr = new Manager({ client, name, logLevel: 'silent', namespaces: ['default'] });
+    await expect(setup(mgr)).rejects.toThrow(/mgr\.namespaces must be unset: Namespaces are cluster-scoped/);
+    expect(mgr.registered).toEqual([]);
+    await mgr.stop();
+  });
+
   it('welcomes namespaces, follows label changes and opt-outs, heals, and skips deleted namespaces', async () => {
     const mgr = new Manager({ client, name, logLevel: 'silent' });
     const lines: { line: string; fields: LineFields }[] = [];

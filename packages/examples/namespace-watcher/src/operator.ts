@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Action } from '@rxkube/core';
+import { Action, InvalidArgumentError } from '@rxkube/core';
 import type { KubeClient, Manager, ResourceType } from '@rxkube/kube';
 import { EMPTY, endWith, ignoreElements, map, switchMap, takeUntil, tap } from 'rxjs';
 import { namespaceJournal } from './journal.js';
@@ -65,8 +65,20 @@ export interface NamespaceWatcherOptions extends WelcomePolicy {
  *   `skipped` by the controller (the reconcile is not called).
  * - The journal shares the controller's Namespace watch (no second connection). It runs from
  *   `setup` until the manager stops (its `results$` completes), only while leading.
+ *
+ * @throws {InvalidArgumentError} (rejects) when the Manager watches only some `namespaces`.
  */
 export function setup(mgr: Manager, options: NamespaceWatcherOptions = {}): Promise<void> {
+  if (mgr.namespaces !== undefined && mgr.namespaces.length > 0) {
+    return Promise.reject(
+      new InvalidArgumentError(
+        `${name} setup`,
+        'mgr.namespaces',
+        mgr.namespaces,
+        'must be unset: Namespaces are cluster-scoped, so the namespace watcher needs a cluster-wide Manager (drop --namespace / the namespaces option)',
+      ),
+    );
+  }
   const log = options.log ?? ((line: string, fields: LineFields) => mgr.log.info(fields, line));
   const policy: WelcomePolicy = options.exclude !== undefined ? { exclude: options.exclude } : {};
 
@@ -123,6 +135,7 @@ export function setup(mgr: Manager, options: NamespaceWatcherOptions = {}): Prom
   return Promise.resolve();
 }
 
+/** The log line of a write; none for a reconcile that wrote nothing (the Manager logs every result). */
 function outcomeLine(o: WelcomeOutcome): string | undefined {
   switch (o.type) {
     case 'created':
@@ -131,7 +144,6 @@ function outcomeLine(o: WelcomeOutcome): string | undefined {
     case 'deleted':
       return `deleted  ${o.namespace}/${WELCOME_CONFIGMAP} (namespace opted out)`;
     case 'skipped':
-      return o.reason === 'terminating' ? `skipped  ${o.namespace}: terminating` : undefined;
     case 'unchanged':
       return undefined;
   }
