@@ -9,6 +9,7 @@ import { KubeClient, Manager, createLogger } from '@rxkube/kube';
 import { startApiServer, type ApiServer } from '@rxkube/testing';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCopyratorDemo } from './demo.js';
 import { setup, summarize } from './operator.js';
 import {
   type CopyratorRule,
@@ -294,5 +295,30 @@ describe('copyrator against the embedded API server (HTTP, Manager)', () => {
     await until('settings rule gone', () => ruleOf('settings') === undefined);
     expect(copiesOf('configmaps', 'settings')).toEqual([]);
     expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
+  });
+});
+
+describe('copyrator demo scenario (README) against the embedded API server', () => {
+  it('converges and never prints a Secret value', async () => {
+    const server = await startApiServer();
+    const client = KubeClient.fromKubeConfig(server.kubeConfig);
+    const mgr = new Manager({ client, name: 'copyrator', logLevel: 'silent' });
+    try {
+      await setup(mgr);
+      await mgr.start();
+      const lines: string[] = [];
+      expect(await runCopyratorDemo(mgr, (l) => lines.push(l))).toBe(true);
+      const out = lines.join('\n');
+      expect(out).toContain('converged');
+      expect(out).toMatch(/registry-credentials\s+secret\s+platform\s+1\s+\d+\s+True/);
+      for (const value of ['demo-only-not-a-real-secret', 'rotated-demo-value']) {
+        expect(out).not.toContain(value);
+        expect(out).not.toContain(Buffer.from(value).toString('base64'));
+      }
+    } finally {
+      await mgr.stop();
+      client.close();
+      await server.stop();
+    }
   });
 });
