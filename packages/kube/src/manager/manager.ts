@@ -22,6 +22,7 @@ import {
   from,
   map,
   merge,
+  race,
   ReplaySubject,
   Subject,
   switchMap,
@@ -508,8 +509,13 @@ export class Manager {
       this.shutdown.next();
       this.shutdown.complete();
       const timeoutMs = this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-      const deadline = firstValueFrom(timer(timeoutMs, this.scheduler).pipe(map(() => 'deadline' as const)));
-      const outcome = await Promise.race([this.work.done.then(() => 'drained' as const), deadline]);
+      // race() unsubscribes the loser: a drained stop leaves no deadline timer behind.
+      const outcome = await firstValueFrom(
+        race(
+          from(this.work.done).pipe(map(() => 'drained' as const)),
+          timer(timeoutMs, this.scheduler).pipe(map(() => 'deadline' as const)),
+        ),
+      );
       if (outcome === 'deadline') {
         drained = false;
         cancelled = this.running;

@@ -1,0 +1,220 @@
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startApiServer, type ApiServer } from '@rxkube/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { main } from './main.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkg = join(here, '..');
+const root = join(pkg, '..', '..');
+const bin = join(pkg, 'bin', 'rxkube.js');
+const hello = join(pkg, 'dist', 'fixtures', 'hello-operator.js');
+const sample = join(pkg, 'fixtures', 'sample.yaml');
+
+/** Runs main() in-process, capturing its output. */
+async function cli(args: string[], env: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l), env });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** A child process running the real `rxkube` bin; resolves lines as they come. */
+class Child {
+  readonly stdout: string[] = [];
+  readonly stderr: string[] = [];
+  readonly exited: Promise<number | null>;
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private waiters: { test: (l: string) => boolean; resolve: (l: string) => void }[] = [];
+
+  constructor(args: string[]) {
+    this.proc = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, RXKUBE_LOG_LEVEL: 'info' },
+    });
+    const feed = (into: string[]) => {
+      let rest = '';
+      return (chunk: Buffer) => {
+        const lines = (rest + chunk.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        for (const l of lines) {
+          into.push(l);
+          this.waiters = this.waiters.filter((w) => !(w.test(l) && (w.resolve(l), true)));
+        }
+      };
+    };
+    this.proc.stdout.on('data', feed(this.stdout));
+    this.proc.stderr.on('data', feed(this.stderr));
+    this.exited = new Promise((resolve) => this.proc.once('exit', (code) => resolve(code)));
+  }
+
+  /** The first line (stdout or stderr, past or future) matching `re`. */
+  line(re: RegExp): Promise<string> {
+    const seen = [...this.stdout, ...this.stderr].find((l) => re.test(l));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ test: (l) => re.test(l), resolve });
+      void this.exited.then(() =>
+        reject(
+          new Error(`exited before a line matching ${re}:\n${[...this.stdout, ...this.stderr].join('\n')}`),
+        ),
+      );
+    });
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.proc.kill(signal);
+  }
+}
+
+describe('rxkube CLI', () => {
+  let server: ApiServer;
+  const tmp = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
+
+  beforeAll(async () => {
+    // The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`).
+    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
+      cwd: root,
+    });
+    server = await startApiServer();
+  }, 120_000);
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM', async () => {
+    const child = new Child([
+      'run',
+      hello,
+      '--embedded',
+      '-f',
+      sample,
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+    ]);
+    await child.line(/Namespace hello applied/);
+    await child.line(
+      /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+    );
+    const started = JSON.parse(await child.line(/"msg":"manager started"/)) as Record<string, unknown>;
+    expect(started).toMatchObject({ name: 'hello', controllers: ['greeter'], leaderElection: false });
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(
+      child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+    ).toBe(true);
+  });
+
+  it('run against a kubeconfig (--kubeconfig) works the same as with --embedded', async () => {
+    const child = new Child([
+      'run',
+      hello,
+      '--kubeconfig',
+      server.kubeconfigPath,
+      '-f',
+      sample,
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+      '-n',
+      'hello',
+    ]);
+    await child.line(/"key":"hello\/greet-me"/);
+    child.kill('SIGINT');
+    expect(await child.exited).toBe(0);
+    const cm = server.object('configmaps', 'hello', 'greet-me');
+    expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
+  });
+
+  it('--watch restarts the operator when a file next to the module changes, keeping the embedded server', async () => {
+    const child = new Child([
+      'run',
+      hello,
+      '--embedded',
+      '-f',
+      sample,
+      '--watch',
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+    ]);
+    await child.line(/"msg":"manager started"/);
+    writeFileSync(join(dirname(hello), 'watch-marker.txt'), String(process.hrtime.bigint()));
+    await child.line(/restarting the operator \(files changed\)/);
+    // The restarted operator finds the ConfigMap already greeted on the same server.
+    await child.line(/"msg":"manager stopped"/);
+    const starts = () => child.stdout.filter((l) => l.includes('"msg":"manager started"')).length;
+    while (starts() < 2)
+      await child.line(/"msg":"manager started"/).then(() => new Promise((r) => setImmediate(r)));
+    expect(child.stderr.filter((l) => l.includes('embedded API server at'))).toHaveLength(1);
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  });
+
+  it('says clearly when there is no kubeconfig', async () => {
+    const r = await cli(['run', hello], { KUBECONFIG: join(tmp, 'missing'), HOME: tmp });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/no kubeconfig found: none of KUBECONFIG=.*missing exists.*--embedded/);
+  });
+
+  it('says clearly when the API server cannot be reached', async () => {
+    const kubeconfig = join(tmp, 'unreachable');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: 'http://127.0.0.1:1' } }]
+users: [{ name: u, user: { token: t } }]
+contexts: [{ name: x, context: { cluster: c, user: u } }]
+current-context: x
+`,
+    );
+    const r = await cli(['run', hello, '--kubeconfig', kubeconfig]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/cannot reach the API server at http:\/\/127\.0\.0\.1:1 \(context x\)/);
+  });
+
+  it('says clearly when the module exports nothing runnable, or does not exist', async () => {
+    const mod = join(tmp, 'nothing.mjs');
+    writeFileSync(mod, 'export const answer = 42;\n');
+    let r = await cli(['run', mod, '--embedded']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/exports nothing runnable \(it exports: answer\)\. Export `setup\(mgr: Manager\)`/);
+    const empty = join(tmp, 'empty.mjs');
+    writeFileSync(empty, 'export function setup() {}\n');
+    r = await cli(['run', empty, '--embedded']);
+    expect(r.err).toMatch(/registered no controller/);
+    r = await cli(['run', join(tmp, 'absent.js')]);
+    expect(r.err).toMatch(/absent\.js does not exist/);
+  });
+
+  it('refuses bad usage and bad manager flags with exit 2', async () => {
+    expect((await cli(['frobnicate', hello])).err).toMatch(/expected `run <module.js>`/);
+    expect((await cli(['run', hello, '--embedded', '--concurrency', 'lots'])).err).toMatch(
+      /invalid --concurrency="lots": expected an integer >= 1/,
+    );
+    const bad = join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'kind: ConfigMap\n');
+    expect((await cli(['run', hello, '--embedded', '-f', bad])).err).toMatch(
+      /bad\.yaml#1 is not a Kubernetes object/,
+    );
+  });
+
+  it('rbac prints least-privilege RBAC from what the controllers watch and write', async () => {
+    const r = await cli(['rbac', hello, '--operator-namespace', 'ops', '--leader-elect']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('kind: ClusterRole');
+    expect(r.out).toMatch(/resources:\s+- configmaps\s+verbs:\s+- get\s+- list\s+- watch\s+- patch/);
+    expect(r.out).toMatch(/kind: Role\s+metadata:\s+name: hello-leader-election\s+namespace: ops/);
+    expect(r.out).not.toContain('secrets');
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Loads an operator module and finds what it can run: `setup(mgr)` (named or default export) to
+ * register controllers on a Manager the CLI builds, or `createManager(options)` building its own.
+ *
+ * @module
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ManagerOptions } from '@rxkube/kube';
+import { Manager } from '@rxkube/kube';
+
+import { CliError } from './errors.js';
+
+/** What an operator module may export. */
+export interface OperatorModule {
+  /** The operator's name (manager name, lease name); default: the file's base name. */
+  readonly name?: string;
+  /** Registers controllers (and installs CRDs) on the manager. */
+  readonly setup?: (mgr: Manager) => void | Promise<void>;
+  /** Builds a manager itself, from the options the CLI resolved. */
+  readonly createManager?: (options: ManagerOptions) => Manager | Promise<Manager>;
+  readonly default?: unknown;
+}
+
+/** How to get a Manager out of a loaded module. */
+export interface Runnable {
+  readonly name: string | undefined;
+  /** Builds the manager from `options` and registers the module's controllers on it. */
+  manager(options: ManagerOptions): Promise<Manager>;
+}
+
+/**
+ * Imports `path` (relative to `cwd`) and returns how to run it.
+ *
+ * ## Example
+ * ```ts
+ * const runnable = await loadOperatorModule('dist/operator.js');
+ * const mgr = await runnable.manager({ client, name: runnable.name ?? 'op' });
+ * ```
+ * @throws {CliError} `ModuleNotFound` when the file does not exist or fails to import;
+ *   `NotRunnable` when it exports neither `setup` nor `createManager`, or registers no controller.
+ */
+export async function loadOperatorModule(path: string, cwd = process.cwd()): Promise<Runnable> {
+  const file = resolve(cwd, path);
+  if (!existsSync(file)) {
+    throw new CliError(
+      'ModuleNotFound',
+      `operator module ${file} does not exist (a built .js file is expected)`,
+    );
+  }
+  let mod: OperatorModule;
+  try {
+    mod = (await import(pathToFileURL(file).href)) as OperatorModule;
+  } catch (error) {
+    throw new CliError(
+      'ModuleNotFound',
+      `operator module ${file} failed to import: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const setup =
+    typeof mod.setup === 'function'
+      ? mod.setup
+      : typeof mod.default === 'function'
+        ? (mod.default as (mgr: Manager) => void | Promise<void>)
+        : undefined;
+  const createManager = typeof mod.createManager === 'function' ? mod.createManager : undefined;
+  if (setup === undefined && createManager === undefined) {
+    const exported = Object.keys(mod).filter((k) => k !== '__esModule');
+    throw new CliError(
+      'NotRunnable',
+      `operator module ${file} exports nothing runnable (it exports: ${exported.join(', ') || 'nothing'}). ` +
+        'Export `setup(mgr: Manager)` that registers controllers with mgr.add(…), or `createManager(options)` returning a Manager.',
+    );
+  }
+  const name = typeof mod.name === 'string' && mod.name !== '' ? mod.name : undefined;
+  return {
+    name,
+    async manager(options) {
+      const manager = createManager !== undefined ? await createManager(options) : new Manager(options);
+      if (setup !== undefined) await setup(manager);
+      if (manager.registered.length === 0) {
+        throw new CliError(
+          'NotRunnable',
+          `operator module ${file} registered no controller: its setup() must call mgr.add(name, options, reconcile)`,
+        );
+      }
+      return manager;
+    },
+  };
+}

@@ -1,0 +1,332 @@
+/**
+ * `rxkube` — runs an operator module:
+ *
+ * ```
+ * rxkube run <module.js> [--embedded [--port N]] [-f FILE]... [--watch] [--kubeconfig PATH]
+ *                        [--name NAME] [manager flags: --namespace, --concurrency, --leader-elect, …]
+ * rxkube rbac <module.js> [--operator-namespace NS] [--name NAME]   (prints least-privilege RBAC YAML)
+ * ```
+ *
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { watch as watchFiles } from 'node:fs';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { KubeClient, ManagerOptions } from '@rxkube/kube';
+import {
+  MANAGER_FLAGS,
+  ManagerConfigError,
+  managerRbac,
+  rbacManifests,
+  settingsFromEnv,
+  settingsFromFlags,
+  withSettings,
+} from '@rxkube/kube';
+import type { ApiServer } from '@rxkube/testing';
+import { stringify } from 'yaml';
+
+import { connect } from './connect.js';
+import { CliError } from './errors.js';
+import { loadOperatorModule } from './load-module.js';
+import { applyManifests, readManifests } from './manifests.js';
+
+const USAGE = `usage:
+  rxkube run <module.js> [options]    run an operator module until SIGTERM/SIGINT
+  rxkube rbac <module.js> [options]   print the RBAC (ServiceAccount, roles, bindings) it needs
+
+connection:
+  --embedded              start rxkube's in-memory API server (@rxkube/testing) and use it
+  --port N                port of the embedded API server (default: a free one)
+  -f, --filename FILE     apply this manifest first (repeatable; CRDs wait until Established)
+  --kubeconfig PATH       use this kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
+run:
+  --watch                 restart the operator when files next to the module change
+  --name NAME             operator name (default: the module's \`name\` export, else its file name)
+manager (also from RXKUBE_* environment variables; flags win):
+  -n, --namespace NS      namespaces to watch (repeatable or comma-separated; default all)
+  --concurrency N         reconciles in flight per controller (default 1)
+  --health-port N|off     /healthz and /readyz (default 8081)
+  --metrics-port N|off    /metrics (default 8080)
+  --leader-elect          elect a leader with a Lease (--lease-name, --lease-namespace)
+  --log-level LEVEL       fatal, error, warn, info, debug, trace, silent
+  --shutdown-timeout T    how long SIGTERM waits for reconciles in flight (default 30s)
+rbac:
+  --operator-namespace NS namespace of the operator's ServiceAccount (default default)
+`;
+
+const CLI_FLAGS = {
+  ...MANAGER_FLAGS,
+  embedded: { type: 'boolean' },
+  port: { type: 'string' },
+  filename: { type: 'string', short: 'f', multiple: true },
+  kubeconfig: { type: 'string' },
+  watch: { type: 'boolean' },
+  name: { type: 'string' },
+  'operator-namespace': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+interface Io {
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+const defaultIo: Io = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  env: process.env,
+};
+
+/**
+ * Runs the CLI with `args` (without `node` and the script); resolves with the exit code: 0 after a
+ * graceful stop, 1 when the drain hit its deadline or the operator failed, 2 for a usage or
+ * configuration error (printed as one line, no stack trace).
+ *
+ * ## Example
+ * ```ts
+ * process.exitCode = await main(['run', 'dist/operator.js', '--embedded', '-f', 'crd.yaml']);
+ * ```
+ */
+export async function main(args: readonly string[], io: Io = defaultIo): Promise<number> {
+  try {
+    return await dispatch(args, io);
+  } catch (error) {
+    if (error instanceof CliError || error instanceof ManagerConfigError) {
+      io.err(`rxkube: ${error.message}`);
+      return 2;
+    }
+    io.err(
+      `rxkube: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return 1;
+  }
+}
+
+async function dispatch(args: readonly string[], io: Io): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    throw new CliError('Usage', `${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true || positionals.length === 0) {
+    io.out(USAGE);
+    return positionals.length === 0 && values.help !== true ? 2 : 0;
+  }
+  const [command, modulePath, ...extra] = positionals;
+  if ((command !== 'run' && command !== 'rbac') || modulePath === undefined || extra.length > 0) {
+    throw new CliError(
+      'Usage',
+      `expected \`run <module.js>\` or \`rbac <module.js>\`, got: ${positionals.join(' ')}\n${USAGE}`,
+    );
+  }
+  if (values.embedded === true && values.kubeconfig !== undefined) {
+    throw new CliError('Usage', '--embedded and --kubeconfig exclude each other');
+  }
+  if (command === 'run' && values.watch === true) return watchMode(args, modulePath, values, io);
+  return command === 'run' ? run(modulePath, values, io) : rbac(modulePath, values, io);
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({ args: [...args], options: CLI_FLAGS, strict: true, allowPositionals: true });
+}
+type Values = ReturnType<typeof parse>['values'];
+
+/** Connects (embedded or kubeconfig) and applies `-f` manifests. */
+async function connection(
+  values: Values,
+  io: Io,
+): Promise<{ client: KubeClient; server: ApiServer | undefined; close: () => Promise<void> }> {
+  let server: ApiServer | undefined;
+  let client: KubeClient;
+  if (values.embedded === true) {
+    const { startApiServer } = await import('@rxkube/testing');
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+      throw new CliError('Usage', `--port ${values.port} is not a port number`);
+    }
+    // Deployments report ready pods as on a real cluster (the embedded server has no kubelet).
+    server = await startApiServer({ port, simulateDeployments: true });
+    io.err(`rxkube: embedded API server at ${server.url}`);
+    io.err(`rxkube: kubectl --kubeconfig ${server.kubeconfigPath} get all -A`);
+    ({ client } = await connect({ kubeconfig: server.kubeconfigPath }));
+  } else {
+    const connected = await connect({ kubeconfig: values.kubeconfig, env: io.env });
+    client = connected.client;
+    io.err(`rxkube: API server ${connected.server}`);
+  }
+  const close = async (): Promise<void> => {
+    client.close();
+    await server?.stop();
+  };
+  try {
+    const manifests = readManifests(values.filename ?? []);
+    for (const line of await applyManifests(client, manifests)) io.err(`rxkube: ${line}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { client, server, close };
+}
+
+function operatorName(values: Values, moduleName: string | undefined, modulePath: string): string {
+  const raw = values.name ?? moduleName ?? basename(modulePath, extname(modulePath));
+  return (
+    raw
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '') || 'operator'
+  );
+}
+
+async function run(modulePath: string, values: Values, io: Io): Promise<number> {
+  const runnable = await loadOperatorModule(modulePath);
+  const { client, close } = await connection(values, io);
+  try {
+    const options: ManagerOptions = withSettings(
+      { client, name: operatorName(values, runnable.name, modulePath), healthPort: 8081, metricsPort: 8080 },
+      settingsFromEnv(io.env),
+      settingsFromFlags(values),
+    );
+    const mgr = await runnable.manager(options);
+    return await mgr.run();
+  } finally {
+    await close();
+  }
+}
+
+async function rbac(modulePath: string, values: Values, io: Io): Promise<number> {
+  const runnable = await loadOperatorModule(modulePath);
+  // Discovery resolves plurals; against the embedded server unless a cluster was named.
+  const { client, close } = await connection(
+    values.kubeconfig === undefined ? { ...values, embedded: true } : values,
+    { ...io, err: () => undefined },
+  );
+  try {
+    const name = operatorName(values, runnable.name, modulePath);
+    const namespace = values['operator-namespace'] ?? 'default';
+    const options = withSettings(
+      { client, name, logLevel: 'silent' },
+      settingsFromEnv(io.env),
+      settingsFromFlags(values),
+    );
+    const election = options.leaderElection;
+    const mgr = await runnable.manager(
+      typeof election === 'object' && election.leaseNamespace === undefined
+        ? // The lease lives with the operator unless told otherwise.
+          { ...options, leaderElection: { ...election, leaseNamespace: namespace } }
+        : options,
+    );
+    const objects = rbacManifests(await managerRbac(mgr), { name, namespace });
+    io.out(objects.map((o) => stringify(o)).join('---\n'));
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * `--watch`: the parent owns the connection (and the embedded server, so its state survives
+ * restarts) and runs the operator in a child process, restarted when a file next to the module
+ * changes.
+ */
+async function watchMode(
+  args: readonly string[],
+  modulePath: string,
+  values: Values,
+  io: Io,
+): Promise<number> {
+  const { server, close } = await connection(values, io);
+  const childArgs = stripArgs(
+    args,
+    ['--watch', '--embedded'],
+    ['--port', '-f', '--filename', '--kubeconfig'],
+  );
+  const kubeconfig = server?.kubeconfigPath ?? values.kubeconfig;
+  const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'rxkube.js');
+  let child: ChildProcess | undefined;
+  let restarting = false;
+  let stopping = false;
+  const start = (): void => {
+    child = spawn(
+      process.execPath,
+      [bin, ...childArgs, ...(kubeconfig !== undefined ? ['--kubeconfig', kubeconfig] : [])],
+      {
+        stdio: 'inherit',
+        env: { ...process.env, ...io.env },
+      },
+    );
+    child.once('exit', (code) => {
+      child = undefined;
+      if (restarting && !stopping) {
+        restarting = false;
+        io.err('rxkube: restarting the operator (files changed)');
+        start();
+      } else if (!stopping) {
+        io.err(`rxkube: the operator exited with code ${code ?? 'null'}; waiting for a change to restart it`);
+      }
+    });
+  };
+  start();
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watchFiles(dirname(resolve(modulePath)), { recursive: true }, () => {
+    clearTimeout(timer);
+    // Coalesce a burst of writes (a build touches many files) into one restart.
+    timer = setTimeout(() => {
+      if (stopping) return;
+      if (child === undefined) start();
+      else {
+        restarting = true;
+        child.kill('SIGTERM');
+      }
+    }, 200);
+  });
+  return new Promise<number>((resolveCode) => {
+    const stop = (): void => {
+      if (stopping) {
+        child?.kill('SIGKILL');
+        return;
+      }
+      stopping = true;
+      clearTimeout(timer);
+      watcher.close();
+      const finish = (code: number): void => {
+        process.off('SIGTERM', stop);
+        process.off('SIGINT', stop);
+        void close().then(() => resolveCode(code));
+      };
+      if (child === undefined) finish(0);
+      else {
+        child.once('exit', (code) => finish(code ?? 1));
+        child.kill('SIGTERM');
+      }
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+/** `args` without the given boolean flags and flags-with-a-value (both `--x v` and `--x=v`). */
+function stripArgs(
+  args: readonly string[],
+  booleans: readonly string[],
+  withValue: readonly string[],
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (booleans.includes(a)) continue;
+    if (withValue.includes(flag)) {
+      if (!a.includes('=')) i++;
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
