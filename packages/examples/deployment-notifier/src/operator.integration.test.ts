@@ -259,6 +259,7 @@ describe('deployment-notifier against the embedded API server, with a real webho
     await op.reconciledAfter(WEB, (ds) => imageOf(ds, 'web', 'app') === 'nginx:1.27' && ds.every(isObserved));
 
     const uid = server.object('deployments.apps', NS, 'web')?.metadata.uid ?? '';
+    const key = `${notifierOf('web-images')?.metadata.uid ?? ''}/${uid}/app/nginx:1.27`;
     expect(receiver.received).toEqual([
       {
         path: '/hook',
@@ -270,9 +271,9 @@ describe('deployment-notifier against the embedded API server, with a real webho
           from: 'nginx:1.26',
           to: 'nginx:1.27',
           at: expect.any(String) as string,
-          idempotencyKey: `${uid}/app/nginx:1.27`,
+          idempotencyKey: key,
         },
-        idempotencyKey: `${uid}/app/nginx:1.27`,
+        idempotencyKey: key,
         contentType: 'application/json',
         status: 200,
       },

@@ -8,6 +8,7 @@ import {
   type NotifierEvent,
   type NotifierPorts,
   containerImages,
+  notificationOf,
   notifiersFor,
   planNotifications,
   reconcileNotifier,
@@ -209,6 +210,20 @@ describe('planNotifications (pure)', () => {
     expect(names(deployment('web', { app: 'a:1' }, { namespace: 'other' }))).toEqual(['web-images']);
   });
 
+  it('gives each notifier its own idempotency key for the same change', () => {
+    const change = planNotifications(
+      notifier({ deploymentName: 'web' }, { notified: { 'web/app': 'a:1' } }),
+      [deployment('web', { app: 'a:2' })],
+    ).changes[0];
+    if (change === undefined) throw new Error('expected a change');
+    const other = {
+      ...notifier({ deploymentName: 'web' }),
+      metadata: { name: 'other', namespace: 'ns', uid: 'other-uid' },
+    };
+    expect(notificationOf(notifier({}), change, T0).idempotencyKey).toBe('notifier-uid/uid-web/app/a:2');
+    expect(notificationOf(other, change, T0).idempotencyKey).toBe('other-uid/uid-web/app/a:2');
+  });
+
   it('reads the images of the pod template containers (init containers and image-less ones are not watched)', () => {
     const d = deployment('w', { app: 'a:1' });
     d.spec?.template?.spec?.containers?.push({ name: 'broken' });
@@ -261,7 +276,7 @@ describe('reconcileNotifier (marbles, fake ports)', () => {
           from: 'nginx:1.26',
           to: 'nginx:1.27',
           at: '1970-01-01T00:00:00.000Z',
-          idempotencyKey: 'uid-web/app/nginx:1.27',
+          idempotencyKey: 'notifier-uid/uid-web/app/nginx:1.27',
         },
       },
     ]);
@@ -303,9 +318,9 @@ describe('reconcileNotifier (marbles, fake ports)', () => {
       expectObservable(run$).toBe('34ms (a|)', actions);
     });
     expect(fake?.posts.map((p) => p.body.idempotencyKey)).toEqual([
-      'uid-web/app/nginx:1.27',
-      'uid-web/app/nginx:1.27',
-      'uid-web/app/nginx:1.27',
+      'notifier-uid/uid-web/app/nginx:1.27',
+      'notifier-uid/uid-web/app/nginx:1.27',
+      'notifier-uid/uid-web/app/nginx:1.27',
     ]);
     expect(fake?.writes).toHaveLength(1);
     expect(fake?.status?.notified).toEqual({ 'web/app': 'nginx:1.27' });
@@ -401,8 +416,8 @@ describe('reconcileNotifier (marbles, fake ports)', () => {
       expectObservable(rerun$).toBe('------------(a|)', actions);
     });
     expect(fake?.posts.map((p) => p.body.idempotencyKey)).toEqual([
-      'uid-web/app/nginx:1.27',
-      'uid-web/app/nginx:1.27',
+      'notifier-uid/uid-web/app/nginx:1.27',
+      'notifier-uid/uid-web/app/nginx:1.27',
     ]);
     expect(fake?.status?.notified).toEqual({ 'web/app': 'nginx:1.27' });
   });

@@ -20,9 +20,10 @@
  *   for images already notified and exactly one notification for a change made while it was down.
  * - **At-least-once**: a crash (or a failed status write) between "POST answered 2xx" and "status
  *   written" sends the notification again on the next reconcile. Every redelivery of a change
- *   carries the same `idempotencyKey` (`<deployment uid>/<container>/<image>`) so the receiver can
- *   drop duplicates; a later return to the same image reuses the key, so receivers should remember
- *   keys for a bounded time (minutes), not forever.
+ *   carries the same `idempotencyKey` (`<notifier uid>/<deployment uid>/<container>/<image>`) so
+ *   the receiver can drop duplicates (two notifiers of one Deployment send two notifications with
+ *   different keys); a later return to the same image reuses the key, so receivers should
+ *   remember keys for a bounded time (minutes), not forever.
  * - **Giving up**: a delivery that failed `maxAttempts` times (or got a non-retryable answer)
  *   leaves `status.notified` as it was, sets `Delivered=False`, records a Warning Event
  *   `NotificationFailed`, and requeues after `redeliverAfterMs`: a webhook that is down delays
@@ -172,7 +173,7 @@ export interface ImageChange {
   /** `status.notified` key: `<deployment>/<container>`. */
   readonly key: string;
   readonly deployment: string;
-  /** The Deployment's uid (part of the idempotency key). */
+  /** The Deployment's uid (part of the idempotency key; `namespace/name` when it has none). */
   readonly deploymentUid: string;
   readonly container: string;
   readonly from: string;
@@ -250,7 +251,8 @@ export function planNotifications(
  *
  * ## Example
  * ```ts
- * notificationOf(notifier, change, '2025-01-01T12:00:00.000Z').idempotencyKey; // '<uid>/app/nginx:1.27'
+ * notificationOf(notifier, change, '2025-01-01T12:00:00.000Z').idempotencyKey;
+ * // '<notifier uid>/<deployment uid>/app/nginx:1.27'
  * ```
  */
 export function notificationOf(notifier: DeploymentNotifier, change: ImageChange, at: string): Notification {
@@ -262,7 +264,7 @@ export function notificationOf(notifier: DeploymentNotifier, change: ImageChange
     from: change.from,
     to: change.to,
     at,
-    idempotencyKey: `${change.deploymentUid}/${change.container}/${change.to}`,
+    idempotencyKey: `${notifier.metadata.uid ?? ''}/${change.deploymentUid}/${change.container}/${change.to}`,
   };
 }
 

@@ -77,7 +77,7 @@ export type Deployment = KubeObject<{
  * ```json
  * { "notifier": "web-images", "namespace": "default", "deployment": "web", "container": "app",
  *   "from": "nginx:1.26", "to": "nginx:1.27", "at": "2025-01-01T12:00:00.000Z",
- *   "idempotencyKey": "6f1c…-uid/app/nginx:1.27" }
+ *   "idempotencyKey": "0b1e…/6f1c…/app/nginx:1.27" }
  * ```
  */
 export interface Notification {
@@ -93,9 +93,10 @@ export interface Notification {
   /** When the operator saw the change (ISO 8601); the same for every attempt of one delivery. */
   readonly at: string;
   /**
-   * `<deployment uid>/<container>/<to>`: the same for every redelivery of this change (retries, a
-   * requeue after giving up, a restart between "sent" and "status written"), so a receiver can drop
-   * duplicates. Also sent as the `Idempotency-Key` header.
+   * `<notifier uid>/<deployment uid>/<container>/<to>`: the same for every redelivery of this
+   * change by this notifier (retries, a requeue after giving up, a restart between "sent" and
+   * "status written"), so a receiver can drop duplicates. Also sent as the `Idempotency-Key` header.
+   * A later return to the same image gets the same key again: remember keys for minutes, not forever.
    */
   readonly idempotencyKey: string;
 }
