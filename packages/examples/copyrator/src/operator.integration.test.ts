@@ -5,8 +5,11 @@
  * bounded number of results as the safety net — never a sleep.
  */
 import type { KubeObject, ManagedResult } from '@rxkube/kube';
-import { KubeClient, Manager, createLogger } from '@rxkube/kube';
-import { startApiServer, type ApiServer } from '@rxkube/testing';
+import { KubeClient, Manager, createLogger, loadKubeConfigFile, managerRbac } from '@rxkube/kube';
+import { type ApiServer, type AuthRule, startApiServer } from '@rxkube/testing';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCopyratorDemo } from './demo.js';
@@ -195,6 +198,13 @@ describe('copyrator against the embedded API server (HTTP, Manager)', () => {
       return data?.['mode'] === 'b';
     });
 
+    // Someone deletes a copy → it comes back.
+    await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-c', name: 'settings' });
+    await until(
+      'deleted copy re-created',
+      () => server.object('configmaps', 'team-c', 'settings') !== undefined,
+    );
+
     // The source loses its label → every copy is removed.
     await client.patch(
       { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'platform', name: 'settings' },
@@ -322,3 +332,113 @@ describe('copyrator demo scenario (README) against the embedded API server', () 
     }
   });
 });
+
+describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizing API server)', () => {
+  it('copies, updates, deletes and cleans up with only managerRbac(mgr) granted — COPY_PERMISSIONS included', async () => {
+    const allow: AuthRule[] = [];
+    const server = await startApiServer({
+      auth: {
+        tokens: { admin: { name: 'admin', groups: ['system:masters'] }, operator: 'copyrator' },
+        allow,
+      },
+    });
+    const admin = KubeClient.fromKubeConfig(server.kubeConfig);
+    // The chart's view: install the CRD as admin, derive the operator's rules from its Manager.
+    const probe = new Manager({ client: admin, name: 'copyrator', logLevel: 'silent' });
+    await setup(probe);
+    const rbac = await managerRbac(probe);
+    expect(rbac.rules).toContainEqual({
+      apiGroups: [''],
+      resources: ['secrets'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    });
+    for (const r of rbac.rules) {
+      allow.push({ users: ['copyrator'], verbs: r.verbs, groups: r.apiGroups, resources: r.resources });
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'copyrator-rbac-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, readFileSync(server.kubeconfigPath, 'utf8').replace(server.token, 'operator'));
+    const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfig));
+    const lines: string[] = [];
+    const mgr = new Manager({
+      client,
+      name: 'copyrator',
+      log: createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(l) } }),
+    });
+    const results: ManagedResult[] = [];
+    try {
+      await setup(mgr, { installCrd: false });
+      mgr.results$.subscribe((r) => results.push(r));
+      await mgr.start();
+      const until = (what: string, check: () => boolean) =>
+        check()
+          ? Promise.resolve()
+          : firstValueFrom(
+              mgr.results$.pipe(
+                filter(() => check()),
+                timeout({
+                  first: 15_000,
+                  with: () => throwError(() => new Error(`${what}: ${lines.slice(-3).join('')}`)),
+                }),
+              ),
+            );
+      const copies = () =>
+        (server.objects('secrets') as unknown as CopyObject[]).filter(
+          (o) => o.metadata.labels?.[RULE_LABEL] === 'pull',
+        );
+      for (const name of ['src', 'team-a']) {
+        await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      }
+      await admin.create({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'pull', namespace: 'src', labels: { copy: 'pull' } },
+        data: { token: B64_SECRET },
+      });
+      await admin.create({
+        ...RULE_TYPE,
+        metadata: { name: 'pull' },
+        spec: {
+          ruleType: 'secret',
+          sourceNamespace: 'src',
+          selector: { matchLabels: { copy: 'pull' } },
+          targetNamespaces: ['team-a'],
+        },
+      });
+      await until('copy created', () => copies().length === 1 && ready(server, 'pull') === 'True');
+      await admin.patch(
+        { apiVersion: 'v1', kind: 'Secret', namespace: 'src', name: 'pull' },
+        { type: 'merge', body: { data: { token: B64_UPDATED } } },
+      );
+      await until('copy updated', () => copies()[0]?.data?.['token'] === B64_UPDATED);
+      await admin.patch(
+        { ...RULE_TYPE, name: 'pull' },
+        { type: 'merge', body: { spec: { targetNamespaces: ['default'] } } },
+      );
+      await until(
+        'copy moved',
+        () =>
+          copies()
+            .map((c) => c.metadata.namespace)
+            .join() === 'default',
+      );
+      await admin.delete({ ...RULE_TYPE, name: 'pull' });
+      await until('rule and copies gone', () => server.object(RULES, undefined, 'pull') === undefined);
+      expect(copies()).toEqual([]);
+      expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
+      expect(lines.join('')).not.toMatch(/forbidden/i);
+    } finally {
+      await mgr.stop();
+      await probe.stop();
+      client.close();
+      admin.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function ready(server: ApiServer, rule: string): string | undefined {
+  const r = server.object(RULES, undefined, rule) as unknown as CopyratorRule | undefined;
+  return r?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+}

@@ -69,6 +69,11 @@ export const COPY_PERMISSIONS: readonly PolicyRule[] = [
 export interface CopyratorOptions extends SyncOptions {
   /** Rules reconciled at once; default 2. */
   readonly reconcileConcurrency?: number;
+  /**
+   * Install (server-side apply) the CRD and wait until it is served; default true. Set false when
+   * a Helm chart installs it: the operator then needs no RBAC on customresourcedefinitions.
+   */
+  readonly installCrd?: boolean;
 }
 
 const STORE_INDEX = 'copyrator.rxkube.io/rule';
@@ -227,8 +232,8 @@ export function deleteCopiesOf(client: KubeClient, rule: string): Observable<num
 }
 
 /**
- * Installs the CopyratorRule CRD and registers the `copyrator` controller with `mgr`. Call before
- * `mgr.start()`. The manager must watch all namespaces (rules are cluster-scoped and copy
+ * Installs the CopyratorRule CRD (unless `installCrd: false`) and registers the `copyrator`
+ * controller with `mgr`. Call before `mgr.start()`. The manager must watch all namespaces (rules are cluster-scoped and copy
  * across namespaces).
  *
  * ## Example
@@ -248,9 +253,11 @@ export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promi
       'must be unset: copyrator watches CopyratorRules (cluster-scoped) and copies across all namespaces; run it in a Manager without namespaces',
     );
   }
-  await ensureCrd(mgr.client, exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+  if (options.installCrd !== false) {
+    await ensureCrd(mgr.client, exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+  }
   const view = copyratorView(mgr);
-  const { reconcileConcurrency, ...sync } = options;
+  const { reconcileConcurrency, installCrd: _installCrd, ...sync } = options;
   const lookups: RuleLookups = {
     hasCopyOf: view.hasCopyOf,
     object: (kind, namespace, objectName) => view.objects(kind).get(`${namespace}/${objectName}`),
