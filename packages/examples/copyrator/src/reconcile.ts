@@ -52,9 +52,11 @@ export const SOURCE_ANNOTATION = 'copyrator.rxkube.io/source';
 export const FIELD_MANAGER = 'copyrator';
 /** The rule's finalizer: its copies are deleted before the rule goes away. */
 export const FINALIZER = 'copyrator.rxkube.io/cleanup';
-/** The resource types involved. */
+/** ConfigMaps: copied by `ruleType: configmap` rules. */
 export const CONFIGMAP = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+/** Secrets: copied by `ruleType: secret` rules. */
 export const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+/** Namespaces: the targets. */
 export const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace' } as const;
 /** Secrets the token controller owns: a copy would be deleted (or rewritten) by it at once. */
 export const SERVICE_ACCOUNT_TOKEN = 'kubernetes.io/service-account-token';
@@ -216,7 +218,14 @@ export function ruleProblems(rule: CopyratorRule): string[] {
   return problems;
 }
 
-/** `namespace/name` of an object. */
+/**
+ * `namespace/name` of an object (the value of {@link SOURCE_ANNOTATION} for a source).
+ *
+ * ## Example
+ * ```ts
+ * keyOf({ metadata: { namespace: 'platform', name: 'registry' } }); // 'platform/registry'
+ * ```
+ */
 export function keyOf(object: KubeObject): string {
   return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
 }
@@ -224,6 +233,11 @@ export function keyOf(object: KubeObject): string {
 /**
  * Whether `object` is one of copyrator's copies (of any rule). Copies are never sources, so rules
  * never copy each other's copies around.
+ *
+ * ## Example
+ * ```ts
+ * isCopy({ metadata: { labels: { [RULE_LABEL]: 'registry' } } }); // true
+ * ```
  */
 export function isCopy(object: KubeObject): boolean {
   return object.metadata.labels?.[RULE_LABEL] !== undefined;
@@ -283,7 +297,14 @@ export function copyOf(source: CopyObject, ruleName: string, namespace: string):
   return copy;
 }
 
-/** The reference of a copy (or any ConfigMap/Secret). */
+/**
+ * The reference of a copy (or any ConfigMap/Secret).
+ *
+ * ## Example
+ * ```ts
+ * await client.delete(refOf(copy), { preconditions: { uid: copy.metadata.uid } });
+ * ```
+ */
 export function refOf(object: KubeObject): ObjectRef {
   return {
     apiVersion: 'v1',
@@ -717,7 +738,16 @@ export function ruleStatus(rule: CopyratorRule, plan: CopyPlan, report: Executio
   };
 }
 
-/** The status of a rule {@link ruleProblems} refuses. */
+/**
+ * The status of a rule {@link ruleProblems} refuses: `Ready=False`, reason `InvalidSpec`, the
+ * problems as the message.
+ *
+ * ## Example
+ * ```ts
+ * const problems = ruleProblems(rule);
+ * if (problems.length > 0) ctx.status((s) => setCondition(s, invalidRuleStatus(rule, problems).ready));
+ * ```
+ */
 export function invalidRuleStatus(rule: CopyratorRule, problems: readonly string[]): RuleStatusUpdate {
   const generation = rule.metadata.generation;
   const og = generation !== undefined ? { observedGeneration: generation } : {};
@@ -732,6 +762,11 @@ export function invalidRuleStatus(rule: CopyratorRule, problems: readonly string
 /**
  * Some copy writes failed; the reconcile fails with this so the controller retries it with
  * backoff. Names the copies, verbs and API reasons — never contents.
+ *
+ * ## Example
+ * ```ts
+ * if (report.failed.length > 0) throw new CopyFailedError(rule.metadata.name ?? '', report.failed);
+ * ```
  */
 export class CopyFailedError extends Error {
   readonly _tag = 'CopyFailedError' as const;
