@@ -441,6 +441,11 @@ export function controller<T extends KubeObject = KubeObject>(
             );
       const recorderRun$: Observable<never> =
         options.recorder === undefined ? EMPTY : options.recorder.outcomes$.pipe(ignoreElements());
+      /**
+       * Deleting objects whose finalizer we removed, by key, with the versions that still show it:
+       * skipped until the Store moves on (their Delete, or a newer version). Released then.
+       */
+      const released = new Map<string, { uid: string | undefined; versions: (string | undefined)[] }>();
       /** Per key while its finalizer-wrapped reconcile runs (one per key at a time: the applier's). */
       const running = new Map<string, { request: ObjectRef; object: T }>();
       let finalized: FinalizerReconcile<T> | undefined;
@@ -607,6 +612,19 @@ export function controller<T extends KubeObject = KubeObject>(
                   from(port.patch(ref, ops)).pipe(
                     tap((after) => {
                       if (before !== undefined) ownWrites.recorded(before, after);
+                      // Our finalizer is off a deleting object: done with it. The server may answer
+                      // with the resourceVersion it had (kube-wire 13 #7), so read-own-writes cannot
+                      // tell the Store's copy is stale; remember both versions instead.
+                      const meta = after.metadata;
+                      if (
+                        meta.deletionTimestamp !== undefined &&
+                        !(meta.finalizers ?? []).includes(fin.name)
+                      ) {
+                        released.set(key, {
+                          uid: meta.uid,
+                          versions: [before?.metadata.resourceVersion, meta.resourceVersion],
+                        });
+                      }
                     }),
                   ),
                 );
@@ -637,7 +655,18 @@ export function controller<T extends KubeObject = KubeObject>(
         synced$.pipe(
           switchMap(() => {
             const stored = primary.store.get(key);
-            if (stored === undefined) return of(SKIPPED);
+            if (stored === undefined) {
+              released.delete(key);
+              return of(SKIPPED);
+            }
+            const done = released.get(key);
+            if (done !== undefined) {
+              const same =
+                done.uid === stored.metadata.uid && done.versions.includes(stored.metadata.resourceVersion);
+              // Until a newer version (or the Delete) arrives, a request for it is a stale echo.
+              if (same) return of(SKIPPED);
+              released.delete(key);
+            }
             const object = ownWrites.baseFor(stored);
             if (finalized === undefined) return from(reconcile(request, contextOf(request, key, object)));
             running.set(key, { request, object });
@@ -695,7 +724,9 @@ function toControllerResult(r: ReconcileResult<ObjectRef, string>): ControllerRe
 function report(log: ControllerLogger, r: ControllerResult): void {
   if (r.outcome === 'error') {
     const retry =
-      r.retryInMs !== undefined ? `retrying in ${r.retryInMs} ms` : 'rerunning for a newer trigger';
+      r.retryInMs !== undefined
+        ? `retrying in ${Math.round(r.retryInMs)} ms`
+        : 'rerunning for a newer trigger';
     // A ReconcileError's message already names the key: `reconcile of "ns/a" failed: …`.
     log.warn?.(`${r.error?.message ?? `reconcile of ${r.key} failed`}; ${retry}`, {
       key: r.key,

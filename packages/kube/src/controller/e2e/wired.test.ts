@@ -47,6 +47,56 @@ const label = (r: ControllerResult): string =>
   `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
 
 describe('controller with status sink and finalizer (marbles)', () => {
+  it('runs the cleanup once although a rerun reads the deleting version the finalizer removal answered unchanged', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    let cleanups = 0;
+    ts.run(({ hot, cold, expectObservable }) => {
+      const deleting = w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: [FIN] });
+      // A trigger of the same version at 7 (as a child's Delete would give) requests the Widget again
+      // while the cleanup runs; the Delete of the Widget itself arrives at 13.
+      const primary = hot<WatchEvent<Widget>>('(IaD)--b-----x', {
+        I,
+        a: { type: 'InitApply', object: deleting },
+        D,
+        b: { type: 'Apply', object: deleting },
+        x: { type: 'Delete', object: deleting },
+      });
+      const port: FinalizerPort<Widget> = {
+        // The real API server answers with the deleting object's unchanged resourceVersion (kube-wire 13 #7).
+        patch: () => cold('-(r|)', { r: w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }) }),
+      };
+      const results$ = controller<Widget>(
+        {
+          for: WIDGET,
+          client,
+          registry: registryOf(primary),
+          rateLimit: false,
+          random: () => 0,
+          log: {},
+          finalizer: {
+            name: FIN,
+            port,
+            cleanup: () =>
+              defer(() => {
+                cleanups++;
+                return cold('--------(d|)', { d: 1 });
+              }),
+          },
+        },
+        ts,
+      ).run(() => {
+        throw new Error('the reconcile must not run for an object being deleted');
+      });
+      // cleanup 0–8, removal 8–9: success at 9; the rerun queued at 7 reads version 7 again:
+      // skipped at 9 (without the fix: a second cleanup); the Delete at 13: skipped (gone).
+      expectObservable(results$.pipe(map(label)), '^ 20ms !').toBe('---------(sk)k', {
+        s: 'success',
+        k: 'skipped',
+      });
+    });
+    expect(cleanups).toBe(1);
+  });
+
   it('backs off a failing cleanup exponentially on the scheduler (5, 10, 20 ms), then removes the finalizer with test+remove', () => {
     const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
     const patches: JsonPatchOperation[][] = [];
