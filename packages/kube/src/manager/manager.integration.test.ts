@@ -292,6 +292,23 @@ describe('Manager (over HTTP)', () => {
     expect(probe.calls).not.toContain('ns-c/c');
   });
 
+  it('runs a controller of a cluster-scoped kind once, cluster-wide, when namespaces are set', async () => {
+    const mgr = new Manager({ client, name: 'scope-test', logLevel: 'silent', namespaces: ['ns-a', 'ns-b'] });
+    const probe = new Probe();
+    mgr.add('namespaces', { for: { apiVersion: 'v1', kind: 'Namespace' } }, probe.reconcile);
+    mgr.add('cms', { for: CM }, () => NEVER);
+    const results = collect(mgr);
+    await mgr.start();
+    await results.until((r) => r.key === 'ns-c');
+    expect(mgr.targets().map((t) => [t.resource.kind, t.namespace])).toEqual([
+      ['Namespace', undefined],
+      ['ConfigMap', 'ns-a'],
+      ['ConfigMap', 'ns-b'],
+    ]);
+    await mgr.stop();
+    expect(probe.calls.filter((k) => k === 'ns-c')).toHaveLength(1);
+  });
+
   it('serves /healthz, /readyz naming a kind the server does not serve, and /metrics with controller-runtime names', async () => {
     const mgr = new Manager({
       client,

@@ -68,7 +68,8 @@ export interface ManagerOptions {
   readonly name: string;
   /**
    * Namespaces to watch. Default: all. With several, each controller runs once per namespace
-   * (controllers that set their own `namespace` keep it).
+   * (controllers that set their own `namespace` keep it; a cluster-scoped primary kind runs once,
+   * cluster-wide, with its owned and mapped watches).
    */
   readonly namespaces?: readonly string[];
   /** Default `concurrency` of controllers that do not set one. Default 1. */
@@ -195,6 +196,8 @@ export class Manager {
   private work: { done: Promise<void>; subscription: Subscription } | undefined;
   private stopping: Promise<ShutdownReport> | undefined;
   private lastElectionError: { at: number; error: unknown } | undefined;
+  /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
+  private readonly clusterScoped = new Set<string>();
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -303,6 +306,24 @@ export class Manager {
   }
 
   /**
+   * Looks up, through discovery, which controllers' primary kinds are cluster-scoped: those run
+   * once cluster-wide even when `namespaces` is set. `start()` calls it; call it yourself before
+   * {@link targets} is needed earlier (e.g. for RBAC). A kind discovery does not know yet (a CRD
+   * not installed) counts as namespaced; its watch then reports the missing kind on `/readyz`.
+   */
+  async resolveScopes(): Promise<void> {
+    if (this.options.namespaces === undefined || this.options.namespaces.length === 0) return;
+    for (const c of this.controllers) {
+      try {
+        const resource = await this.client.discovery.resolve(c.options.for);
+        if (!resource.namespaced) this.clusterScoped.add(`${c.options.for.apiVersion}/${c.options.for.kind}`);
+      } catch {
+        // Not served (yet): treated as namespaced.
+      }
+    }
+  }
+
+  /**
    * Every watch target of the registered controllers (deduplicated), as the registry keys them.
    */
   targets(): WatchTarget[] {
@@ -361,6 +382,7 @@ export class Manager {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`${OPERATOR} ${this.name}: start() called twice`);
     this.state = 'started';
+    await this.resolveScopes();
     const { healthPort, metricsPort, host } = this.options;
     try {
       if (healthPort !== undefined && healthPort !== false) {
@@ -564,6 +586,8 @@ export class Manager {
 
   private namespacesOf(options: ManagedControllerOptions<KubeObject>): readonly (string | undefined)[] {
     if (options.namespace !== undefined) return [options.namespace];
+    // A cluster-scoped kind (Namespace, a cluster-scoped CRD) is watched once, cluster-wide.
+    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return [undefined];
     const namespaces = this.options.namespaces;
     return namespaces === undefined || namespaces.length === 0 ? [undefined] : namespaces;
   }

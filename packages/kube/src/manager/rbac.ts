@@ -101,6 +101,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
   const rules: PolicyRule[] = [];
   const plural = async (type: ResourceType): Promise<string> =>
     (await manager.client.discovery.resolve(type)).plural;
+  await manager.resolveScopes();
   for (const target of manager.targets()) {
     rules.push({
       apiGroups: [groupOf(target.resource)],
