@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { KubeConfig } from '@kubernetes/client-node';
 import { Writable } from 'node:stream';
 import { Action } from '@rxkube/core';
 import { startApiServer, type ApiServer } from '@rxkube/testing';
@@ -353,5 +354,51 @@ describe('Manager (over HTTP)', () => {
     await mgr.start();
     expect(() => mgr.add('late', { for: CM }, () => NEVER)).toThrow(/before start/);
     await mgr.stop();
+  });
+});
+
+describe('Manager leader election refused by RBAC (over HTTP)', () => {
+  it('is unready naming the Lease and the verbs to grant, and never leads', async () => {
+    const server = await startApiServer({
+      auth: {
+        tokens: { admin: { name: 'admin', groups: ['system:masters'] }, op: 'operator' },
+        allow: [
+          { users: ['operator'], groups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+        ],
+      },
+    });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: server.url, skipTLSVerify: false }],
+      users: [{ name: 'op', token: 'op' }],
+      contexts: [{ name: 'op', cluster: 'c', user: 'op' }],
+      currentContext: 'op',
+    });
+    const client = KubeClient.fromKubeConfig(kc);
+    const clock = new VirtualClock();
+    const mgr = new Manager({
+      client,
+      name: 'refused',
+      logLevel: 'silent',
+      leaderElection: {
+        leaseNamespace: 'default',
+        identity: 'a',
+        random: () => 0,
+        scheduler: clock.scheduler,
+      },
+    });
+    mgr.add('cms', { for: CM }, () => NEVER);
+    await mgr.start();
+    const attempt = await step(clock, mgr.elector!, 0);
+    expect(attempt.leading).toBe(false);
+    const election = mgr.readinessChecks().find((c) => c.name === 'leader-election');
+    const result = election?.check();
+    expect(result?.ok).toBe(false);
+    expect(result?.ok === false ? result.reason : '').toMatch(
+      /^Lease default\/refused refused: .*forbidden.* — grant get, create and update on coordination\.k8s\.io leases in namespace default$/,
+    );
+    await mgr.stop();
+    client.close();
+    await server.stop();
   });
 });
