@@ -116,7 +116,8 @@ export async function runDemo(client: KubeClient, options: DemoOptions): Promise
   await echoServer.setup(mgr);
   await copyrator.setup(mgr);
   await notifier.setup(mgr, {
-    print: (line) => say(`${'deployment-notifier'.padEnd(20)} ${line}`),
+    // The notifier's console line starts with its own name; the log column already says it.
+    print: (line) => say(`${'deployment-notifier'.padEnd(20)} ${line.replace(/^deployment-notifier /, '')}`),
   });
   await mgr.start();
 
