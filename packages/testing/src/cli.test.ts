@@ -10,6 +10,7 @@ describe('rxkube-apiserver arguments', () => {
       kubeconfigPath: '/tmp/k',
       gc: false,
     });
+    expect(parseArgs(['--simulate-deployments'])).toEqual({ simulateDeployments: true });
   });
 
   it('rejects bad input with a message naming the argument', () => {

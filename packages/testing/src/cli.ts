@@ -1,5 +1,5 @@
 /**
- * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle]`:
+ * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments]`:
  * runs the in-memory API server until SIGINT/SIGTERM and prints where its kubeconfig is.
  *
  * @module
@@ -26,6 +26,7 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
     else if (a === '--tls') opts.tls = true;
     else if (a === '--kubeconfig') opts.kubeconfigPath = value();
     else if (a === '--no-gc') opts.gc = false;
+    else if (a === '--simulate-deployments') opts.simulateDeployments = true;
     else if (a === '--no-namespace-lifecycle') opts.namespaceLifecycle = false;
     else if (a === '--help' || a === '-h') throw new RangeError('usage');
     else throw new RangeError(`unknown argument ${String(a)}`);
@@ -34,7 +35,7 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
 }
 
 const USAGE =
-  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle]';
+  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments]';
 
 /** Runs the CLI. */
 export async function main(argv: readonly string[]): Promise<void> {

@@ -48,6 +48,22 @@ describe('readJsonPath', () => {
     expect(readJsonPath(o, '{.spec.items[0].n}')).toBe('a');
     expect(readJsonPath(o, '.status.phase')).toBeUndefined();
   });
+
+  it('reads the condition filter printer columns use (first match), undefined when none matches', () => {
+    const o = {
+      status: {
+        conditions: [
+          { type: 'Progressing', status: 'True' },
+          { type: 'Ready', status: 'False', reason: 'Waiting', observedGeneration: 3 },
+        ],
+      },
+    };
+    expect(readJsonPath(o, '.status.conditions[?(@.type=="Ready")].status')).toBe('False');
+    expect(readJsonPath(o, ".status.conditions[?(@.type=='Ready')].reason")).toBe('Waiting');
+    expect(readJsonPath(o, '.status.conditions[?(@.observedGeneration==3)].type')).toBe('Ready');
+    expect(readJsonPath(o, '.status.conditions[?(@.type=="Available")].status')).toBeUndefined();
+    expect(readJsonPath({ status: {} }, '.status.conditions[?(@.type=="Ready")].status')).toBeUndefined();
+  });
 });
 
 describe('tableOf', () => {

@@ -106,13 +106,29 @@ export function humanDuration(secondsFloat: number): string {
   return `${String(Math.floor(hours / 24 / 365))}y`;
 }
 
-/** Reads a simple JSONPath (`.spec.size`, `.status.conditions[0].type`); undefined when absent. */
+/**
+ * Reads a simple JSONPath (`.spec.size`, `.status.conditions[0].type`, and the filter printer
+ * columns use for conditions: `.status.conditions[?(@.type=="Ready")].status`, first match);
+ * undefined when absent.
+ */
 export function readJsonPath(o: unknown, path: string): unknown {
   const trimmed = path.trim().replace(/^\{(.*)\}$/, '$1');
-  const parts = trimmed.match(/[^.[\]]+|\[\d+\]/g) ?? [];
+  const parts = trimmed.match(/\[\?\([^)]*\)\]|\[\d+\]|[^.[\]]+/g) ?? [];
   let cur: unknown = o;
   for (const part of parts) {
-    if (part.startsWith('[')) {
+    if (part.startsWith('[?(')) {
+      const m =
+        /^\[\?\(@((?:\.[A-Za-z0-9_-]+)+)\s*==\s*(?:"([^"]*)"|'([^']*)'|(-?\d+(?:\.\d+)?)|(true|false))\)\]$/.exec(
+          part,
+        );
+      if (m === null || !Array.isArray(cur)) return undefined;
+      const key = m[1] ?? '';
+      const want: unknown =
+        m[2] ??
+        m[3] ??
+        (m[4] !== undefined ? Number(m[4]) : m[5] !== undefined ? m[5] === 'true' : undefined);
+      cur = cur.find((item) => readJsonPath(item, key) === want);
+    } else if (part.startsWith('[')) {
       const i = Number(part.slice(1, -1));
       cur = Array.isArray(cur) ? cur[i] : undefined;
     } else cur = isObject(cur) ? cur[part] : undefined;
