@@ -1,0 +1,160 @@
+/**
+ * copyrator with exactly its shipped RBAC (deploy/rbac.yaml + deploy/crd-rbac.yaml), run as its
+ * Deployment runs it (rxkube run's module loading, leader election on, the lease in
+ * rxkube-system, the ServiceAccount's token), through copyrator's own demo scenario with an admin
+ * playing the user. Every request goes through a recording proxy: none may be refused, and the
+ * scenario must exercise what copyrator declares it needs.
+ */
+import type { KubeObject, Manager } from '@rxkube/kube';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCopyratorDemo } from '../../copyrator/src/demo.js';
+import { COPY_PERMISSIONS } from '../../copyrator/src/operator.js';
+import { RULE_LABEL, RULE_TYPE } from '../../copyrator/src/reconcile.js';
+import { grantKey } from './grants.js';
+import { OPERATOR_NAMESPACE, SHIPPED_EXAMPLES } from './manifests.js';
+import type { RestrictedOperator } from './restricted-operator.js';
+import { startRestrictedOperator } from './restricted-operator.js';
+
+const copyrator = SHIPPED_EXAMPLES.find((e) => e.name === 'copyrator');
+
+/**
+ * Grants the scenario may leave unused, and why. Anything else unused is a grant nobody needs.
+ */
+const MAY_STAY_UNUSED: Readonly<Record<string, string>> = {
+  [grantKey({ group: '', resource: 'events', verb: 'create' })]:
+    'core/v1 Events are the fallback where events.k8s.io is not served',
+  [grantKey({ group: '', resource: 'events', verb: 'patch' })]: 'core/v1 Events fallback, series update',
+  [grantKey({ group: 'events.k8s.io', resource: 'events', verb: 'patch' })]:
+    'an Event repeated within its series window is patched; the scenario may not repeat one',
+  [grantKey({ group: 'copyrator.rxkube.io', resource: 'copyratorrules', verb: 'get' })]:
+    'the status sink re-reads the rule after a 409 conflict only',
+  [grantKey({ group: '', resource: 'configmaps', verb: 'get' })]:
+    'declared and needed by the watch; the reconcile reads its Store',
+  [grantKey({ group: '', resource: 'secrets', verb: 'get' })]:
+    'declared and needed by the watch; the reconcile reads its Store',
+  [grantKey({ group: '', resource: 'namespaces', verb: 'get' })]: 'needed by the watch only',
+  [grantKey({ group: '', resource: 'configmaps', verb: 'create' })]:
+    'a server-side apply that creates is a PATCH answered 201 (kube-apiserver also authorizes create for it)',
+  [grantKey({ group: '', resource: 'secrets', verb: 'create' })]:
+    'a server-side apply that creates is a PATCH answered 201 (kube-apiserver also authorizes create for it)',
+  [grantKey({
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verb: 'get',
+    namespace: OPERATOR_NAMESPACE,
+  })]: 'the elector reads the Lease only when creating it conflicted',
+};
+
+describe('copyrator with its shipped RBAC (authorizing API server, leader election, recording proxy)', () => {
+  let op: RestrictedOperator;
+  let converged = false;
+  const demoLog: string[] = [];
+
+  // The scenario runs once; its failures become the first test's (so the refusal test still
+  // shows which requests were refused).
+  beforeAll(async () => {
+    if (copyrator === undefined) throw new Error('copyrator is not among SHIPPED_EXAMPLES');
+    op = await startRestrictedOperator(copyrator);
+    try {
+      // The demo writes through the client it is given and waits on results$: hand it the admin
+      // (the user) and the operator's results; the operator itself writes only with its own token.
+      const asUser = { client: op.admin, results$: op.mgr.results$ } as unknown as Manager;
+      converged = await runCopyratorDemo(asUser, (line) => demoLog.push(line), { stepTimeoutMs: 10_000 });
+      // The demo deletes the ConfigMap rule; delete the Secret rule too (the finalizer's cleanup).
+      await op.admin.delete({ ...RULE_TYPE, name: 'registry-credentials' });
+      await op.until('registry-credentials copies deleted and the rule gone', () => {
+        const secrets = op.server
+          .objects('secrets')
+          .filter((s) => (s as KubeObject).metadata.labels?.[RULE_LABEL] === 'registry-credentials');
+        return secrets.length === 0 && op.server.objects('copyratorrules.copyrator.rxkube.io').length === 0;
+      });
+    } catch (error) {
+      converged = false;
+      demoLog.push(String(error));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('converges through its own demo scenario', () => {
+    expect(converged, demoLog.join('\n')).toBe(true);
+  });
+
+  it('is never refused: no 401/403 answer, no reconcile error, /readyz passes', async () => {
+    expect(op.refused()).toEqual([]);
+    expect(op.results.filter((r) => r.error !== undefined).map((r) => String(r.error))).toEqual([]);
+    expect(op.mgr.readinessChecks().map((c) => [c.name, c.check()])).toEqual(
+      op.mgr.readinessChecks().map((c) => [c.name, { ok: true }]),
+    );
+    const port = op.mgr.ports[0];
+    const readyz = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
+    expect(readyz.status, await readyz.text()).toBe(200);
+  });
+
+  it('leads through the Lease copyrator in rxkube-system (the lease Role)', () => {
+    const lease = op.server.object('leases.coordination.k8s.io', OPERATOR_NAMESPACE, 'copyrator') as
+      (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
+    // In the pod the identity starts with POD_NAME (process.env); here it is this host's name.
+    expect(lease?.spec?.holderIdentity).toBe(op.mgr.identity);
+  });
+
+  it('used only what the manifests grant (checked on the requests themselves, not only by the server)', () => {
+    const granted = new Set(op.grants.map((g) => grantKey(g)));
+    const outside = op.proxy.requests
+      .filter((r) => r.resource !== undefined)
+      .filter((r) => {
+        const res = r.resource!;
+        const resource = res.subresource !== undefined ? `${res.resource}/${res.subresource}` : res.resource;
+        const base = { group: res.group, resource, verb: r.verb };
+        return (
+          !granted.has(grantKey(base)) &&
+          !(res.namespace !== undefined && granted.has(grantKey({ ...base, namespace: res.namespace })))
+        );
+      });
+    expect(outside.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+  });
+
+  it('exercised every verb of COPY_PERMISSIONS on ConfigMaps and Secrets (get only through its watch)', () => {
+    const used = (resource: string, verb: string): boolean =>
+      op.proxy.requests.some(
+        (r) =>
+          r.resource?.group === '' &&
+          r.resource.resource === resource &&
+          r.resource.subresource === undefined &&
+          (verb === 'create'
+            ? // server-side apply creating the copy: a PATCH answered 201 Created
+              r.verb === 'create' || (r.verb === 'patch' && r.status === 201)
+            : r.verb === verb),
+      );
+    const missing: string[] = [];
+    for (const rule of COPY_PERMISSIONS) {
+      for (const resource of rule.resources) {
+        for (const verb of rule.verbs) {
+          if (verb === 'get') continue; // the reconcile reads Stores; `get` is granted for the watch anyway
+          if (!used(resource, verb)) missing.push(`${verb} ${resource}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('stops gracefully, releasing the Lease (update) unrefused, and left unused only grants with a known reason', async () => {
+    expect(await op.mgr.stop()).toMatchObject({ drained: true, cancelled: 0 });
+    expect(op.refused()).toEqual([]);
+    const used = new Set<string>();
+    for (const r of op.proxy.requests) {
+      if (r.resource === undefined) continue;
+      const res = r.resource;
+      const resource = res.subresource !== undefined ? `${res.resource}/${res.subresource}` : res.resource;
+      used.add(grantKey({ group: res.group, resource, verb: r.verb }));
+      if (res.namespace !== undefined) {
+        used.add(grantKey({ group: res.group, resource, verb: r.verb, namespace: res.namespace }));
+      }
+      if (r.verb === 'patch' && r.status === 201)
+        used.add(grantKey({ group: res.group, resource, verb: 'create' }));
+    }
+    const unused = [...new Set(op.grants.map((g) => grantKey(g)))].filter((k) => !used.has(k));
+    expect(unused.filter((k) => MAY_STAY_UNUSED[k] === undefined)).toEqual([]);
+  });
+});
