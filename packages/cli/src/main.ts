@@ -99,6 +99,11 @@ export async function main(args: readonly string[], io: Io = defaultIo): Promise
       io.err(`rxkube: ${error.message}`);
       return 2;
     }
+    // rxkube's typed errors (a port in use, an invalid CRD, a refused request) say what to do.
+    if (error instanceof Error && typeof (error as { _tag?: unknown })._tag === 'string') {
+      io.err(`rxkube: ${error.message}`);
+      return 1;
+    }
     io.err(
       `rxkube: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );

@@ -205,7 +205,7 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
-export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager } from './manager/manager.js';
+export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager, ManagerStartError } from './manager/manager.js';
 export type {
   ManagedController,
   ManagedControllerOptions,

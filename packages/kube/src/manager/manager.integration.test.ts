@@ -21,7 +21,7 @@ import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { step, VirtualClock } from '../leader/virtual-clock.test.helper.js';
 import type { ManagedResult } from './manager.js';
-import { Manager } from './manager.js';
+import { Manager, ManagerStartError } from './manager.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 
@@ -342,6 +342,35 @@ describe('Manager (over HTTP)', () => {
     expect(text).toContain('workqueue_adds_total{name="cms",controller="cms"}');
     await mgr.stop();
     await expect(fetch(`http://127.0.0.1:${health}/healthz`)).rejects.toThrow();
+  });
+
+  it('refuses to start, naming the ports, when the health port is taken', async () => {
+    const first = new Manager({
+      client,
+      name: 'port-a',
+      logLevel: 'silent',
+      healthPort: 0,
+      host: '127.0.0.1',
+    });
+    first.add('cms', { for: CM, namespace: 'shared' }, () => NEVER);
+    await first.start();
+    const taken = first.ports[0] ?? 0;
+    const second = new Manager({
+      client,
+      name: 'port-b',
+      logLevel: 'silent',
+      healthPort: taken,
+      host: '127.0.0.1',
+    });
+    second.add('cms', { for: CM, namespace: 'shared' }, () => NEVER);
+    const error: unknown = await second.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ManagerStartError);
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `port-b: cannot serve probes or metrics \\(health port ${taken}.*EADDRINUSE.*pick free ports`,
+      ),
+    );
+    await first.stop();
   });
 
   it('refuses bad registrations with typed errors', async () => {

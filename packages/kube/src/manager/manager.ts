@@ -125,6 +125,15 @@ export interface ShutdownReport {
   readonly durationMs: number;
 }
 
+/** The Manager could not start (a probe or metrics port could not be bound); `cause` says why. */
+export class ManagerStartError extends Error {
+  readonly _tag = 'ManagerStartError' as const;
+  override readonly name = 'ManagerStartError';
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
+}
+
 /** A registered controller. */
 export interface ManagedController {
   readonly name: string;
@@ -186,7 +195,7 @@ export class Manager {
   private readonly scheduler: SchedulerLike;
   private readonly watchHealth = new WatchHealthChecks();
   private readonly controllers: ManagedController[] = [];
-  private readonly recorders: EventRecorder[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
   private readonly results = new Subject<ManagedResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
@@ -410,7 +419,11 @@ export class Manager {
     } catch (error) {
       await this.closeServers();
       this.state = 'stopped';
-      throw error;
+      throw new ManagerStartError(
+        `${OPERATOR} ${this.name}: cannot serve probes or metrics (health port ${String(healthPort)}, metrics port ${String(metricsPort)}): ` +
+          `${error instanceof Error ? error.message : String(error)} — pick free ports (--health-port/--metrics-port, RXKUBE_HEALTH_PORT/RXKUBE_METRICS_PORT) or 0 for any`,
+        error,
+      );
     }
     if (this.options.warmStandby !== false) {
       for (const t of this.targets()) this.subscriptions.push(this.registry.watch(t).events$.subscribe());
@@ -548,7 +561,7 @@ export class Manager {
       }
       this.work.subscription.unsubscribe();
     }
-    for (const r of this.recorders) r.complete();
+    for (const r of this.recorders.values()) r.complete();
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions.length = 0;
     if (this.elector !== undefined) {
@@ -619,11 +632,14 @@ export class Manager {
 
   private recorderFor(c: ManagedController): EventRecorder | undefined {
     if (c.options.events !== true) return undefined;
+    // One per controller for the manager's life: leadership may start a controller many times.
+    const existing = this.recorders.get(c.name);
+    if (existing !== undefined) return existing;
     const recorder = new EventRecorder(eventPortFromClient(this.client), {
       reportingController: `${this.name}/${c.name}`,
       reportingInstance: this.identity,
     });
-    this.recorders.push(recorder);
+    this.recorders.set(c.name, recorder);
     return recorder;
   }
 
