@@ -1,0 +1,129 @@
+/**
+ * "Nothing more": every (group, resource, verb) the shipped RBAC grants is traced back to a line
+ * of the operator's registration — a watch, the status sink, the finalizer, the Event recorder,
+ * leader election, a declared `permissions` rule — or to `setup`'s `ensureCrd` for crd-rbac.yaml.
+ * The reasons are derived here from the registered options, independently of `managerRbac`, and
+ * must cover the grants exactly (nothing unexplained, nothing missing).
+ */
+import { readFileSync } from 'node:fs';
+import { loadOperatorModule } from '@rxkube/cli';
+import type { Manager, ResourceType } from '@rxkube/kube';
+import { KubeClient } from '@rxkube/kube';
+import { startApiServer } from '@rxkube/testing';
+import { describe, expect, it } from 'vitest';
+import { exampleFile } from '../paths.js';
+import { operatorModule } from './generate.js';
+import { grantKey, grantsFor } from './grants.js';
+import { OPERATOR_NAMESPACE, SHIPPED_EXAMPLES, parseManifests } from './manifests.js';
+import { deployRbacManifests } from './restricted-operator.js';
+
+const groupOf = (t: ResourceType): string => (t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '');
+
+/** grantKey → why the operator needs it. */
+async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const add = (
+    group: string,
+    resource: string,
+    verbs: readonly string[],
+    why: string,
+    namespace?: string,
+  ) => {
+    for (const verb of verbs) {
+      const key = grantKey({ group, resource, verb, ...(namespace !== undefined ? { namespace } : {}) });
+      out.set(key, [...(out.get(key) ?? []), why]);
+    }
+  };
+  const plural = async (t: ResourceType) => (await mgr.client.discovery.resolve(t)).plural;
+  for (const t of mgr.targets()) {
+    add(
+      groupOf(t.resource),
+      await plural(t.resource),
+      ['get', 'list', 'watch'],
+      `watch of ${t.resource.kind}`,
+    );
+  }
+  for (const c of mgr.registered) {
+    const group = groupOf(c.options.for);
+    const resource = await plural(c.options.for);
+    if (c.options.status !== undefined) {
+      add(
+        group,
+        `${resource}/status`,
+        ['patch'],
+        `${c.name}: status sink (merge patch of the status subresource)`,
+      );
+      add(group, resource, ['get'], `${c.name}: status sink re-reads after a 409`);
+    }
+    if (c.options.finalizer !== undefined) {
+      add(group, resource, ['patch'], `${c.name}: finalizer add/remove (JSON patch)`);
+    }
+    if (c.options.events === true) {
+      add('events.k8s.io', 'events', ['create', 'patch'], `${c.name}: Event recorder`);
+      add('', 'events', ['create', 'patch'], `${c.name}: Event recorder's core/v1 fallback`);
+    }
+    for (const rule of c.options.permissions ?? []) {
+      for (const g of rule.apiGroups) {
+        for (const r of rule.resources) add(g, r, rule.verbs, `${c.name}: declared permission`);
+      }
+    }
+  }
+  if (mgr.elector !== undefined) {
+    add(
+      'coordination.k8s.io',
+      'leases',
+      ['get', 'create', 'update'],
+      'leader election (acquire, renew, release)',
+      mgr.elector.leaseNamespace,
+    );
+  }
+  return out;
+}
+
+describe.each(SHIPPED_EXAMPLES.map((e) => [e.name, e] as const))('%s RBAC', (name, example) => {
+  it('grants exactly what its registration explains, each grant with a reason', async () => {
+    const server = await startApiServer();
+    const client = KubeClient.fromKubeConfig(server.kubeConfig);
+    try {
+      // As `rxkube rbac --leader-elect --operator-namespace rxkube-system` builds it.
+      const runnable = await loadOperatorModule(operatorModule(name));
+      const mgr = await runnable.manager({
+        client,
+        name: runnable.name ?? name,
+        logLevel: 'silent',
+        leaderElection: { leaseNamespace: OPERATOR_NAMESPACE },
+      });
+      const why = await reasons(mgr);
+      const rbac = parseManifests(readFileSync(exampleFile(name, 'deploy/rbac.yaml'), 'utf8'));
+      const granted = new Set(grantsFor(rbac, name, OPERATOR_NAMESPACE).map((g) => grantKey(g)));
+      expect(
+        [...granted].filter((k) => !why.has(k)),
+        'granted without a reason',
+      ).toEqual([]);
+      expect(
+        [...why.keys()].filter((k) => !granted.has(k)),
+        'needed but not granted',
+      ).toEqual([]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  }, 30_000);
+
+  it('crd-rbac.yaml: only because setup() runs ensureCrd on this very CRD', () => {
+    const source = readFileSync(exampleFile(name, 'src/operator.ts'), 'utf8');
+    const crdGrants = grantsFor(deployRbacManifests(example), name, OPERATOR_NAMESPACE).filter(
+      (g) => g.resource === 'customresourcedefinitions',
+    );
+    if (example.crd === undefined) {
+      expect(source).not.toMatch(/ensureCrd\(/);
+      expect(crdGrants).toEqual([]);
+      return;
+    }
+    expect(source).toMatch(new RegExp(`ensureCrd\\([^)]*exampleFile\\('${name}', 'crd\\.yaml'\\)`));
+    expect(crdGrants.map((g) => [g.verb, g.resourceNames])).toEqual([
+      ['get', [example.crd]],
+      ['patch', [example.crd]],
+    ]);
+  });
+});
