@@ -12,7 +12,7 @@
  */
 import { Action, InvalidArgumentError } from '@rxkube/core';
 import type { KubeClient, Manager, ResourceType } from '@rxkube/kube';
-import { EMPTY, endWith, ignoreElements, map, switchMap, takeUntil, tap } from 'rxjs';
+import { map, tap } from 'rxjs';
 import { namespaceJournal } from './journal.js';
 import {
   type ConfigMap,
@@ -63,8 +63,8 @@ export interface NamespaceWatcherOptions extends WelcomePolicy {
  *   writes only when the ConfigMap is missing or stale, and deletes it once the namespace opts out
  *   (`rxkube.io/welcome=false`). Terminating namespaces are skipped; deleted ones are reported
  *   `skipped` by the controller (the reconcile is not called).
- * - The journal shares the controller's Namespace watch (no second connection). It runs from
- *   `setup` until the manager stops (its `results$` completes), only while leading.
+ * - The journal shares the controller's Namespace watch (no second connection). It is a runnable
+ *   of the manager (`mgr.addRunnable`): it runs while this replica leads and stops with the manager.
  *
  * @throws {InvalidArgumentError} (rejects) when the Manager watches only some `namespaces`.
  */
@@ -82,17 +82,13 @@ export function setup(mgr: Manager, options: NamespaceWatcherOptions = {}): Prom
   const log = options.log ?? ((line: string, fields: LineFields) => mgr.log.info(fields, line));
   const policy: WelcomePolicy = options.exclude !== undefined ? { exclude: options.exclude } : {};
 
-  const stopped$ = mgr.results$.pipe(ignoreElements(), endWith(undefined));
-  mgr.leadership$
-    .pipe(
-      switchMap((leading) =>
-        leading
-          ? mgr.registry.watch<Namespace>({ resource: NAMESPACE }).events$.pipe(namespaceJournal())
-          : EMPTY,
-      ),
-      takeUntil(stopped$),
-    )
-    .subscribe((entry) => log(entry.line, { namespace: entry.namespace, change: entry.type }));
+  // A runnable of the manager: it runs while this replica leads and stops with the manager.
+  mgr.addRunnable(`${name}-journal`, () =>
+    mgr.registry.watch<Namespace>({ resource: NAMESPACE }).events$.pipe(
+      namespaceJournal(),
+      tap((entry) => log(entry.line, { namespace: entry.namespace, change: entry.type })),
+    ),
+  );
 
   mgr.add<Namespace>(
     name,

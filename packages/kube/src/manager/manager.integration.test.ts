@@ -344,6 +344,42 @@ describe('Manager (over HTTP)', () => {
     await expect(fetch(`http://127.0.0.1:${health}/healthz`)).rejects.toThrow();
   });
 
+  it('runs runnables with the manager: gated ones only while leading; a failing one is logged, not fatal', async () => {
+    const clock = new VirtualClock();
+    const lines: string[] = [];
+    const log = createLogger({
+      level: 'error',
+      destination: new Writable({ write: (chunk: Buffer, _e, cb) => (lines.push(chunk.toString()), cb()) }),
+    });
+    const mgr = new Manager({
+      client,
+      name: 'runnable-test',
+      log,
+      leaderElection: { leaseNamespace: 'ops', identity: 'r', random: () => 0, scheduler: clock.scheduler },
+    });
+    const active = { gated: 0, always: 0 };
+    const track = (which: 'gated' | 'always') => () =>
+      new RxObservable<never>(() => {
+        active[which]++;
+        return () => active[which]--;
+      });
+    mgr.add('cms', { for: CM, namespace: 'shared' }, new Probe().reconcile);
+    mgr.addRunnable('gated', track('gated'));
+    mgr.addRunnable('always', track('always'), { leaderElection: false });
+    mgr.addRunnable('broken', () => {
+      throw new Error('cannot start');
+    });
+    expect(() => mgr.addRunnable('gated', track('gated'))).toThrow(/must be unique/);
+    await mgr.start();
+    expect(active).toEqual({ gated: 0, always: 1 });
+    await step(clock, mgr.elector!, 0);
+    expect(active).toEqual({ gated: 1, always: 1 });
+    expect(lines.join('')).toMatch(/"runnable":"broken".*runnable broken failed/);
+    await mgr.stop();
+    expect(active).toEqual({ gated: 0, always: 0 });
+    expect(() => mgr.addRunnable('late', track('gated'))).toThrow(/before start/);
+  });
+
   it('refuses to start, naming the ports, when the health port is taken', async () => {
     const first = new Manager({
       client,

@@ -15,11 +15,13 @@ import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import {
   asyncScheduler,
   BehaviorSubject,
+  catchError,
   defer,
   EMPTY,
   finalize,
   firstValueFrom,
   from,
+  ignoreElements,
   map,
   merge,
   race,
@@ -195,6 +197,8 @@ export class Manager {
   private readonly scheduler: SchedulerLike;
   private readonly watchHealth = new WatchHealthChecks();
   private readonly controllers: ManagedController[] = [];
+  private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
+    [];
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly results = new Subject<ManagedResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
@@ -311,6 +315,59 @@ export class Manager {
       options: options as unknown as ManagedControllerOptions<KubeObject>,
       reconcile: reconcile as unknown as ControllerReconcile<KubeObject>,
     });
+    return this;
+  }
+
+  /**
+   * Registers something else to run with the manager (controller-runtime's `mgr.Add(runnable)`):
+   * `run()` is subscribed when the manager starts — while leading, unless `leaderElection: false`
+   * — and unsubscribed when leadership is lost and after `stop()` drained the controllers. A
+   * runnable that errors is logged and ends; it never stops the manager.
+   *
+   * ## Example
+   * ```ts
+   * mgr.addRunnable('journal', () =>
+   *   mgr.registry.watch({ resource: { apiVersion: 'v1', kind: 'Namespace' } }).events$.pipe(
+   *     tap((e) => mgr.log.info({ type: e.type }, 'namespace event')),
+   *   ),
+   * );
+   * ```
+   * @throws {InvalidArgumentError} after `start()`, for a duplicate or malformed name, or a `run`
+   *   that is not a function.
+   */
+  addRunnable(
+    name: string,
+    run: () => Observable<unknown>,
+    options: { readonly leaderElection?: boolean } = {},
+  ): this {
+    if (this.state !== 'new') {
+      throw new InvalidArgumentError(`${OPERATOR}.addRunnable`, 'name', name, 'must be added before start()');
+    }
+    if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.addRunnable`,
+        'name',
+        name,
+        'must be a lower-case name of letters, digits and "-"',
+      );
+    }
+    if (this.runnables.some((r) => r.name === name)) {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.addRunnable`,
+        'name',
+        name,
+        'must be unique in this manager',
+      );
+    }
+    if (typeof run !== 'function') {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.addRunnable`,
+        'run',
+        run,
+        'must be a function () => Observable',
+      );
+    }
+    this.runnables.push({ name, run, leaderElection: options.leaderElection !== false });
     return this;
   }
 
@@ -442,6 +499,21 @@ export class Manager {
       );
       elector.start();
     }
+    const runnable = (r: (typeof this.runnables)[number]): Observable<never> =>
+      defer(r.run).pipe(
+        ignoreElements(),
+        catchError((error: unknown) => {
+          this.log.error({ runnable: r.name, error }, `runnable ${r.name} failed; it is not restarted`);
+          return EMPTY;
+        }),
+      );
+    const gated = this.runnables.filter((r) => r.leaderElection);
+    this.subscriptions.push(
+      merge(...this.runnables.filter((r) => !r.leaderElection).map(runnable)).subscribe(),
+      this.leadership$
+        .pipe(switchMap((leading) => (leading ? merge(...gated.map(runnable)) : EMPTY)))
+        .subscribe(),
+    );
     const runs$ = this.leadership$.pipe(
       // Deliberately before switchMap: a shutdown ends leadership changes (no controller starts
       // afterwards) but lets the running controllers drain; losing the lease cancels them.
