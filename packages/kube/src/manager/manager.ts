@@ -209,6 +209,7 @@ export class Manager {
   private work: { done: Promise<void>; subscription: Subscription } | undefined;
   private stopping: Promise<ShutdownReport> | undefined;
   private lastElectionError: { at: number; error: unknown } | undefined;
+  private electionFailing = false;
   /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
   private readonly clusterScoped = new Set<string>();
 
@@ -656,16 +657,21 @@ export class Manager {
 
   private noteAttempt(a: LeaderElectionAttempt): void {
     if (a.error === undefined) {
+      if (this.electionFailing)
+        this.log.info({ lease: this.elector?.leaseName }, 'leader election: the Lease is reachable again');
+      this.electionFailing = false;
       this.lastElectionError = undefined;
       return;
     }
-    const refused = isForbidden(a.error) || isUnauthorized(a.error);
-    if (this.lastElectionError === undefined) {
+    // One warning per streak of failed tries (they repeat every retry period).
+    if (!this.electionFailing) {
       this.log.warn(
         { error: a.error, lease: this.elector?.leaseName },
-        'leader election: could not read or write the Lease',
+        'leader election: could not read or write the Lease; retrying',
       );
     }
+    this.electionFailing = true;
+    const refused = isForbidden(a.error) || isUnauthorized(a.error);
     this.lastElectionError = refused ? { at: a.at, error: a.error } : undefined;
   }
 
