@@ -1,0 +1,152 @@
+/**
+ * namespace-watcher, widget, echo-server and deployment-notifier, each run as its Deployment runs
+ * it with exactly its shipped RBAC (see restricted-operator.ts), through a short scenario of what
+ * it does — an admin playing the user — and then stopped gracefully: no request refused (401/403)
+ * from start to lease release, no reconcile error, /readyz passing.
+ */
+import { readFileSync } from 'node:fs';
+import type { KubeObject } from '@rxkube/kube';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { exampleFile } from '../paths.js';
+import type { ShippedExample } from './manifests.js';
+import { SHIPPED_EXAMPLES } from './manifests.js';
+import type { RestrictedOperator } from './restricted-operator.js';
+import { startRestrictedOperator } from './restricted-operator.js';
+
+const example = (name: string): ShippedExample => {
+  const e = SHIPPED_EXAMPLES.find((x) => x.name === name);
+  if (e === undefined) throw new Error(`${name} is not among SHIPPED_EXAMPLES`);
+  return e;
+};
+
+interface Obj extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: {
+    observedGeneration?: number;
+    notified?: Record<string, string>;
+    conditions?: { type: string; status: string }[];
+  };
+}
+const ready = (o: Obj | undefined): boolean =>
+  o?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true &&
+  o.status.observedGeneration === o.metadata.generation;
+
+/** Applies an example's sample.yaml as the user. */
+async function applySample(op: RestrictedOperator, name: string): Promise<void> {
+  for (const doc of parseAllDocuments(readFileSync(exampleFile(name, 'sample.yaml'), 'utf8'))) {
+    const o = doc.toJS() as KubeObject | null;
+    if (o !== null) await op.admin.apply(o, { fieldManager: 'kubectl', force: true });
+  }
+}
+
+/** Stops the operator (drain, lease release) and checks nothing was refused along the way. */
+async function expectUnrefused(op: RestrictedOperator): Promise<void> {
+  const port = op.mgr.ports[0];
+  const readyz = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
+  expect(readyz.status, await readyz.text()).toBe(200);
+  expect(await op.mgr.stop()).toMatchObject({ drained: true });
+  expect(op.refused()).toEqual([]);
+  expect(op.results.filter((r) => r.error !== undefined).map((r) => String(r.error))).toEqual([]);
+  // the lease was used: created (and released) in rxkube-system with the operator's token
+  expect(
+    op.proxy.requests.some(
+      (r) => r.resource?.resource === 'leases' && r.verb === 'create' && r.status === 201,
+    ),
+  ).toBe(true);
+}
+
+describe('the other examples with their shipped RBAC (authorizing API server, leader election)', () => {
+  it('namespace-watcher: welcomes a new namespace, removes the welcome on opt-out', async () => {
+    const op = await startRestrictedOperator(example('namespace-watcher'));
+    try {
+      const welcome = () => op.server.object('configmaps', 'team-a', 'rxkube-welcome');
+      await op.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } });
+      await op.until('welcome ConfigMap in team-a', () => welcome() !== undefined);
+      await op.admin.patch(
+        { apiVersion: 'v1', kind: 'Namespace', name: 'team-a' },
+        { type: 'merge', body: { metadata: { labels: { 'rxkube.io/welcome': 'false' } } } },
+      );
+      await op.until('welcome ConfigMap removed after opt-out', () => welcome() === undefined);
+      await expectUnrefused(op);
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
+
+  it('widget: sample Widgets get their inventory and Ready, a deleted one is cleaned up', async () => {
+    const op = await startRestrictedOperator(example('widget'));
+    try {
+      const widget = (n: string) => op.server.object('widgets.example.com', 'default', n) as Obj | undefined;
+      await applySample(op, 'widget');
+      await op.until(
+        'both sample Widgets Ready with an inventory',
+        () =>
+          ready(widget('small')) &&
+          ready(widget('large')) &&
+          op.server.object('configmaps', 'default', 'widget-large-inventory') !== undefined,
+      );
+      await op.admin.delete({
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        namespace: 'default',
+        name: 'large',
+      });
+      await op.until('Widget large gone (finalizer released)', () => widget('large') === undefined);
+      await expectUnrefused(op);
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
+
+  it('echo-server: the sample gets its Deployment and Service and turns Ready; unexposing prunes the Service', async () => {
+    const op = await startRestrictedOperator(example('echo-server'), {
+      server: { simulateDeployments: true },
+    });
+    try {
+      const echo = () => op.server.object('echoservers.example.com', 'default', 'hello') as Obj | undefined;
+      await applySample(op, 'echo-server');
+      await op.until(
+        'EchoServer hello Ready with a Deployment and a Service',
+        () =>
+          ready(echo()) &&
+          op.server.objects('deployments.apps', 'default').length === 1 &&
+          op.server.objects('services', 'default').some((s) => s.metadata.name !== 'kubernetes'),
+      );
+      const services = () =>
+        op.server.objects('services', 'default').filter((s) => s.metadata.name !== 'kubernetes');
+      await op.admin.patch(
+        { apiVersion: 'example.com/v1', kind: 'EchoServer', namespace: 'default', name: 'hello' },
+        { type: 'merge', body: { spec: { expose: false } } },
+      );
+      await op.until('the Service pruned', () => services().length === 0 && ready(echo()));
+      await expectUnrefused(op);
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
+
+  it('deployment-notifier: baselines the sample Deployment, records an image change as notified', async () => {
+    const op = await startRestrictedOperator(example('deployment-notifier'));
+    try {
+      const notifier = () =>
+        op.server.object('deploymentnotifiers.notify.rxkube.io', 'default', 'web-images') as Obj | undefined;
+      await applySample(op, 'deployment-notifier');
+      await op.until('baseline recorded', () => notifier()?.status?.notified?.['web/app'] === 'nginx:1.26');
+      await op.admin.patch(
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' },
+        {
+          type: 'strategic',
+          body: { spec: { template: { spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } } },
+        },
+      );
+      await op.until(
+        'the new image notified',
+        () => notifier()?.status?.notified?.['web/app'] === 'nginx:1.27',
+      );
+      await expectUnrefused(op);
+    } finally {
+      await op.stop();
+    }
+  }, 60_000);
+});
