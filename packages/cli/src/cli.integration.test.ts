@@ -100,6 +100,8 @@ describe('rxkube CLI', () => {
       'off',
     ]);
     await child.line(/Namespace hello applied/);
+    // Namespaces and CRDs before the module's setup, the rest after it (before the manager starts).
+    await child.line(/ConfigMap hello\/greet-me applied/);
     await child.line(
       /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
     );
@@ -132,6 +134,25 @@ describe('rxkube CLI', () => {
     expect(await child.exited).toBe(0);
     const cm = server.object('configmaps', 'hello', 'greet-me');
     expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
+  });
+
+  it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
+    const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
+    const child = new Child([
+      'run',
+      gadgets,
+      '--embedded',
+      '-f',
+      join(pkg, 'fixtures', 'gadget.yaml'),
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+    ]);
+    await child.line(/Gadget default\/g1 applied/);
+    await child.line(/"key":"default\/g1"/);
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
   });
 
   it('--watch restarts the operator when a file next to the module changes, keeping the embedded server', async () => {

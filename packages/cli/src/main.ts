@@ -31,6 +31,7 @@ import { stringify } from 'yaml';
 import { connect } from './connect.js';
 import { CliError } from './errors.js';
 import { loadOperatorModule } from './load-module.js';
+import type { Manifest } from './manifests.js';
 import { applyManifests, readManifests } from './manifests.js';
 
 const USAGE = `usage:
@@ -142,11 +143,20 @@ function parse(args: readonly string[]) {
 }
 type Values = ReturnType<typeof parse>['values'];
 
-/** Connects (embedded or kubeconfig) and applies `-f` manifests. */
+/**
+ * Connects (embedded or kubeconfig) and applies the `-f` manifests the operator's start-up depends
+ * on — Namespaces and CRDs — returning the rest, to apply once `setup` installed what it installs
+ * (a sample of a CRD that `setup` itself installs can then be given with `-f` alone).
+ */
 async function connection(
   values: Values,
   io: Io,
-): Promise<{ client: KubeClient; server: ApiServer | undefined; close: () => Promise<void> }> {
+): Promise<{
+  client: KubeClient;
+  server: ApiServer | undefined;
+  close: () => Promise<void>;
+  rest: Manifest[];
+}> {
   let server: ApiServer | undefined;
   let client: KubeClient;
   if (values.embedded === true) {
@@ -169,15 +179,21 @@ async function connection(
     client.close();
     await server?.stop();
   };
+  let rest: Manifest[];
   try {
     const manifests = readManifests(values.filename ?? []);
-    for (const line of await applyManifests(client, manifests)) io.err(`rxkube: ${line}`);
+    rest = manifests.filter((m) => !isFoundation(m));
+    for (const line of await applyManifests(client, manifests.filter(isFoundation)))
+      io.err(`rxkube: ${line}`);
   } catch (error) {
     await close();
     throw error;
   }
-  return { client, server, close };
+  return { client, server, close, rest };
 }
+
+const isFoundation = (m: Manifest): boolean =>
+  m.object.kind === 'Namespace' || m.object.kind === 'CustomResourceDefinition';
 
 function operatorName(values: Values, moduleName: string | undefined, modulePath: string): string {
   const raw = values.name ?? moduleName ?? basename(modulePath, extname(modulePath));
@@ -191,7 +207,7 @@ function operatorName(values: Values, moduleName: string | undefined, modulePath
 
 async function run(modulePath: string, values: Values, io: Io): Promise<number> {
   const runnable = await loadOperatorModule(modulePath);
-  const { client, close } = await connection(values, io);
+  const { client, close, rest } = await connection(values, io);
   try {
     const options: ManagerOptions = withSettings(
       { client, name: operatorName(values, runnable.name, modulePath), healthPort: 8081, metricsPort: 8080 },
@@ -199,6 +215,7 @@ async function run(modulePath: string, values: Values, io: Io): Promise<number> 
       settingsFromFlags(values),
     );
     const mgr = await runnable.manager(options);
+    for (const line of await applyManifests(client, rest)) io.err(`rxkube: ${line}`);
     return await mgr.run();
   } finally {
     await close();
@@ -247,11 +264,9 @@ async function watchMode(
   io: Io,
 ): Promise<number> {
   const { server, close } = await connection(values, io);
-  const childArgs = stripArgs(
-    args,
-    ['--watch', '--embedded'],
-    ['--port', '-f', '--filename', '--kubeconfig'],
-  );
+  // The child gets -f too: it applies the rest after its setup, on every restart (server-side
+  // apply: what is already there does not change).
+  const childArgs = stripArgs(args, ['--watch', '--embedded'], ['--port', '--kubeconfig']);
   const kubeconfig = server?.kubeconfigPath ?? values.kubeconfig;
   const bin = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'rxkube.js');
   let child: ChildProcess | undefined;

@@ -1,7 +1,8 @@
 /**
  * Applies YAML manifests (`-f crd.yaml -f sample.yaml`) the way an operator's start-up needs them:
  * Namespaces first, then CustomResourceDefinitions (`ensureCrd`: applied and waited for until
- * Established and served), then everything else with server-side apply.
+ * Established and served), then everything else with server-side apply. (`rxkube run` applies the
+ * Namespaces and CRDs before the module's `setup`, the rest after it.)
  *
  * @module
  */
