@@ -238,4 +238,13 @@ current-context: x
     expect(r.out).toMatch(/kind: Role\s+metadata:\s+name: hello-leader-election\s+namespace: ops/);
     expect(r.out).not.toContain('secrets');
   });
+
+  it('rbac grants get and patch on the CRD the module installs with mgr.ensureCrd, by name only', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
+    );
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+  });
 });

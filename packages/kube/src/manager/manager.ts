@@ -35,6 +35,8 @@ import {
 import type { KubeClient } from '../client/kube-client.js';
 import type { ControllerOptions, ControllerReconcile, ControllerResult } from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
+import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
+import { ensureCrd } from '../crd/ensure-crd.js';
 import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { isForbidden, isUnauthorized } from '../errors.js';
@@ -200,6 +202,7 @@ export class Manager {
   private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
     [];
   private readonly recorders = new Map<string, EventRecorder>();
+  private readonly crds = new Set<string>();
   private readonly results = new Subject<ManagedResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
@@ -317,6 +320,35 @@ export class Manager {
       reconcile: reconcile as unknown as ControllerReconcile<KubeObject>,
     });
     return this;
+  }
+
+  /**
+   * Installs (or updates) a CRD the operator owns — `ensureCrd` with the manager's name as field
+   * manager — and remembers it, so {@link managerRbac} grants `get` and `patch` on that CRD (by
+   * name) instead of leaving a 403 for the first start in a cluster. Call it from `setup`.
+   *
+   * ## Example
+   * ```ts
+   * export async function setup(mgr: Manager) {
+   *   await mgr.ensureCrd(new URL('../crd.yaml', import.meta.url));
+   *   mgr.add('widget', { for: widgetType }, reconcile);
+   * }
+   * ```
+   * @throws what `ensureCrd` throws (`InvalidCrdError`, `CrdNotEstablishedError`, API errors).
+   */
+  async ensureCrd(
+    crd: Parameters<typeof ensureCrd>[1],
+    options: EnsureCrdOptions = {},
+  ): Promise<EnsureCrdResult> {
+    const result = await ensureCrd(this.client, crd, { fieldManager: this.name, ...options });
+    const name = result.crd.metadata.name;
+    if (name !== undefined) this.crds.add(name);
+    return result;
+  }
+
+  /** Names of the CRDs installed through {@link ensureCrd}. */
+  get installedCrds(): readonly string[] {
+    return [...this.crds];
   }
 
   /**

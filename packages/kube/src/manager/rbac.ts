@@ -2,7 +2,8 @@
  * Least-privilege RBAC from what a Manager's controllers watch and write: `get`/`list`/`watch` on
  * every watched resource, `patch` on `<resource>/status` for a status sink, `patch` for a finalizer,
  * `create`/`patch` on Events for a recorder, `get`/`create`/`update` on the Lease for leader
- * election, plus the `permissions` each controller declares for its reconcile's own writes. Plurals
+ * election, `get`/`patch` on the CRDs it installs (`mgr.ensureCrd`), plus the `permissions` each
+ * controller declares for its reconcile's own writes. Plurals
  * come from discovery, so CRDs must be installed (run the operator's `setup` first).
  *
  * What it does not do: guess what a reconcile writes (declare it in `permissions`), or aggregate
@@ -56,8 +57,8 @@ export function mergeRules(rules: readonly PolicyRule[]): PolicyRule[] {
           rule: {
             apiGroups: [group],
             resources: [resource],
-            verbs: [],
             ...(names.length > 0 ? { resourceNames: [...names].sort() } : {}),
+            verbs: [],
           },
           verbs: new Set<string>(),
         };
@@ -72,7 +73,7 @@ export function mergeRules(rules: readonly PolicyRule[]): PolicyRule[] {
   };
   return [...byTarget.values()]
     .map(({ rule, verbs }) => ({
-      ...rule,
+      ...rule, // apiGroups, resources, resourceNames?, verbs: Kubernetes' own field order
       verbs: [...verbs].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)),
     }))
     .sort(
@@ -126,6 +127,18 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
       rules.push({ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] });
     }
     rules.push(...(c.options.permissions ?? []));
+  }
+  // CRDs the operator installs at start (`mgr.ensureCrd`): a server-side apply and reads until
+  // Established, on those names only. Creating one would need `create`, which resourceNames
+  // cannot restrict: install CRDs ahead (kubectl/Helm/kustomize) and the operator only updates.
+  const crds = manager.installedCrds;
+  if (crds.length > 0) {
+    rules.push({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: [...crds],
+      verbs: ['get', 'patch'],
+    });
   }
   const elector = manager.elector;
   const namespaces = manager.namespaces;
