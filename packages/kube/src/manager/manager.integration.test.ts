@@ -380,6 +380,25 @@ describe('Manager (over HTTP)', () => {
     expect(() => mgr.addRunnable('late', track('gated'))).toThrow(/before start/);
   });
 
+  it('starts nothing when stop() is called while start() is still binding its ports', async () => {
+    const mgr = new Manager({
+      client,
+      name: 'early-stop',
+      logLevel: 'silent',
+      healthPort: 0,
+      host: '127.0.0.1',
+    });
+    const probe = new Probe();
+    mgr.add('cms', { for: CM, namespace: 'shared' }, probe.reconcile);
+    const starting = mgr.start();
+    const report = await mgr.stop();
+    await starting;
+    expect(report).toMatchObject({ drained: true, cancelled: 0 });
+    expect(mgr.ports).toEqual([]);
+    await configMap('shared', 'after-early-stop');
+    expect(probe.calls).toEqual([]);
+  });
+
   it('refuses to start, naming the ports, when the health port is taken', async () => {
     const first = new Manager({
       client,

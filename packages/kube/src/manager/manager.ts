@@ -515,6 +515,11 @@ export class Manager {
         error,
       );
     }
+    // stop() may have been called while this awaited (a SIGTERM during start-up): start nothing.
+    if (this.stopping !== undefined) {
+      await this.closeServers();
+      return;
+    }
     if (this.options.warmStandby !== false) {
       for (const t of this.targets()) this.subscriptions.push(this.registry.watch(t).events$.subscribe());
     }
