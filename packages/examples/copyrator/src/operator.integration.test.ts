@@ -343,7 +343,8 @@ describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizin
       },
     });
     const admin = KubeClient.fromKubeConfig(server.kubeConfig);
-    // The chart's view: install the CRD as admin, derive the operator's rules from its Manager.
+    // Install the CRD as admin through a Manager's setup: it remembers the CRD, so its RBAC asks
+    // get/patch on that CRD by name.
     const probe = new Manager({ client: admin, name: 'copyrator', logLevel: 'silent' });
     await setup(probe);
     const rbac = await managerRbac(probe);
@@ -352,7 +353,16 @@ describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizin
       resources: ['secrets'],
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     });
-    for (const r of rbac.rules) {
+    expect(rbac.rules).toContainEqual({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: [RULES],
+      verbs: ['get', 'patch'],
+    });
+    // The operator below leaves the CRD alone (`installCrd: false`): the same rules without that one.
+    const operatorRules = rbac.rules.filter((r) => !r.resources.includes('customresourcedefinitions'));
+    expect(operatorRules).toHaveLength(rbac.rules.length - 1);
+    for (const r of operatorRules) {
       allow.push({ users: ['copyrator'], verbs: r.verbs, groups: r.apiGroups, resources: r.resources });
     }
     const dir = mkdtempSync(join(tmpdir(), 'copyrator-rbac-'));
@@ -368,6 +378,9 @@ describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizin
     const results: ManagedResult[] = [];
     try {
       await setup(mgr, { installCrd: false });
+      // skipping the install skips remembering it: exactly the rules granted above
+      expect(mgr.installedCrds).toEqual([]);
+      expect((await managerRbac(mgr)).rules).toEqual(operatorRules);
       mgr.results$.subscribe((r) => results.push(r));
       await mgr.start();
       const until = (what: string, check: () => boolean) =>

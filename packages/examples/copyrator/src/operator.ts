@@ -19,7 +19,7 @@
  */
 import { InvalidArgumentError } from '@rxkube/core';
 import type { ControllerReconcile, KubeClient, KubeObject, Manager, PolicyRule, Store } from '@rxkube/kube';
-import { ensureCrd, setCondition, setObservedGeneration } from '@rxkube/kube';
+import { setCondition, setObservedGeneration } from '@rxkube/kube';
 import type { Observable } from 'rxjs';
 import { defer, from, map, tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
@@ -70,8 +70,10 @@ export interface CopyratorOptions extends SyncOptions {
   /** Rules reconciled at once; default 2. */
   readonly reconcileConcurrency?: number;
   /**
-   * Install (server-side apply) the CRD and wait until it is served; default true. Set false when
-   * a Helm chart installs it: the operator then needs no RBAC on customresourcedefinitions.
+   * Install (server-side apply, `mgr.ensureCrd`) the CRD and wait until it is served; default
+   * true, and `managerRbac` then grants get/patch on this CRD by name. Set false when the CRD is
+   * managed elsewhere and the operator must not touch it: nothing on customresourcedefinitions is
+   * requested or granted.
    */
   readonly installCrd?: boolean;
 }
@@ -233,8 +235,8 @@ export function deleteCopiesOf(client: KubeClient, rule: string): Observable<num
 
 /**
  * Installs the CopyratorRule CRD (unless `installCrd: false`) and registers the `copyrator`
- * controller with `mgr`. Call before `mgr.start()`. The manager must watch all namespaces (rules are cluster-scoped and copy
- * across namespaces).
+ * controller with `mgr`. Call before `mgr.start()`. The manager must watch all namespaces (rules
+ * are cluster-scoped and copy across namespaces).
  *
  * ## Example
  * ```ts
@@ -254,7 +256,8 @@ export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promi
     );
   }
   if (options.installCrd !== false) {
-    await ensureCrd(mgr.client, exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+    // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
+    await mgr.ensureCrd(exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
   }
   const view = copyratorView(mgr);
   const { reconcileConcurrency, installCrd: _installCrd, ...sync } = options;

@@ -233,6 +233,10 @@ describe('deployment-notifier against the embedded API server, with a real webho
     await server.stop();
   });
 
+  it('installed its CRD through the manager (so rxkube rbac grants get/patch on it by name)', () => {
+    expect(op.mgr.installedCrds).toEqual([NOTIFIER_RESOURCE]);
+  });
+
   it('records the images of a new Deployment as baseline, without a POST', async () => {
     await client.create<DeploymentNotifier>({
       ...NOTIFIER,

@@ -16,7 +16,7 @@
  * @module
  */
 import type { KubeClient, Manager, ReconcileContext, WatchTarget } from '@rxkube/kube';
-import { ensureCrd, findCondition } from '@rxkube/kube';
+import { findCondition } from '@rxkube/kube';
 import { defer } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
 import type { DeliveryOptions, WebhookPost } from './deliver.js';
@@ -83,10 +83,12 @@ export interface DeploymentNotifierOptions {
  * - With a manager restricted to `namespaces`, notifiers there watch Deployments there.
  *
  * @throws the CRD's `InvalidCrdError`/`CrdNotEstablishedError`, or a `KubeApiError` (e.g. 403:
- *   installing a CRD needs `apiextensions.k8s.io` `customresourcedefinitions` patch rights).
+ *   installing a CRD needs `apiextensions.k8s.io` `customresourcedefinitions` patch rights, which
+ *   `rxkube rbac` grants on this CRD by name; creating it needs `create`, so apply it ahead).
  */
 export async function setup(mgr: Manager, options: DeploymentNotifierOptions = {}): Promise<void> {
-  await ensureCrd(mgr.client, exampleFile('deployment-notifier', 'crd.yaml'), { fieldManager: name });
+  // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
+  await mgr.ensureCrd(exampleFile('deployment-notifier', 'crd.yaml'), { fieldManager: name });
   const post = options.post ?? httpPost();
   const print =
     options.print ?? ((line: string, notification: Notification) => mgr.log.info({ notification }, line));

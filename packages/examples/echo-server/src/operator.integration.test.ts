@@ -72,6 +72,10 @@ describe('echo-server operator (Manager, over HTTP, simulated Deployment control
   const specOf = (o: KubeObject | undefined): Record<string, unknown> =>
     (o?.['spec'] ?? {}) as Record<string, unknown>;
 
+  it('installed its CRD through the manager (so rxkube rbac grants get/patch on it by name)', () => {
+    expect(mgr.installedCrds).toEqual([ECHO]);
+  });
+
   it('create → children owned → Ready → update → prune → child change → delete → garbage collected', async () => {
     // 1. create: a Deployment and a Service, each with a controller reference to the EchoServer
     const created = await client.create<EchoServer>({

@@ -11,7 +11,6 @@
 import {
   applyChildren,
   type ControllerReconcile,
-  ensureCrd,
   isNotFound,
   type KubeClient,
   type KubeObject,
@@ -64,7 +63,8 @@ export interface EchoServerSetupOptions {
  * ```
  */
 export async function setup(mgr: Manager, options: EchoServerSetupOptions = {}): Promise<void> {
-  await ensureCrd(mgr.client, exampleFile('echo-server', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+  // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
+  await mgr.ensureCrd(exampleFile('echo-server', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
   mgr.add<EchoServer>(
     'echo-server',
     {

@@ -1,9 +1,9 @@
 /**
  * "Nothing more": every (group, resource, verb) the shipped RBAC grants is traced back to a line
  * of the operator's registration — a watch, the status sink, the finalizer, the Event recorder,
- * leader election, a declared `permissions` rule — or to `setup`'s `ensureCrd` for crd-rbac.yaml.
- * The reasons are derived here from the registered options, independently of `managerRbac`, and
- * must cover the grants exactly (nothing unexplained, nothing missing).
+ * leader election, a declared `permissions` rule, or a CRD `setup` installed with `mgr.ensureCrd`
+ * (`mgr.installedCrds`). The reasons are derived here from the registered options, independently
+ * of `managerRbac`, and must cover the grants exactly (nothing unexplained, nothing missing).
  */
 import { readFileSync } from 'node:fs';
 import { loadOperatorModule } from '@rxkube/cli';
@@ -15,7 +15,6 @@ import { exampleFile } from '../paths.js';
 import { operatorModule } from './generate.js';
 import { grantKey, grantsFor } from './grants.js';
 import { OPERATOR_NAMESPACE, SHIPPED_EXAMPLES, parseManifests } from './manifests.js';
-import { deployRbacManifests } from './restricted-operator.js';
 
 const groupOf = (t: ResourceType): string => (t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '');
 
@@ -68,6 +67,14 @@ async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
       }
     }
   }
+  for (const crd of mgr.installedCrds) {
+    add(
+      'apiextensions.k8s.io',
+      'customresourcedefinitions',
+      ['get', 'patch'],
+      `setup: mgr.ensureCrd of ${crd} (server-side apply, then reads until Established)`,
+    );
+  }
   if (mgr.elector !== undefined) {
     add(
       'coordination.k8s.io',
@@ -80,22 +87,41 @@ async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
   return out;
 }
 
+/**
+ * Runs `use` with the example's Manager after `setup`, built as
+ * `rxkube rbac --leader-elect --operator-namespace rxkube-system` builds it.
+ */
+async function withManager<T>(name: string, use: (mgr: Manager) => T | Promise<T>): Promise<T> {
+  const server = await startApiServer();
+  const client = KubeClient.fromKubeConfig(server.kubeConfig);
+  try {
+    const runnable = await loadOperatorModule(operatorModule(name));
+    const mgr = await runnable.manager({
+      client,
+      name: runnable.name ?? name,
+      logLevel: 'silent',
+      leaderElection: { leaseNamespace: OPERATOR_NAMESPACE },
+    });
+    return await use(mgr);
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
+/** What `<name>/deploy/rbac.yaml` grants the operator's ServiceAccount. */
+const shippedRbac = (name: string) =>
+  grantsFor(
+    parseManifests(readFileSync(exampleFile(name, 'deploy/rbac.yaml'), 'utf8')),
+    name,
+    OPERATOR_NAMESPACE,
+  );
+
 describe.each(SHIPPED_EXAMPLES.map((e) => [e.name, e] as const))('%s RBAC', (name, example) => {
   it('grants exactly what its registration explains, each grant with a reason', async () => {
-    const server = await startApiServer();
-    const client = KubeClient.fromKubeConfig(server.kubeConfig);
-    try {
-      // As `rxkube rbac --leader-elect --operator-namespace rxkube-system` builds it.
-      const runnable = await loadOperatorModule(operatorModule(name));
-      const mgr = await runnable.manager({
-        client,
-        name: runnable.name ?? name,
-        logLevel: 'silent',
-        leaderElection: { leaseNamespace: OPERATOR_NAMESPACE },
-      });
+    await withManager(name, async (mgr) => {
       const why = await reasons(mgr);
-      const rbac = parseManifests(readFileSync(exampleFile(name, 'deploy/rbac.yaml'), 'utf8'));
-      const granted = new Set(grantsFor(rbac, name, OPERATOR_NAMESPACE).map((g) => grantKey(g)));
+      const granted = new Set(shippedRbac(name).map((g) => grantKey(g)));
       expect(
         [...granted].filter((k) => !why.has(k)),
         'granted without a reason',
@@ -104,26 +130,21 @@ describe.each(SHIPPED_EXAMPLES.map((e) => [e.name, e] as const))('%s RBAC', (nam
         [...why.keys()].filter((k) => !granted.has(k)),
         'needed but not granted',
       ).toEqual([]);
-    } finally {
-      client.close();
-      await server.stop();
-    }
+    });
   }, 30_000);
 
-  it('crd-rbac.yaml: only because setup() runs ensureCrd on this very CRD', () => {
-    const source = readFileSync(exampleFile(name, 'src/operator.ts'), 'utf8');
-    const crdGrants = grantsFor(deployRbacManifests(example), name, OPERATOR_NAMESPACE).filter(
-      (g) => g.resource === 'customresourcedefinitions',
-    );
-    if (example.crd === undefined) {
-      expect(source).not.toMatch(/ensureCrd\(/);
-      expect(crdGrants).toEqual([]);
-      return;
-    }
-    expect(source).toMatch(new RegExp(`ensureCrd\\([^)]*exampleFile\\('${name}', 'crd\\.yaml'\\)`));
-    expect(crdGrants.map((g) => [g.verb, g.resourceNames])).toEqual([
-      ['get', [example.crd]],
-      ['patch', [example.crd]],
-    ]);
-  });
+  it('on CRDs: get and patch on the one setup() installs with mgr.ensureCrd, by name, never create', async () => {
+    await withManager(name, (mgr) => {
+      const crdGrants = shippedRbac(name).filter((g) => g.resource === 'customresourcedefinitions');
+      expect(mgr.installedCrds).toEqual(example.crd !== undefined ? [example.crd] : []);
+      expect(crdGrants.map((g) => [g.verb, g.resourceNames])).toEqual(
+        example.crd !== undefined
+          ? [
+              ['get', [example.crd]],
+              ['patch', [example.crd]],
+            ]
+          : [],
+      );
+    });
+  }, 30_000);
 });

@@ -16,6 +16,8 @@ import {
   KubeClient,
   Manager,
   type ManagedResult,
+  ensureCrd,
+  managerRbac,
   type ObjectRef,
   type StatusPatch,
   type StatusPort,
@@ -24,6 +26,7 @@ import {
 import { type ApiServer, startApiServer } from '@rxkube/testing';
 import { Subject, defer, filter, firstValueFrom, from, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleFile } from '../../src/paths.js';
 import { type WidgetActivity, setup, summarise } from './operator.js';
 import { FINALIZER, type ConfigMap } from './reconcile.js';
 import type { Widget } from './widget.js';
@@ -70,6 +73,8 @@ describe('widget operator against the embedded API server (HTTP, through the Man
     expect(
       server.objects('customresourcedefinitions.apiextensions.k8s.io').map((c) => c.metadata.name),
     ).toEqual([RESOURCE]);
+    // installed through the manager: `managerRbac` (`rxkube rbac`) grants get/patch on it by name
+    expect(mgr.installedCrds).toEqual([RESOURCE]);
     const sub = mgr.results$.subscribe((r) => {
       results.push(r);
       changed.next();
@@ -207,6 +212,33 @@ describe('widget operator against the embedded API server (HTTP, through the Man
       sub.unsubscribe();
       const report = await mgr.stop();
       expect(report.drained).toBe(true);
+    }
+  });
+
+  it('installCrd: false installs nothing through the manager, so its RBAC asks nothing on CRDs', async () => {
+    // The CRD managed elsewhere (kubectl, Helm): installed here by the test's admin client.
+    await ensureCrd(client, exampleFile('widget', 'crd.yaml'));
+    const skipping = new Manager({ client, name: 'widget', logLevel: 'silent' });
+    const installing = new Manager({ client, name: 'widget', logLevel: 'silent' });
+    try {
+      await setup(skipping, { installCrd: false });
+      await setup(installing);
+      expect(skipping.installedCrds).toEqual([]);
+      expect(installing.installedCrds).toEqual([RESOURCE]);
+      const crdRules = async (mgr: Manager) =>
+        (await managerRbac(mgr)).rules.filter((r) => r.resources.includes('customresourcedefinitions'));
+      expect(await crdRules(skipping)).toEqual([]);
+      expect(await crdRules(installing)).toEqual([
+        {
+          apiGroups: ['apiextensions.k8s.io'],
+          resources: ['customresourcedefinitions'],
+          resourceNames: [RESOURCE],
+          verbs: ['get', 'patch'],
+        },
+      ]);
+    } finally {
+      await skipping.stop();
+      await installing.stop();
     }
   });
 });

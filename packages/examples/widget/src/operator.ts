@@ -1,15 +1,15 @@
 /**
- * The Widget operator's wiring: installs the Widget CRD (`crd.yaml`) at start-up with `ensureCrd`,
- * and registers a controller for Widgets that owns their inventory ConfigMaps, carries the
- * finalizer `example.com/widget-cleanup` (cleanup deletes the inventory and records an Event),
- * and writes `status` through the controller's status sink (only when the desired status differs,
- * which — the status being derived from the spec — is only when the generation changed). Works
- * against any API server the Manager's client points at.
+ * The Widget operator's wiring: installs the Widget CRD (`crd.yaml`) at start-up with
+ * `mgr.ensureCrd`, and registers a controller for Widgets that owns their inventory ConfigMaps,
+ * carries the finalizer `example.com/widget-cleanup` (cleanup deletes the inventory and records an
+ * Event), and writes `status` through the controller's status sink (only when the desired status
+ * differs, which — the status being derived from the spec — is only when the generation changed).
+ * Works against any API server the Manager's client points at.
  *
  * @module
  */
 import type { KubeClient, Manager, ResourceType, StatusPort } from '@rxkube/kube';
-import { applyChildren, ensureCrd, findCondition } from '@rxkube/kube';
+import { applyChildren, findCondition } from '@rxkube/kube';
 import { tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
 import {
@@ -45,7 +45,11 @@ export interface WidgetOperatorOptions {
    * Wrap that to observe every status request (the integration test counts them).
    */
   readonly statusPort?: StatusPort<Widget>;
-  /** Install or update the CRD from `crd.yaml` (default true; false when it is managed elsewhere). */
+  /**
+   * Install or update the CRD from `crd.yaml` with `mgr.ensureCrd` (default true: `managerRbac`
+   * then grants get/patch on it by name); false when it is managed elsewhere (no CRD request, no
+   * CRD grant).
+   */
   readonly installCrd?: boolean;
 }
 
@@ -75,7 +79,8 @@ export interface WidgetOperatorOptions {
  */
 export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): Promise<void> {
   if (options.installCrd !== false) {
-    await ensureCrd(mgr.client, exampleFile('widget', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+    // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
+    await mgr.ensureCrd(exampleFile('widget', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
   }
   const notify = options.onActivity ?? (() => undefined);
   mgr.add<Widget>(
