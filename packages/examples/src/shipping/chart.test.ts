@@ -139,12 +139,20 @@ describe('copyrator Helm chart (rendered by helm-lite; no helm binary here)', ()
     expect(rendered.get('servicemonitor.yaml')).toEqual([]);
   });
 
-  it('its RBAC is the generated RBAC (deploy/rbac.yaml and deploy/crd-rbac.yaml), labels aside', () => {
+  it('its RBAC is the generated RBAC (deploy/rbac.yaml, the CRD rule included), labels aside', () => {
     const rbacKinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
     const rendered = all(render())
       .filter((o) => rbacKinds.includes(o.kind))
       .map(withoutLabels);
-    expect(rendered).toEqual([...deployManifests('rbac.yaml'), ...deployManifests('crd-rbac.yaml')]);
+    expect(rendered).toEqual(deployManifests('rbac.yaml'));
+    const clusterRoles = rendered.filter((o) => o.kind === 'ClusterRole');
+    expect(clusterRoles.map((o) => o.metadata.name)).toEqual(['copyrator']);
+    expect(clusterRoles[0]?.['rules']).toContainEqual({
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      resourceNames: ['copyratorrules.copyrator.rxkube.io'],
+      verbs: ['get', 'patch'],
+    });
   });
 
   it('runs the same container as deploy/deployment.yaml: probes on 8081, metrics 8080 named metrics, election on', () => {

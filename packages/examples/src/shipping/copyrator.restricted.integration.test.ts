@@ -1,5 +1,5 @@
 /**
- * copyrator with exactly its shipped RBAC (deploy/rbac.yaml + deploy/crd-rbac.yaml), run as its
+ * copyrator with exactly its shipped RBAC (deploy/rbac.yaml, from rxkube rbac), run as its
  * Deployment runs it (rxkube run's module loading, leader election on, the lease in
  * rxkube-system, the ServiceAccount's token), through copyrator's own demo scenario with an admin
  * playing the user. Every request goes through a recording proxy: none may be refused, and the
@@ -113,6 +113,20 @@ describe('copyrator with its shipped RBAC (authorizing API server, leader electi
         );
       });
     expect(outside.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    // names too: the test server ignores resourceNames, the CRD grant names one CRD
+    expect(op.outsideResourceNames().map((r) => `${r.method} ${r.url}`)).toEqual([]);
+  });
+
+  it('updated its own CRD with its own token (mgr.ensureCrd in setup; the CRD was applied ahead)', () => {
+    const crdRequests = op.proxy.requests
+      .filter((r) => r.resource?.resource === 'customresourcedefinitions')
+      .map((r) => [r.verb, r.resource?.name, r.status]);
+    // one server-side apply, then reads until Established — on that name only, never refused
+    expect(crdRequests.filter(([verb]) => verb !== 'get')).toEqual([['patch', copyrator?.crd, 200]]);
+    expect(crdRequests.filter(([verb]) => verb === 'get')).toContainEqual(['get', copyrator?.crd, 200]);
+    expect(new Set(crdRequests.map(([, name, status]) => `${name} ${status}`))).toEqual(
+      new Set([`${copyrator?.crd} 200`]),
+    );
   });
 
   it('exercised every verb of COPY_PERMISSIONS on ConfigMaps and Secrets (get only through its watch)', () => {

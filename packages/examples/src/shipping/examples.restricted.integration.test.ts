@@ -47,6 +47,15 @@ async function expectUnrefused(op: RestrictedOperator): Promise<void> {
   expect(readyz.status, await readyz.text()).toBe(200);
   expect(await op.mgr.stop()).toMatchObject({ drained: true });
   expect(op.refused()).toEqual([]);
+  expect(op.outsideResourceNames()).toEqual([]);
+  // setup's mgr.ensureCrd updated the CRD (applied ahead by the admin, as kustomize does) with the
+  // operator's own token: one server-side apply, allowed by rbac.yaml's get/patch on that name
+  const crd = op.example.crd;
+  expect(
+    op.proxy.requests
+      .filter((r) => r.resource?.resource === 'customresourcedefinitions' && r.verb !== 'get')
+      .map((r) => [r.verb, r.resource?.name, r.status]),
+  ).toEqual(crd !== undefined ? [['patch', crd, 200]] : []);
   expect(op.results.filter((r) => r.error !== undefined).map((r) => String(r.error))).toEqual([]);
   // the lease was used: created (and released) in rxkube-system with the operator's token
   expect(

@@ -2,8 +2,9 @@
  * Writes `packages/examples/<example>/deploy/` for every shipped example (and the generated parts
  * of `copyrator/chart/`, see `chart.ts`): `rbac.yaml` exactly as
  * `rxkube rbac <module> --operator-namespace rxkube-system --leader-elect` prints it (the CLI's
- * `main`, in process, against its embedded API server), and the Namespace, CRD copy, CRD-install
- * RBAC, Deployment and kustomization from `manifests.ts`.
+ * `main`, in process, against its embedded API server; it includes `get`/`patch` on the CRD
+ * `setup` installs with `mgr.ensureCrd`), and the Namespace, CRD copy, Deployment and kustomization
+ * from `manifests.ts`.
  *
  * ```sh
  * pnpm exec tsc -b packages/examples && node packages/examples/dist/src/shipping/generate.js [example…]
@@ -15,8 +16,8 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, extname } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { main } from '@rxkube/cli';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -27,7 +28,6 @@ import {
   OPERATOR_NAMESPACE,
   parseManifests,
   SHIPPED_EXAMPLES,
-  crdRbacManifests,
   deploymentManifest,
   kustomizationManifest,
   namespaceManifest,
@@ -114,12 +114,6 @@ export async function generateDeploy(example: ShippedExample): Promise<Map<strin
       HEADER(`A copy of ../crd.yaml (kustomize loads no file outside this folder).`) +
         readFileSync(exampleFile(example.name, 'crd.yaml'), 'utf8'),
     );
-    files.set(
-      'crd-rbac.yaml',
-      HEADER(
-        `${example.name}'s setup() installs its CRD with ensureCrd at every start (server-side apply, then get until Established): get and patch on that CRD only.`,
-      ) + docs(crdRbacManifests(example) ?? []),
-    );
   }
   files.set(
     'rbac.yaml',
@@ -161,11 +155,7 @@ export function generateChart(copyratorDeploy: ReadonlyMap<string, string>): Map
   return new Map([
     [
       rbacTemplate,
-      chartRbacTemplate(
-        'copyrator',
-        parseManifests(get('rbac.yaml'), 'copyrator/deploy/rbac.yaml'),
-        parseManifests(get('crd-rbac.yaml'), 'copyrator/deploy/crd-rbac.yaml'),
-      ),
+      chartRbacTemplate('copyrator', parseManifests(get('rbac.yaml'), 'copyrator/deploy/rbac.yaml')),
     ],
     [
       crdFile,
@@ -178,7 +168,7 @@ export function generateChart(copyratorDeploy: ReadonlyMap<string, string>): Map
 
 /**
  * Regenerates `<example>/deploy/` (and copyrator's chart parts) for the named examples (default
- * all); returns the paths written.
+ * all), deleting files of `deploy/` it no longer generates; returns the paths written.
  *
  * ## Example
  * ```ts
@@ -205,6 +195,11 @@ export async function writeDeploy(names: readonly string[] = []): Promise<string
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, text);
       written.push(path);
+    }
+    // deploy/ is generated as a whole (the drift test compares its listing): drop what is no longer made
+    const deployDir = fileURLToPath(exampleFile(example.name, 'deploy'));
+    for (const file of readdirSync(deployDir)) {
+      if (!deploy.has(file)) rmSync(join(deployDir, file));
     }
   }
   return written;

@@ -1,8 +1,8 @@
 /**
  * The deploy manifests of the example operators, as objects: the operator Namespace, the
- * Deployment, the RBAC for installing the operator's own CRD, the kustomization tying them. Pure
- * functions of {@link ShippedExample}; `generate.ts` writes them to `<example>/deploy/` next to the
- * `rbac.yaml` that `rxkube rbac` prints.
+ * Deployment, the kustomization tying them. Pure functions of {@link ShippedExample};
+ * `generate.ts` writes them to `<example>/deploy/` next to the `rbac.yaml` that `rxkube rbac`
+ * prints (all of the operator's RBAC, the get/patch on its own CRD included).
  *
  * What it does not do: compute the operator's RBAC (that is `managerRbac` through `rxkube rbac`),
  * or talk to a cluster.
@@ -29,7 +29,7 @@ export const IMAGE_TAG = '0.1.0';
 export interface ShippedExample {
   /** Folder under `packages/examples/` and the module's `name` export (manager, lease, RBAC names). */
   readonly name: string;
-  /** The CRD its `setup` installs with `ensureCrd` (`metadata.name`), if any. */
+  /** The CRD its `setup` installs with `mgr.ensureCrd` (`metadata.name`), if any. */
   readonly crd?: string;
 }
 
@@ -204,63 +204,20 @@ export function deploymentManifest(example: ShippedExample): Manifest {
 }
 
 /**
- * RBAC for the operator's `setup`, which installs its own CRD with `ensureCrd` at every start:
- * a server-side apply (`patch`) of the CRD and `get` until it is Established — only on that CRD
- * (`resourceNames`). The kustomization applies the CRD first, so the operator never needs
- * `create` (which `resourceNames` could not restrict). `undefined` for an example without a CRD.
+ * The files of `<example>/deploy/`, in the order the kustomization lists them: the CRD before the
+ * Deployment, because the operator may update its CRD but not create it (`rbac.yaml` grants `get`
+ * and `patch` on it by name; `create` cannot be limited to a name).
  *
  * ## Example
  * ```ts
- * crdRbacManifests({ name: 'widget', crd: 'widgets.example.com' })?.[0]?.kind; // 'ClusterRole'
+ * deployFiles({ name: 'widget', crd: 'widgets.example.com' });
+ * // ['namespace.yaml', 'crd.yaml', 'rbac.yaml', 'deployment.yaml']
  * ```
  */
-export function crdRbacManifests(example: ShippedExample): Manifest[] | undefined {
-  if (example.crd === undefined) return undefined;
-  const name = `${example.name}-crd`;
-  return [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name },
-      rules: [crdInstallRule(example.crd)],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
-      subjects: [{ kind: 'ServiceAccount', name: example.name, namespace: OPERATOR_NAMESPACE }],
-    },
-  ];
-}
-
-/**
- * The PolicyRule `ensureCrd` needs on an existing CRD: `get` and `patch`, on that name only.
- *
- * ## Example
- * ```ts
- * crdInstallRule('widgets.example.com').verbs; // ['get', 'patch']
- * ```
- */
-export function crdInstallRule(crd: string): {
-  apiGroups: string[];
-  resources: string[];
-  resourceNames: string[];
-  verbs: string[];
-} {
-  return {
-    apiGroups: ['apiextensions.k8s.io'],
-    resources: ['customresourcedefinitions'],
-    resourceNames: [crd],
-    verbs: ['get', 'patch'],
-  };
-}
-
-/** The files of `<example>/deploy/`, in the order the kustomization lists them. */
 export function deployFiles(example: ShippedExample): string[] {
   return [
     'namespace.yaml',
-    ...(example.crd !== undefined ? ['crd.yaml', 'crd-rbac.yaml'] : []),
+    ...(example.crd !== undefined ? ['crd.yaml'] : []),
     'rbac.yaml',
     'deployment.yaml',
   ];

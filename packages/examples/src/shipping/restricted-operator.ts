@@ -2,9 +2,10 @@
  * Runs a shipped example the way its Deployment does — `rxkube run`'s module loading, the
  * Deployment's environment (leader election on, the lease in `rxkube-system`), its ServiceAccount's
  * token — against `@rxkube/testing`'s API server authorizing with exactly the checked-in
- * `deploy/rbac.yaml` and `deploy/crd-rbac.yaml`, through a {@link startRecordingProxy} that logs
- * every request and its status. The CRD is installed first by an admin (kustomize applies
- * `deploy/crd.yaml` before the operator starts), so the operator's own `ensureCrd` only updates it.
+ * `deploy/rbac.yaml`, through a {@link startRecordingProxy} that logs every request and its status.
+ * The CRD is installed first by an admin (kustomize applies `deploy/crd.yaml` before the operator
+ * starts), so the operator's own `mgr.ensureCrd` only updates it — with the `get`/`patch` that
+ * `rbac.yaml` grants on that CRD.
  *
  * For tests; the proof that the shipped RBAC is enough.
  *
@@ -59,8 +60,16 @@ export interface RestrictedOperator {
   readonly results: readonly ManagedResult[];
   /** Every log line of the manager (JSON, level `debug`). */
   readonly logs: readonly string[];
+  /** The example being run. */
+  readonly example: ShippedExample;
   /** The operator's requests answered 401 or 403. */
   refused(): RecordedRequest[];
+  /**
+   * The operator's requests that only `resourceNames` grants cover, for a name none of them lists
+   * (or for no name, a list or a create). `@rxkube/testing`'s authorizer ignores `resourceNames`
+   * (see `authRulesFor`), so this stands in for kube-apiserver's check.
+   */
+  outsideResourceNames(): RecordedRequest[];
   /** Resolves once `check()` holds, re-checked after every reconcile result. */
   until(what: string, check: () => boolean | Promise<boolean>): Promise<void>;
   /** Stops the manager (drain, lease release), the proxy and the server. */
@@ -75,13 +84,17 @@ export interface RestrictedOperatorOptions {
   readonly before?: (admin: KubeClient) => Promise<void>;
 }
 
-/** The manifests of `<example>/deploy/` that hold RBAC. */
+/**
+ * The RBAC manifests of `<example>/deploy/` (all of it is in `rbac.yaml`).
+ *
+ * ## Example
+ * ```ts
+ * grantsFor(deployRbacManifests(example), example.name, OPERATOR_NAMESPACE);
+ * ```
+ */
 export function deployRbacManifests(example: ShippedExample): Manifest[] {
-  const files = ['rbac.yaml', ...(example.crd !== undefined ? ['crd-rbac.yaml'] : [])];
-  return files.flatMap((f) => {
-    const url = exampleFile(example.name, `deploy/${f}`);
-    return parseManifests(readFileSync(url, 'utf8'), fileURLToPath(url));
-  });
+  const url = exampleFile(example.name, 'deploy/rbac.yaml');
+  return parseManifests(readFileSync(url, 'utf8'), fileURLToPath(url));
 }
 
 /**
@@ -115,6 +128,26 @@ export function deploymentEnv(example: ShippedExample): Record<string, string> {
     else if (path === 'metadata.namespace') env[e.name] = OPERATOR_NAMESPACE;
   }
   return env;
+}
+
+/** Whether only grants limited by `resourceNames` match `r`, and none of them lists its name. */
+function outsideResourceNames(r: RecordedRequest, grants: readonly Grant[]): boolean {
+  const res = r.resource;
+  if (res === undefined) return false;
+  const resource = res.subresource !== undefined ? `${res.resource}/${res.subresource}` : res.resource;
+  const matching = grants.filter(
+    (g) =>
+      g.group === res.group &&
+      g.resource === resource &&
+      g.verb === r.verb &&
+      (g.namespace === undefined || g.namespace === res.namespace),
+  );
+  return (
+    matching.length > 0 &&
+    matching.every(
+      (g) => g.resourceNames !== undefined && (res.name === undefined || !g.resourceNames.includes(res.name)),
+    )
+  );
 }
 
 const waitFor = <T>(source: Observable<T>, what: string, check: (v: T) => boolean): Promise<T> =>
@@ -214,7 +247,9 @@ export async function startRestrictedOperator(
       grants,
       results,
       logs,
+      example,
       refused: () => proxy.requests.filter((r) => r.status === 401 || r.status === 403),
+      outsideResourceNames: () => proxy.requests.filter((r) => outsideResourceNames(r, grants)),
       until: async (what, check) => {
         if (await check()) return;
         const bounded = mgr.results$.pipe(
