@@ -247,4 +247,29 @@ current-context: x
     );
     expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
   });
+
+  it('rbac for a namespace-restricted operator: Roles per namespace, cluster-scoped grants in a ClusterRole', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js'), '-n', 'team-a,team-b']);
+    expect(r.code).toBe(0);
+    const docs = r.out.split('---\n');
+    const kindName = docs.map((d) =>
+      /kind: (\w+)\nmetadata:\n {2}name: ([\w-]+)(?:\n {2}namespace: ([\w-]+))?/
+        .exec(d)
+        ?.slice(1, 4)
+        .join(' ')
+        .trim(),
+    );
+    expect(kindName).toEqual([
+      'ServiceAccount gadgets default',
+      'ClusterRole gadgets-cluster',
+      'ClusterRoleBinding gadgets-cluster',
+      'Role gadgets team-a',
+      'RoleBinding gadgets team-a',
+      'Role gadgets team-b',
+      'RoleBinding gadgets team-b',
+    ]);
+    expect(docs[1]).toContain('customresourcedefinitions'); // a Role cannot grant a cluster-scoped kind
+    expect(docs[3]).not.toContain('customresourcedefinitions');
+    expect(docs[3]).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+  });
 });

@@ -229,8 +229,15 @@ function childOf(side) {
 async function converge(child, deadline) {
   let okSince;
   for (;;) {
-    if (performance.now() > deadline) throw new Error(`no convergence within ${TIMEOUT_MS} ms`);
     const { ok, maxRv } = scan();
+    if (performance.now() > deadline) {
+      const st = await child.status();
+      const wrong = objects.filter((o) => !seen.get(o.key)?.ok).length;
+      throw new Error(
+        `no convergence within ${TIMEOUT_MS} ms: ${wrong} object(s) without the right hash, newest ` +
+          `resourceVersion ${maxRv}; the side has seen ${st.maxRv} and is ${st.idle ? 'idle' : 'busy'}`,
+      );
+    }
     if (!ok) {
       okSince = undefined;
       await sleep(POLL_MS);

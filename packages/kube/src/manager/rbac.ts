@@ -26,6 +26,12 @@ export interface PolicyRule {
 export interface ManagerRbac {
   /** Rules for the watched namespaces (a ClusterRole, or a Role per namespace with `namespaces`). */
   readonly rules: readonly PolicyRule[];
+  /**
+   * With `namespaces`: what only a ClusterRole can grant — cluster-scoped kinds (Namespaces,
+   * cluster-scoped CRs, the CRDs the operator installs) and watches the manager runs cluster-wide.
+   * Empty without `namespaces` (`rules` is then one ClusterRole already).
+   */
+  readonly clusterRules: readonly PolicyRule[];
   /** Rules in the lease's namespace (leader election), when election is on. */
   readonly leaseRules: readonly PolicyRule[];
   /** The lease namespace, when election is on. */
@@ -99,32 +105,37 @@ function groupOf(type: ResourceType): string {
  * @throws `ResourceNotFoundError` when a watched kind is not served (install its CRD first).
  */
 export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
+  /** Rules for the watched namespaces (cluster-wide when the manager watches all of them). */
   const rules: PolicyRule[] = [];
-  const plural = async (type: ResourceType): Promise<string> =>
-    (await manager.client.discovery.resolve(type)).plural;
+  /** Rules only a ClusterRole can grant: cluster-scoped kinds, cluster-wide watches, CRDs. */
+  const cluster: PolicyRule[] = [];
+  const resolve = (type: ResourceType) => manager.client.discovery.resolve(type);
   await manager.resolveScopes();
   for (const target of manager.targets()) {
-    rules.push({
+    const resource = await resolve(target.resource);
+    (resource.namespaced && target.namespace !== undefined ? rules : cluster).push({
       apiGroups: [groupOf(target.resource)],
-      resources: [await plural(target.resource)],
+      resources: [resource.plural],
       verbs: ['get', 'list', 'watch'],
     });
   }
   for (const c of manager.registered) {
     const forGroup = groupOf(c.options.for);
-    const forPlural = await plural(c.options.for);
+    const primary = await resolve(c.options.for);
+    const own = primary.namespaced ? rules : cluster;
     // The status sink PATCHes the status subresource and GETs the latest object after a 409.
     if (c.options.status !== undefined) {
-      rules.push({ apiGroups: [forGroup], resources: [`${forPlural}/status`], verbs: ['patch'] });
-      rules.push({ apiGroups: [forGroup], resources: [forPlural], verbs: ['get'] });
+      own.push({ apiGroups: [forGroup], resources: [`${primary.plural}/status`], verbs: ['patch'] });
+      own.push({ apiGroups: [forGroup], resources: [primary.plural], verbs: ['get'] });
     }
     if (c.options.finalizer !== undefined) {
-      rules.push({ apiGroups: [forGroup], resources: [forPlural], verbs: ['patch'] });
+      own.push({ apiGroups: [forGroup], resources: [primary.plural], verbs: ['patch'] });
     }
     if (c.options.events === true) {
-      rules.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
+      // Events about cluster-scoped objects go to the `default` namespace: cluster-wide then.
+      own.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
       // The recorder falls back to core/v1 Events where events.k8s.io is not served.
-      rules.push({ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] });
+      own.push({ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] });
     }
     rules.push(...(c.options.permissions ?? []));
   }
@@ -133,7 +144,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
   // cannot restrict: install CRDs ahead (kubectl/Helm/kustomize) and the operator only updates.
   const crds = manager.installedCrds;
   if (crds.length > 0) {
-    rules.push({
+    cluster.push({
       apiGroups: ['apiextensions.k8s.io'],
       resources: ['customresourcedefinitions'],
       resourceNames: [...crds],
@@ -142,8 +153,11 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
   }
   const elector = manager.elector;
   const namespaces = manager.namespaces;
+  const restricted = namespaces !== undefined && namespaces.length > 0;
   return {
-    rules: mergeRules(rules),
+    // Watching every namespace, one ClusterRole holds everything.
+    rules: restricted ? mergeRules(rules) : mergeRules([...rules, ...cluster]),
+    clusterRules: restricted ? mergeRules(cluster) : [],
     leaseRules:
       elector === undefined
         ? []
@@ -155,7 +169,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
             },
           ],
     ...(elector !== undefined ? { leaseNamespace: elector.leaseNamespace } : {}),
-    ...(namespaces !== undefined && namespaces.length > 0 ? { namespaces } : {}),
+    ...(restricted ? { namespaces } : {}),
   };
 }
 
@@ -170,8 +184,9 @@ export interface RbacManifestOptions {
 }
 
 /**
- * The ServiceAccount, ClusterRole (or Roles per watched namespace) and bindings granting
- * {@link ManagerRbac} — ready to `kubectl apply`.
+ * The ServiceAccount, ClusterRole (or Roles per watched namespace, plus a `<name>-cluster`
+ * ClusterRole for what a Role cannot grant) and bindings granting {@link ManagerRbac} — ready to
+ * `kubectl apply`.
  *
  * ## Example
  * ```ts
@@ -206,6 +221,24 @@ export function rbacManifests(
       },
     );
   } else {
+    if (rbac.clusterRules.length > 0) {
+      const clusterName = `${name}-cluster`;
+      out.push(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: clusterName },
+          rules: rbac.clusterRules,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: clusterName },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterName },
+          subjects: [subject],
+        },
+      );
+    }
     for (const ns of rbac.namespaces) {
       out.push(
         {
