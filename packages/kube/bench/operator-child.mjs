@@ -80,7 +80,11 @@ async function rxkubeSide({ kubeconfigPath, concurrency, stats, fail }) {
             const patch = hashPatch(ctx.object);
             if (patch) {
               stats.patches++;
-              await ctx.client.patch(request, { type: 'merge', body: patch }, { fieldManager: FIELD_MANAGER });
+              await ctx.client.patch(
+                request,
+                { type: 'merge', body: patch },
+                { fieldManager: FIELD_MANAGER },
+              );
             }
             return Action.awaitChange();
           }),
@@ -106,9 +110,8 @@ async function rxkubeSide({ kubeconfigPath, concurrency, stats, fail }) {
 }
 
 async function clientNodeSide({ kubeconfigPath, concurrency, stats, fail }) {
-  const { CoreV1Api, KubeConfig, PatchStrategy, makeInformer, setHeaderOptions } = await import(
-    '@kubernetes/client-node'
-  );
+  const { CoreV1Api, KubeConfig, PatchStrategy, makeInformer, setHeaderOptions } =
+    await import('@kubernetes/client-node');
   return {
     async start() {
       const kc = new KubeConfig();
@@ -148,7 +151,8 @@ async function clientNodeSide({ kubeconfigPath, concurrency, stats, fail }) {
             );
           } catch (e) {
             stats.patchErrors++;
-            stats.lastError = e instanceof Error ? e.message : String(e);
+            const cause = e?.cause;
+            stats.lastError = `${e instanceof Error ? e.message : String(e)}${cause ? `: ${cause.code ?? ''} ${cause.message ?? cause}` : ''}`;
           }
         });
       };
@@ -203,7 +207,13 @@ async function main(side) {
         running = await impl.start();
         process.send({ type: 'started' });
       } else if (m.type === 'status') {
-        process.send({ type: 'status', id: m.id, ...running.status() });
+        process.send({
+          type: 'status',
+          id: m.id,
+          ...running.status(),
+          errors: stats.patchErrors,
+          lastError: stats.lastError,
+        });
       } else if (m.type === 'mark') {
         // end of phase 1: snapshot, so phase 2 is reported on its own
         mark = { ...stats, cpuMs: cpuMs(process.cpuUsage(cpu0)), peakRss: vmHwm() };

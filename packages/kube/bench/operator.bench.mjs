@@ -20,6 +20,7 @@
 //   node bench/operator.bench.mjs                             # this one (after tsc -b)
 //   BENCH_OBJECTS=2000 BENCH_BURST=10 BENCH_RUNS=3 node bench/operator.bench.mjs
 //   BENCH_SIDES=rxkube BENCH_CONCURRENCY=8 BENCH_ORDER=interleaved …
+import { Buffer } from 'node:buffer';
 import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -65,6 +66,17 @@ const server = await startApiServer({
   watchHistory: 4 * writes + 10_000,
   bookmarkIntervalMs: 60_000,
 });
+// The server's idle keep-alive (Node's default, 5 s; @rxkube/testing sets 60 s). client-node 2.0.1
+// makes a new undici Agent — a new connection — for every request whenever the kubeconfig has a
+// TLS setting (a CA, or insecure-skip-tls-verify as here), and keeps each one open as long as the
+// server's Keep-Alive header allows: with 60 s its thousands of PATCHes per burst exhaust the
+// server's file descriptors. A real kube-apiserver (Go) sends no Keep-Alive header, so undici
+// closes them after its own 4 s; 5 s here is the closest the Node server gets to that.
+const KEEPALIVE_MS = int('BENCH_KEEPALIVE_MS', 5_000);
+const http = server.server;
+if (typeof http?.keepAliveTimeout !== 'number')
+  throw new Error('bench: @rxkube/testing no longer exposes its http.Server as server.server at runtime');
+http.keepAliveTimeout = KEEPALIVE_MS;
 const { engine, type } = engineOf(server);
 const nsType = server.registry.lookup('', 'v1', 'namespaces');
 
@@ -99,9 +111,14 @@ async function reset() {
   for (let n = 0; n < NAMESPACES; n++) {
     const name = `bench-${n}`;
     if (!engine.store.get(nsType.storageKey, name)) {
-      engine.create(nsType, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, {
-        manager: 'kubectl-create',
-      });
+      engine.create(
+        nsType,
+        undefined,
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+        {
+          manager: 'kubectl-create',
+        },
+      );
     }
   }
   for (const o of objects) {
@@ -164,12 +181,17 @@ function scan() {
 function verify() {
   const byKey = new Map();
   for (let n = 0; n < NAMESPACES; n++) {
-    for (const cm of server.objects('configmaps', `bench-${n}`)) byKey.set(`bench-${n}/${cm.metadata.name}`, cm);
+    for (const cm of server.objects('configmaps', `bench-${n}`))
+      byKey.set(`bench-${n}/${cm.metadata.name}`, cm);
   }
   let wrong = 0;
   for (const o of objects) {
     const cm = byKey.get(o.key);
-    if (!cm || cm.data?.revision !== o.revision || cm.metadata.annotations?.[ANNOTATION] !== dataHash(cm.data))
+    if (
+      !cm ||
+      cm.data?.revision !== o.revision ||
+      cm.metadata.annotations?.[ANNOTATION] !== dataHash(cm.data)
+    )
       wrong++;
   }
   return wrong;
@@ -235,7 +257,8 @@ async function converge(child, deadline) {
       const wrong = objects.filter((o) => !seen.get(o.key)?.ok).length;
       throw new Error(
         `no convergence within ${TIMEOUT_MS} ms: ${wrong} object(s) without the right hash, newest ` +
-          `resourceVersion ${maxRv}; the side has seen ${st.maxRv} and is ${st.idle ? 'idle' : 'busy'}`,
+          `resourceVersion ${maxRv}; the side has seen ${st.maxRv} and is ${st.idle ? 'idle' : 'busy'}; ` +
+          `${st.errors} failed write(s)${st.lastError ? `, the last: ${st.lastError}` : ''}`,
       );
     }
     if (!ok) {
@@ -307,7 +330,9 @@ const median = (xs) => {
 };
 const MB = 1024 * 1024;
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
-const ms = (x) => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${f0(x)} ms`);
+const ms = (x) =>
+  x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${f0(x)} ms`;
+const r2 = (x) => x.toFixed(x < 0.1 ? 3 : 2); // ratios: small ones keep a digit that means something
 const mb = (x) => `${f0(x / MB)} MB`;
 
 try {
@@ -315,7 +340,7 @@ try {
   console.log(
     `operator bench: ${f0(OBJECTS)} ConfigMaps in ${NAMESPACES} namespaces, burst ${BURST} writes/object ` +
       `(${f0(writes)}, ${ORDER}, ${BATCH}/turn), concurrency ${CONCURRENCY}, ${RUNS} run(s); ` +
-      `Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? '?'}; load ${loadavg()
+      `server keep-alive ${KEEPALIVE_MS} ms; Node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? '?'}; load ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}`,
   );
@@ -372,12 +397,16 @@ try {
       cells.push(
         !Number.isFinite(m)
           ? '—'
-          : `${m.toFixed(2)}×${RUNS > 1 && per.length ? ` [${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)}]` : ''}`,
+          : `${r2(m)}×${RUNS > 1 && per.length ? ` [${r2(Math.min(...per))}–${r2(Math.max(...per))}]` : ''}`,
       );
     }
     lines.push(`| ${label} | ${cells.join(' | ')} |`);
   }
-  console.log(`\nmedian of ${RUNS} run(s) [range]:\n\n${lines.join('\n')}\n\nload at the end: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nmedian of ${RUNS} run(s) [range]:\n\n${lines.join('\n')}\n\nload at the end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const wrong = SIDES.flatMap((s) => runs[s].filter((x) => x.wrong1 > 0 || x.wrong2 > 0).map(() => s));
   if (wrong.length) {
     console.log(`NOT CONVERGED CORRECTLY: ${wrong.join(', ')}`);
