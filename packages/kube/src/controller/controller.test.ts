@@ -226,6 +226,42 @@ describe('controller (marbles, fake watches)', () => {
     });
   });
 
+  it('storeOf reaches each of two watches of one kind by its ControllerWatch, and refuses the ambiguous kind', () => {
+    const ts = newScheduler();
+    const seen: (string | undefined)[][] = [];
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
+      const streams: Record<string, Observable<WatchEvent>> = {
+        'a=1': hot<WatchEvent>('(IxD)', { I, x: { type: 'InitApply', object: obj('x', '1') }, D }),
+        'b=1': hot<WatchEvent>('(IyD)', { I, y: { type: 'InitApply', object: obj('y', '1') }, D }),
+      };
+      const registry = new WatchRegistry((target) =>
+        target.resource.kind === 'ConfigMap' ? primary : (streams[target.labelSelector ?? ''] ?? NEVER),
+      );
+      const first = { resource: SECRET, labelSelector: 'a=1', map: () => [] };
+      const second = { resource: SECRET, labelSelector: 'b=1', map: () => [] };
+      const results$ = controller(base(registry, { watches: [first, second] }), ts).run((_r, ctx) => {
+        seen.push(
+          ctx
+            .storeOf(first)
+            .list()
+            .map((o) => o.metadata.name),
+        );
+        seen.push(
+          ctx
+            .storeOf(second)
+            .list()
+            .map((o) => o.metadata.name),
+        );
+        expect(() => ctx.storeOf(SECRET)).toThrow(/is watched 2 times: pass the ControllerWatch object/);
+        expect(() => ctx.storeOf({ apiVersion: 'v1', kind: 'Pod' })).toThrow(/must be one of/);
+        return cold('(d|)', { d: Action.awaitChange() });
+      });
+      expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('a', { a: 'ns/a:success' });
+    });
+    expect(seen).toEqual([['x'], ['y']]);
+  });
+
   it('does not reconcile an object that is gone: a Delete (also one landing during a reconcile) is skipped', () => {
     const ts = newScheduler();
     const calls: number[] = [];

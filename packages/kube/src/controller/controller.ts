@@ -227,8 +227,14 @@ export interface ReconcileContext<T extends KubeObject> {
    * @throws {InvalidArgumentError} for a resource not listed in `owns`.
    */
   readonly owned: (resource: ResourceType) => KubeObject[];
-  /** The Store of an `owns` or `watches` resource. @throws {InvalidArgumentError} for any other. */
-  readonly storeOf: (resource: ResourceType) => Store<KubeObject>;
+  /**
+   * The Store of an `owns` or `watches` resource — or of one mapped watch, given the very
+   * `ControllerWatch` object from `options.watches` (needed when one kind is watched twice, e.g.
+   * with two label selectors).
+   * @throws {InvalidArgumentError} for a resource the controller does not watch, or one it watches
+   *   more than once (pass the `ControllerWatch` then).
+   */
+  readonly storeOf: (resource: ResourceType | ControllerWatch) => Store<KubeObject>;
   readonly client: KubeClient;
   readonly log: ControllerLogger;
   /**
@@ -535,18 +541,24 @@ export function controller<T extends KubeObject = KubeObject>(
           return uid === undefined ? [] : ownedStoreOf(resource).byIndex(OWNER_INDEX, uid);
         },
         storeOf: (resource) => {
-          const found =
-            owned.find((o) => sameResource(o.target.resource, resource))?.watch.store ??
-            watched.find((w) => sameResource(w.target.resource, resource))?.shared.store;
-          if (found === undefined) {
+          const exact = watched.find((w) => w.watch === resource);
+          if (exact !== undefined) return exact.shared.store;
+          const type = 'map' in resource ? resource.resource : resource;
+          const found = [
+            ...owned.filter((o) => sameResource(o.target.resource, type)).map((o) => o.watch.store),
+            ...watched.filter((w) => sameResource(w.target.resource, type)).map((w) => w.shared.store),
+          ];
+          if (found.length !== 1) {
             throw new InvalidArgumentError(
               'ReconcileContext.storeOf',
               'resource',
               resource,
-              'must be one of the controller options.owns or options.watches resources',
+              found.length === 0
+                ? 'must be one of the controller options.owns or options.watches resources'
+                : `is watched ${found.length} times: pass the ControllerWatch object from options.watches`,
             );
           }
-          return found;
+          return found[0] as Store<KubeObject>;
         },
         client: options.client,
         log: ctxLog(key),
