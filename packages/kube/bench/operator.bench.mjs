@@ -30,34 +30,25 @@ import { fileURLToPath } from 'node:url';
 
 import { startApiServer } from '@rxkube/testing';
 
+import { envInt, f0, MB, median, sidesFromEnv } from './common.mjs';
+
 import { ANNOTATION, dataHash } from './operator-child.mjs';
 import { engineOf } from './seed.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const int = (name, fallback) => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-};
-const OBJECTS = int('BENCH_OBJECTS', 2_000);
-const BURST = int('BENCH_BURST', 10);
-const NAMESPACES = int('BENCH_NAMESPACES', 4);
-const CONCURRENCY = int('BENCH_CONCURRENCY', 8);
-const RUNS = int('BENCH_RUNS', 1);
-const BATCH = int('BENCH_BATCH', 100);
-const POLL_MS = int('BENCH_POLL_MS', 10);
-const TIMEOUT_MS = int('BENCH_TIMEOUT_MS', 10 * 60_000);
+const OBJECTS = envInt('BENCH_OBJECTS', 2_000);
+const BURST = envInt('BENCH_BURST', 10);
+const NAMESPACES = envInt('BENCH_NAMESPACES', 4);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 8);
+const RUNS = envInt('BENCH_RUNS', 1);
+const BATCH = envInt('BENCH_BATCH', 100);
+const POLL_MS = envInt('BENCH_POLL_MS', 10);
+const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 10 * 60_000);
 const ORDER = process.env.BENCH_ORDER || 'sequential';
 if (ORDER !== 'sequential' && ORDER !== 'interleaved')
   throw new Error(`BENCH_ORDER must be sequential or interleaved, got ${ORDER}`);
 const ALL_SIDES = ['client-node', 'rxkube'];
-const SIDES = (process.env.BENCH_SIDES || ALL_SIDES.join(',')).split(',').map((s) => s.trim());
-for (const s of SIDES) {
-  if (!ALL_SIDES.includes(s))
-    throw new Error(`BENCH_SIDES: unknown side "${s}" (use ${ALL_SIDES.join(', ')})`);
-}
+const SIDES = sidesFromEnv(ALL_SIDES);
 
 const writes = OBJECTS * BURST;
 const server = await startApiServer({
@@ -72,7 +63,7 @@ const server = await startApiServer({
 // server's Keep-Alive header allows: with 60 s its thousands of PATCHes per burst exhaust the
 // server's file descriptors. A real kube-apiserver (Go) sends no Keep-Alive header, so undici
 // closes them after its own 4 s; 5 s here is the closest the Node server gets to that.
-const KEEPALIVE_MS = int('BENCH_KEEPALIVE_MS', 5_000);
+const KEEPALIVE_MS = envInt('BENCH_KEEPALIVE_MS', 5_000);
 const http = server.server;
 if (typeof http?.keepAliveTimeout !== 'number')
   throw new Error('bench: @rxkube/testing no longer exposes its http.Server as server.server at runtime');
@@ -323,13 +314,6 @@ async function runSide(side) {
   }
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const MB = 1024 * 1024;
-const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const ms = (x) =>
   x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${f0(x)} ms`;
 const r2 = (x) => x.toFixed(x < 0.1 ? 3 : 2); // ratios: small ones keep a digit that means something

@@ -18,28 +18,19 @@ import { fileURLToPath } from 'node:url';
 
 import { startApiServer } from '@rxkube/testing';
 
+import { envInt, f0, MB, median, sidesFromEnv } from './common.mjs';
+
 import { digest, modify, seed } from './seed.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const int = (name, fallback) => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new Error(`${name} must be a positive integer, got ${raw}`);
-  return value;
-};
-const OBJECTS = int('BENCH_OBJECTS', 100_000);
-const EVENTS = int('BENCH_EVENTS', 200_000);
-const RUNS = int('BENCH_RUNS', 1);
+const OBJECTS = envInt('BENCH_OBJECTS', 100_000);
+const EVENTS = envInt('BENCH_EVENTS', 200_000);
+const RUNS = envInt('BENCH_RUNS', 1);
 const ALL_SIDES = ['floor', 'client-node', 'rxkube'];
-const SIDES = (process.env.BENCH_SIDES ?? ALL_SIDES.join(',')).split(',').map((s) => s.trim());
-for (const s of SIDES) {
-  if (!ALL_SIDES.includes(s))
-    throw new Error(`BENCH_SIDES: unknown side "${s}" (use ${ALL_SIDES.join(', ')})`);
-}
+const SIDES = sidesFromEnv(ALL_SIDES);
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const NAMESPACE = 'bench';
-const TIMEOUT_MS = int('BENCH_TIMEOUT_MS', 15 * 60_000);
+const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 15 * 60_000);
 
 const server = await startApiServer({
   maxQueuedWatchEvents: EVENTS + 1000,
@@ -110,13 +101,6 @@ async function runSide(side) {
   return { ...result, producerMs: writerMs, lagMs: Math.max(0, result.lastEventAt - writerEndAt) };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const MB = 1024 * 1024;
-const f0 = (x) => Math.round(x).toLocaleString('en-US');
 const f1 = (x) => x.toLocaleString('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
 const ratio = (x, base) => (base === undefined || !Number.isFinite(base) ? '—' : `${(x / base).toFixed(2)}×`);
 
