@@ -46,6 +46,29 @@ const registryOf = (primary: Observable<WatchEvent<Widget>>): WatchRegistry =>
 const label = (r: ControllerResult): string =>
   `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
 
+/** A controller with only a finalizer: its reconcile must never run (the objects are deleting). */
+function finalizingController(
+  primary: Observable<WatchEvent<Widget>>,
+  port: FinalizerPort<Widget>,
+  ts: TestScheduler,
+  cleanup: () => Observable<unknown>,
+): Observable<ControllerResult> {
+  return controller<Widget>(
+    {
+      for: WIDGET,
+      client,
+      registry: registryOf(primary),
+      rateLimit: false,
+      random: () => 0,
+      log: {},
+      finalizer: { name: FIN, port, cleanup },
+    },
+    ts,
+  ).run(() => {
+    throw new Error('the reconcile must not run for an object being deleted');
+  });
+}
+
 describe('controller with status sink and finalizer (marbles)', () => {
   it('runs the cleanup once although a rerun reads the deleting version the finalizer removal answered unchanged', () => {
     const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
@@ -65,28 +88,12 @@ describe('controller with status sink and finalizer (marbles)', () => {
         // The real API server answers with the deleting object's unchanged resourceVersion (kube-wire 13 #7).
         patch: () => cold('-(r|)', { r: w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }) }),
       };
-      const results$ = controller<Widget>(
-        {
-          for: WIDGET,
-          client,
-          registry: registryOf(primary),
-          rateLimit: false,
-          random: () => 0,
-          log: {},
-          finalizer: {
-            name: FIN,
-            port,
-            cleanup: () =>
-              defer(() => {
-                cleanups++;
-                return cold('--------(d|)', { d: 1 });
-              }),
-          },
-        },
-        ts,
-      ).run(() => {
-        throw new Error('the reconcile must not run for an object being deleted');
-      });
+      const results$ = finalizingController(primary, port, ts, () =>
+        defer(() => {
+          cleanups++;
+          return cold('--------(d|)', { d: 1 });
+        }),
+      );
       // cleanup 0–8, removal 8–9: success at 9; the rerun queued at 7 reads version 7 again:
       // skipped at 9 (without the fix: a second cleanup); the Delete at 13: skipped (gone).
       expectObservable(results$.pipe(map(label)), '^ 20ms !').toBe('---------(sk)k', {
@@ -115,28 +122,12 @@ describe('controller with status sink and finalizer (marbles)', () => {
         },
       };
       let n = 0;
-      const results$ = controller<Widget>(
-        {
-          for: WIDGET,
-          client,
-          registry: registryOf(primary),
-          rateLimit: false,
-          random: () => 0,
-          log: {},
-          finalizer: {
-            name: FIN,
-            port,
-            cleanup: () =>
-              defer(() => {
-                cleanupsAt.push(ts.now());
-                return ++n <= 3 ? throwError(() => new Error(`bucket busy ${n}`)) : cold('--(d|)', { d: 1 });
-              }),
-          },
-        },
-        ts,
-      ).run(() => {
-        throw new Error('the reconcile must not run for an object being deleted');
-      });
+      const results$ = finalizingController(primary, port, ts, () =>
+        defer(() => {
+          cleanupsAt.push(ts.now());
+          return ++n <= 3 ? throwError(() => new Error(`bucket busy ${n}`)) : cold('--(d|)', { d: 1 });
+        }),
+      );
       // cleanup fails at 0, 5, 15 (backoff 5, 10, 20 with jitter 0); at 35 it takes 2 ms, the
       // removal PATCH 1 ms: success at 38
       expectObservable(results$.pipe(map(label)), '^ 50ms !').toBe(
