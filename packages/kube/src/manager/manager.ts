@@ -313,7 +313,7 @@ export class Manager {
       );
     }
     // Let controller() check the options now, not at start.
-    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>, undefined, undefined);
+    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>, undefined);
     this.controllers.push({
       name,
       options: options as unknown as ManagedControllerOptions<KubeObject>,
@@ -429,7 +429,7 @@ export class Manager {
     const seen = new Map<string, WatchTarget>();
     for (const c of this.controllers) {
       for (const ns of this.namespacesOf(c.options)) {
-        for (const t of this.build(c.name, c.options, ns, undefined).targets) seen.set(watchTargetKey(t), t);
+        for (const t of this.build(c.name, c.options, ns).targets) seen.set(watchTargetKey(t), t);
       }
     }
     return [...seen.values()];
@@ -720,15 +720,18 @@ export class Manager {
     return namespaces === undefined || namespaces.length === 0 ? [undefined] : namespaces;
   }
 
+  /**
+   * The controller of a registration. `run` absent: only to check the options or read its targets —
+   * no metrics observer and no logger are attached (they have effects: gauges, child loggers).
+   */
   private build(
     name: string,
     options: ManagedControllerOptions<KubeObject>,
     namespace: string | undefined,
-    recorder: EventRecorder | undefined,
+    run?: { readonly recorder: EventRecorder | undefined },
   ): ReturnType<typeof controller<KubeObject>> {
     const { events: _events, permissions: _permissions, ...rest } = options;
     const concurrency = rest.concurrency ?? this.options.concurrency;
-    const childLog = this.log.child({ controller: name });
     return controller<KubeObject>(
       {
         ...rest,
@@ -736,10 +739,14 @@ export class Manager {
         ...(concurrency !== undefined ? { concurrency } : {}),
         client: this.client,
         registry: this.registry,
-        log: controllerLogger(childLog),
-        observer: this.metrics.observer(name, { maxConcurrentReconciles: concurrency ?? 1 }),
         shutdown: this.shutdown,
-        ...(recorder !== undefined ? { recorder } : {}),
+        ...(run === undefined
+          ? { log: {} }
+          : {
+              log: controllerLogger(this.log.child({ controller: name })),
+              observer: this.metrics.observer(name, { maxConcurrentReconciles: concurrency ?? 1 }),
+              ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
+            }),
       },
       this.scheduler,
     );
@@ -767,7 +774,7 @@ export class Manager {
         return from(c.reconcile(request, ctx)).pipe(finalize(() => this.running--));
       });
     const runs = this.namespacesOf(c.options).map((ns) =>
-      this.build(c.name, c.options, ns, recorder).run(counted),
+      this.build(c.name, c.options, ns, { recorder }).run(counted),
     );
     return merge(...runs).pipe(
       this.metrics.tapMetrics(c.name),
