@@ -1,6 +1,7 @@
 /**
- * The frame of a real-client test file: finds kubectl once, starts a server for the file, and
- * skips the file's kubectl cases with the reason printed when kubectl is absent (never silently).
+ * The frame of a real-client test file: finds kubectl once, runs the file's cases on each test
+ * backend (a server started per suite), and skips them with the reason printed when kubectl is
+ * absent (never silently).
  * Test support only: not exported.
  *
  * To add cases (apply, edit, explain, rollout, auth can-i, …), write `kubectl-<topic>.test.ts`
@@ -8,9 +9,10 @@
  *
  * ```ts
  * kubectlSuite('kubectl apply', {}, (it) => {
- *   it('applies a ConfigMap', async ({ kubectl, server }) => {
+ *   it('applies a ConfigMap', async ({ kubectl, cluster }) => {
  *     const r = await kubectl.run(['apply', '-f', '-'], { input: yamlText });
  *     expect(r.code).toBe(0);
+ *     expect(await cluster.get('configmaps', 'default', 'a')).toBeDefined();
  *   });
  * });
  * ```
@@ -19,15 +21,19 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
-import type { ApiServer, ApiServerOptions } from '../server.js';
-import { startApiServer } from '../server.js';
+import type { TestCluster } from '../cluster/cluster.js';
+import type { DescribeEachBackendOptions } from '../vitest/describe-each-backend.js';
+import { describeEachBackend } from '../vitest/describe-each-backend.js';
 import type { FoundKubectl } from './kubectl.js';
 import { Kubectl, findKubectl } from './kubectl.js';
 
 /** What each case gets. */
 export interface KubectlCase {
   readonly kubectl: Kubectl;
-  readonly server: ApiServer;
+  /** The backend's cluster (embedded server or real control plane). */
+  readonly cluster: TestCluster;
+  /** Which backend this copy of the case runs on. */
+  readonly backend: 'embedded' | 'real';
 }
 
 const found: FoundKubectl = await findKubectl();
@@ -40,39 +46,48 @@ export const kubectlFound = found;
 export type KubectlIt = (title: string, fn: (c: KubectlCase) => Promise<void>, timeoutMs?: number) => void;
 
 /**
- * A describe block whose cases run kubectl against one embedded server started for it; skipped,
- * with the reason in its title and printed, when kubectl is absent.
+ * A suite whose cases run kubectl, once per test backend (`describeEachBackend`: the embedded
+ * server and, where its binaries are, a real control plane); skipped, with the reason in its title
+ * and printed, when kubectl is absent.
  *
- * @param options the server's options (auth, simulated Deployments, …).
+ * @param options the backends' options (simulated Deployments, embedded server options, …).
  * @param declare declares the cases with the `it` it is given.
  */
 export function kubectlSuite(
   name: string,
-  options: ApiServerOptions,
+  options: DescribeEachBackendOptions,
   declare: (it: KubectlIt) => void,
 ): void {
-  const title = found.found ? `${name} (kubectl ${found.version})` : `${name} — skipped: ${found.reason}`;
-  describe.skipIf(!found.found)(title, () => {
-    let server: ApiServer | undefined;
-    let kubectl: Kubectl | undefined;
-    beforeAll(async () => {
-      if (!found.found) return;
-      server = await startApiServer({ logger: { error: () => undefined }, ...options });
-      kubectl = new Kubectl(found.path, server.kubeconfigPath);
+  if (!found.found) {
+    describe.skip(`${name} — skipped: ${found.reason}`, () => {
+      declare((title) => {
+        it.skip(title, () => undefined);
+      });
     });
-    afterAll(async () => {
-      kubectl?.dispose();
-      await server?.stop();
-    });
-    declare((caseTitle, fn, timeoutMs) => {
-      it(
-        caseTitle,
-        async () => {
-          if (!server || !kubectl) throw new Error('the suite did not start');
-          await fn({ kubectl, server });
-        },
-        timeoutMs,
-      );
-    });
-  });
+    return;
+  }
+  const binary = found.path;
+  describeEachBackend(
+    `${name} (kubectl ${found.version})`,
+    (b) => {
+      let kubectl: Kubectl | undefined;
+      beforeAll(() => {
+        kubectl = new Kubectl(binary, b.cluster.kubeconfigPath);
+      });
+      afterAll(() => {
+        kubectl?.dispose();
+      });
+      declare((title, fn, timeoutMs) => {
+        it(
+          title,
+          async () => {
+            if (!kubectl) throw new Error('the suite did not start');
+            await fn({ kubectl, cluster: b.cluster, backend: b.name });
+          },
+          timeoutMs,
+        );
+      });
+    },
+    options,
+  );
 }
