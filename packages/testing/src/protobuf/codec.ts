@@ -14,7 +14,7 @@
  * @module
  */
 import type { ResourceType } from '../registry/types.js';
-import { ApiError, badRequest } from '../status.js';
+import { ApiError, badRequest, failure } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import type { ProtoMessage } from './messages.js';
 import { messages } from './messages.js';
@@ -83,7 +83,8 @@ function decodeFailure(
  * empty ones are left out.
  *
  * @throws ApiError 400 with kube-apiserver's message for a body that cannot be read, and for every
- * custom resource (kube-apiserver 1.24 answers `Object 'Kind' is missing`).
+ * custom resource (kube-apiserver 1.24 answers `Object 'Kind' is missing`); 415 for a built-in
+ * kind without a declared message (CustomResourceDefinition), which the real server would read.
  */
 export function decodeProtobufBody(type: ResourceType, body: Uint8Array): KObj {
   let envelope;
@@ -97,6 +98,16 @@ export function decodeProtobufBody(type: ResourceType, body: Uint8Array): KObj {
   const urlMessage = speaksProtobuf(type)
     ? messages().forKind(type.group, type.version, type.kind)
     : undefined;
+  if (!urlMessage && type.builtin) {
+    // a built-in kind whose message is not declared here (kube-apiserver would read it): say so
+    throw new ApiError(
+      failure(
+        415,
+        'UnsupportedMediaType',
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (this server has no protobuf message for ${type.apiVersion} ${type.kind})`,
+      ),
+    );
+  }
   if (!urlMessage) {
     // the custom resource handler's unstructured decoder cannot read a protobuf object
     throw decodeFailure(

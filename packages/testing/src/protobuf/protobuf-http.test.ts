@@ -154,6 +154,15 @@ describe('protobuf request errors, in kube-apiserver 1.24 words (create.go trans
     });
   });
 
+  it('a built-in kind without a declared message (CRDs) is 415, naming it', async () => {
+    const crd = encodeProtobuf({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'x' } });
+    const r = await post(crd ?? Buffer.alloc(0), '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+    expect(r.status).toBe(415);
+    expect(json(r.bytes).message).toContain(
+      'no protobuf message for apiextensions.k8s.io/v1 CustomResourceDefinition',
+    );
+  });
+
   it("custom resources never decode protobuf: 400 Object 'Kind' is missing", async () => {
     const widget = encodeProtobuf({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'w' } });
     const r = await post(widget ?? Buffer.alloc(0), '/apis/example.com/v1/namespaces/default/widgets');
