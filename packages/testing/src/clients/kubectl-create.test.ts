@@ -73,6 +73,57 @@ kubectlSuite('kubectl create generators', {}, (it) => {
     });
   });
 
+  // generators of kinds other work adds to the embedded server: run where the kind is served
+  const more: [args: string[], created: string, resource: string][] = [
+    [['job', 'j1', '--image=busybox', '--', 'echo', 'hi'], 'job.batch/j1', 'jobs.batch'],
+    [
+      ['cronjob', 'cj1', '--image=busybox', '--schedule=*/5 * * * *', '--', 'date'],
+      'cronjob.batch/cj1',
+      'cronjobs.batch',
+    ],
+    [
+      ['role', 'r1', '--verb=get,list', '--resource=pods'],
+      'role.rbac.authorization.k8s.io/r1',
+      'roles.rbac.authorization.k8s.io',
+    ],
+    [
+      ['rolebinding', 'rb1', '--role=r1', '--user=u1'],
+      'rolebinding.rbac.authorization.k8s.io/rb1',
+      'rolebindings.rbac.authorization.k8s.io',
+    ],
+    [
+      ['clusterrole', 'gen-cr1', '--verb=get', '--non-resource-url=/healthz'],
+      'clusterrole.rbac.authorization.k8s.io/gen-cr1',
+      'clusterroles.rbac.authorization.k8s.io',
+    ],
+    [
+      ['clusterrolebinding', 'gen-crb1', '--clusterrole=gen-cr1', '--user=u1'],
+      'clusterrolebinding.rbac.authorization.k8s.io/gen-crb1',
+      'clusterrolebindings.rbac.authorization.k8s.io',
+    ],
+    [
+      ['ingress', 'ing1', '--rule=foo.com/bar=svc1:8080'],
+      'ingress.networking.k8s.io/ing1',
+      'ingresses.networking.k8s.io',
+    ],
+    [
+      ['poddisruptionbudget', 'pdb1', '--selector=app=x', '--min-available=1'],
+      'poddisruptionbudget.policy/pdb1',
+      'poddisruptionbudgets.policy',
+    ],
+  ];
+  for (const [args, created, resource] of more) {
+    it(`create ${args[0] ?? ''}`, async ({ kubectl, skip }) => {
+      const served = await kubectl.run(['api-resources', '-o', 'name']);
+      if (!served.stdout.split('\n').includes(resource)) skip(`${resource} is not served by this server yet`);
+      const namespaced = !args[0]?.startsWith('cluster');
+      const r = await kubectl.run(['create', ...(namespaced ? ['-n', NS] : []), ...args]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([0, `${created} created\n`, '']);
+      const back = await kubectl.json<KObj>(['get', created, ...(namespaced ? ['-n', NS] : [])]);
+      expect(back.metadata.name).toBe(created.slice(created.indexOf('/') + 1));
+    });
+  }
+
   it('a second create of the same name is AlreadyExists, read from a protobuf Status', async ({
     kubectl,
   }) => {

@@ -34,6 +34,8 @@ export interface KubectlCase {
   readonly cluster: TestCluster;
   /** Which backend this copy of the case runs on. */
   readonly backend: 'embedded' | 'real';
+  /** Ends the case as skipped, with the reason in the report (a kind this backend does not serve). */
+  readonly skip: (reason: string) => never;
 }
 
 const found: FoundKubectl = await findKubectl();
@@ -80,9 +82,9 @@ export function kubectlSuite(
       declare((title, fn, timeoutMs) => {
         it(
           title,
-          async () => {
+          async (ctx) => {
             if (!kubectl) throw new Error('the suite did not start');
-            await fn({ kubectl, cluster: b.cluster, backend: b.name });
+            await fn({ kubectl, cluster: b.cluster, backend: b.name, skip: (reason) => ctx.skip(reason) });
           },
           timeoutMs,
         );

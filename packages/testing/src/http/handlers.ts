@@ -140,7 +140,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
     }
   }
   const negotiated = negotiateOutput(req.headers.accept, {
-    protobuf: speaksProtobuf(type),
+    // the message table is built on first use: JSON-only clients never pay for it
+    protobuf: /protobuf/i.test(req.headers.accept ?? '') && speaksProtobuf(type),
     watch: verb === 'watch',
   });
   if (verb === 'get' || verb === 'list' || verb === 'deletecollection')
