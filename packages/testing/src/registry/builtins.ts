@@ -1,8 +1,9 @@
 /**
  * The built-in resources: Namespace, ConfigMap, Secret, Pod, Service, ServiceAccount, Event
  * (core/v1 and events.k8s.io/v1, one storage), Deployment, Lease and CustomResourceDefinition, with
- * the type rules the kube-wire transcripts show (unknown top-level fields dropped, ConfigMap key
- * validation, Deployment required fields, Lease MicroTime and create-on-update, Event checks).
+ * the type rules the transcripts in packages/testing/fixtures/kube-wire/ show (unknown top-level fields
+ * dropped, ConfigMap key validation, Deployment required fields, Lease MicroTime and
+ * create-on-update, Event checks).
  *
  * Does not: emulate every built-in default or validation rule of kube-apiserver (see README).
  *
