@@ -53,4 +53,10 @@ describe('workspace', () => {
     // The root asks only what the bootstrap needs (scripts/run.mjs fetches pnpm, which needs 18.12).
     expect(rootPkg.engines.node).toBe('>=18.12');
   });
+
+  it('has no root script named like a tool, so `pnpm <tool>` runs the tool', () => {
+    for (const tool of ['vitest', 'eslint', 'prettier', 'tsc', 'node']) {
+      expect(Object.keys(rootPkg.scripts), tool).not.toContain(tool);
+    }
+  });
 });
