@@ -180,7 +180,8 @@ describe('widget operator against the embedded API server (HTTP, through the Man
       // The cleanup ran exactly once, although the inventory's own Delete event queued a rerun that
       // reads the Store's stale copy (still listing the finalizer): the finalizer's removal PATCH
       // is answered with the deleting object's unchanged resourceVersion (as a real API server
-      // does, kube-wire 13-finalizers #7), and the controller skips that version from then on.
+      // does, packages/testing/fixtures/kube-wire/13-finalizers.json #7), and the controller skips that
+      // version from then on.
       const cleanups = activity.filter((a) => a.type === 'cleanup' && a.key === `${NS}/w`);
       expect(cleanups[0]).toEqual({ type: 'cleanup', key: `${NS}/w`, outcome: 'deleted' });
       expect(cleanups).toHaveLength(1);

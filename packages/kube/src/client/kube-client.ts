@@ -142,7 +142,10 @@ const CONTENT_TYPE: Readonly<Record<Patch['type'], string>> = {
 };
 
 const ACCEPT_JSON = 'application/json';
-/** Metadata-only representations (see the kube-wire README, quirk 5, for the watch form). */
+/**
+ * Metadata-only representations (see quirk 5 of packages/testing/fixtures/kube-wire/README.md for the
+ * watch form).
+ */
 export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 

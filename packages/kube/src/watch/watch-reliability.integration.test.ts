@@ -1,5 +1,5 @@
 /**
- * The acceptance test of issue 4 (DESIGN.md promises 1, 2, 6): churn 2,000 ConfigMaps across four
+ * The acceptance test of issue 4 (docs/promises.md promises 1, 2, 6): churn 2,000 ConfigMaps across four
  * namespaces with concurrent writers while the server drops, stalls, expires (410), compacts,
  * rejects (429/500), cuts lines and restarts. At quiescence the Store must equal the server exactly
  * (same keys, latest resourceVersion each), and every relist must be explained by a 410 the server

@@ -1,7 +1,8 @@
 /**
  * `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` answers (what `kubectl get` asks for):
  * a `meta.k8s.io/v1` Table with column definitions and one row per object, shaped like
- * kube-apiserver v1.24's (files 12 and 16 of kube-wire).
+ * kube-apiserver v1.24's (packages/testing/fixtures/kube-wire/12-crd-lifecycle.json and
+ * 16-metadata-only.json).
  *
  * Columns: a custom resource's `additionalPrinterColumns` after `Name` (or `Name`, `Age` when it
  * declares none), ConfigMap's printer (`Name`, `Data`, `Age`), Namespace's (`Name`, `Status`,

@@ -1,6 +1,7 @@
 /**
  * The set of served resources (built-ins plus CRD-served types) and the discovery documents built
- * from it, shaped exactly like kube-apiserver v1.24's (file 01 of kube-wire).
+ * from it, shaped exactly like kube-apiserver v1.24's
+ * (packages/testing/fixtures/kube-wire/01-discovery.json).
  *
  * @module
  */
