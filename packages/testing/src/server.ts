@@ -21,6 +21,7 @@ import type { AuthOptions, RequestUser } from './auth.js';
 import { authenticate } from './auth.js';
 import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
+import { PvcProtectionController } from './controllers/pvc-protection.js';
 import { Faults } from './faults.js';
 import { Engine } from './handlers/engine.js';
 import type { WatchSession } from './handlers/watch.js';
@@ -206,6 +207,7 @@ class ApiServerImpl implements ApiServer {
   private readonly watches = new Set<WatchSession>();
   private readonly controllers: Controllers;
   private readonly deployments: DeploymentController | undefined;
+  private readonly pvcProtection: PvcProtectionController;
   private readonly crds: CrdController;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
@@ -239,6 +241,7 @@ class ApiServerImpl implements ApiServer {
       { gc, namespaceLifecycle, namespaceDeletionDelayMs: options.namespaceDeletionDelayMs ?? 200 },
       log,
     );
+    this.pvcProtection = new PvcProtectionController(this.engine, this.registry, log);
     this.deployments = options.simulateDeployments
       ? new DeploymentController(this.engine, this.registry, log)
       : undefined;
@@ -566,6 +569,7 @@ class ApiServerImpl implements ApiServer {
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
     this.deployments?.stop();
+    this.pvcProtection.stop();
     this.crds.stop();
     await this.closeServer();
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });

@@ -7,6 +7,32 @@
 import { builtinTypes } from './builtins.js';
 import type { ResourceType } from './types.js';
 
+/**
+ * The order of `/apis` on kube-apiserver v1.24 (the aggregator's APIService priorities), recorded
+ * from a real server.
+ */
+const GROUP_ORDER = [
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
+
 /** A served API group with its versions in preference order. */
 export interface ServedGroup {
   readonly name: string;
@@ -97,11 +123,20 @@ export class Registry {
     return out;
   }
 
-  /** Served groups (core excluded) in registration order, versions in preference order. */
+  /**
+   * Served groups (core excluded): kube-apiserver's built-in groups in its order, then the others
+   * (CRD groups) in registration order; versions in preference order.
+   */
   groups(): ServedGroup[] {
+    const rank = (g: string): number => {
+      const i = GROUP_ORDER.indexOf(g);
+      return i < 0 ? GROUP_ORDER.length : i;
+    };
     return this.groupOrder
       .filter((g) => g !== '')
-      .map((g) => ({ name: g, versions: [...(this.groupVersions.get(g) ?? [])] }));
+      .map((g, i) => ({ g, i }))
+      .sort((a, b) => rank(a.g) - rank(b.g) || a.i - b.i)
+      .map(({ g }) => ({ name: g, versions: [...(this.groupVersions.get(g) ?? [])] }));
   }
 
   /** `/api` */

@@ -53,6 +53,8 @@ export function typedWireForm(
 export interface BuiltinSpec {
   group: string;
   version: string;
+  /** The storage version when it is not `version` (its `storageVersionHash`). */
+  storageVersion?: string;
   resource: string;
   kind: string;
   namespaced: boolean;
@@ -102,7 +104,7 @@ export function builtin(s: BuiltinSpec): ResourceType {
     allowUnconditionalUpdate: s.allowUnconditionalUpdate ?? true,
     knownFields: s.knownFields,
     selectableFields: s.selectableFields ?? [],
-    storageVersionHash: storageVersionHash(s.group, s.version, s.kind),
+    storageVersionHash: storageVersionHash(s.group, s.storageVersion ?? s.version, s.kind),
     fromStorage: s.fromStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
     toStorage: s.toStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
   };
