@@ -31,6 +31,8 @@ import type { Route } from './http/request.js';
 import { parsePath } from './http/request.js';
 import type { ResponseContext } from './http/respond.js';
 import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
+import { OpenApiDocuments } from './openapi/documents.js';
+import { serveOpenApi } from './openapi/handler.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
@@ -196,6 +198,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 class ApiServerImpl implements ApiServer {
   readonly store: ObjectStore;
   readonly registry = new Registry();
+  private readonly openapi = new OpenApiDocuments(this.registry);
   readonly engine: Engine;
   readonly faults: Faults;
   readonly token: string;
@@ -502,6 +505,9 @@ class ApiServerImpl implements ApiServer {
         else sendPageNotFound(res, ctx);
         return;
       }
+      case 'openapi':
+        serveOpenApi(this.openapi, { path: route.path, accept: req.headers.accept, query, res, ctx });
+        return;
       case 'resource':
         await handleResource(this.env, { req, res, route, query, user, ctx });
         return;

@@ -46,6 +46,8 @@ export class Registry {
   /** group → ordered versions */
   private readonly groupOrder: string[] = [];
   private readonly groupVersions = new Map<string, string[]>();
+  /** Incremented by every {@link add} and {@link remove}: derived documents (OpenAPI) rebuild when it moved. */
+  revision = 0;
 
   constructor() {
     for (const t of builtinTypes()) this.add(t);
@@ -53,6 +55,7 @@ export class Registry {
 
   /** Adds (or replaces) a served type. */
   add(t: ResourceType): void {
+    this.revision++;
     const gv = `${t.group}/${t.version}`;
     let m = this.byGv.get(gv);
     if (!m) {
@@ -73,6 +76,7 @@ export class Registry {
 
   /** Removes a served type; drops the group-version/group when it becomes empty. */
   remove(group: string, version: string, resource: string): void {
+    this.revision++;
     const gv = `${group}/${version}`;
     const m = this.byGv.get(gv);
     if (!m) return;
