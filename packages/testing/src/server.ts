@@ -48,6 +48,9 @@ import {
 import type { KObj } from './store/object.js';
 import { clone } from './store/object.js';
 import { ObjectStore } from './store/store.js';
+import { preload } from './preload.js';
+import type { KindDefinition } from './registry/custom-kinds.js';
+import { customKindType, KindDefinitionError } from './registry/custom-kinds.js';
 
 /** Where log lines go. */
 export interface ApiServerLogger {
@@ -96,6 +99,19 @@ export interface ApiServerOptions {
   readonly kubeconfigPath?: string;
   /** Logger (default: errors to console.error). */
   readonly logger?: ApiServerLogger;
+  /**
+   * Kinds to serve besides the built-in ones and CRDs (a built-in the server does not emulate, or
+   * any type a test needs), with their schema and subresources; see {@link KindDefinition}. A
+   * definition that cannot be served fails the start with a `KindDefinitionError`.
+   */
+  readonly kinds?: readonly KindDefinition[];
+  /** CustomResourceDefinitions created at start; the start waits until each is served. */
+  readonly crds?: readonly KObj[];
+  /**
+   * Objects created at start, after `crds` (Namespaces first), as `kubectl create` would; the first
+   * refusal fails the start with a `PreloadError` naming the object.
+   */
+  readonly objects?: readonly KObj[];
 }
 
 /** A running API server. */
@@ -190,6 +206,12 @@ const HEALTH_CHECKS = {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const s = new ApiServerImpl(options);
+  try {
+    await s.preload(options.crds ?? [], options.objects ?? []);
+  } catch (e) {
+    await s.stop();
+    throw e;
+  }
   await s.listen(options.port ?? 0);
   s.writeKubeconfig();
   return s;
@@ -285,6 +307,18 @@ class ApiServerImpl implements ApiServer {
         this.faults.counts.streamsCut++;
       },
     };
+    (options.kinds ?? []).forEach((def, i) => {
+      const t = customKindType(def, i);
+      if (
+        this.registry.lookup(t.group, t.version, t.resource) ||
+        this.registry.byKind(t.apiVersion, t.kind)
+      ) {
+        throw new KindDefinitionError(
+          `kinds[${String(i)}] (${t.kind}): ${t.resource}.${t.group || 'core'}/${t.version} is already served; remove it from kinds`,
+        );
+      }
+      this.registry.add(t);
+    });
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
     this.store.compact();
     const ttl = options.continueTokenTtlMs ?? 300_000;
@@ -294,6 +328,12 @@ class ApiServerImpl implements ApiServer {
       mark = this.store.resourceVersion;
     }, ttl);
     this.compactionTimer.unref();
+  }
+
+  /** Creates the start-up CRDs and objects (`preload.ts`). */
+  async preload(crds: readonly KObj[], objects: readonly KObj[]): Promise<void> {
+    if (crds.length === 0 && objects.length === 0) return;
+    await preload(this.engine, this.registry, crds, objects);
   }
 
   private seedNamespace(name: string): void {

@@ -1,7 +1,7 @@
 /**
  * The definitions (OpenAPI v3 schemas) of every served kind and its list: the recorded built-in
  * schemas, and for custom resources (CRDs and kinds added with `startApiServer({ kinds })`) the
- * version's schema wrapped as kube-apiserver's CRD OpenAPI builder does
+ * version's schema (a kind's `schema`) wrapped as kube-apiserver's CRD OpenAPI builder does
  * (`apiextensions-apiserver/pkg/controller/openapi/builder`): `apiVersion`, `kind` and `metadata`
  * (ObjectMeta) properties, `x-kubernetes-group-version-kind`, and a `<Kind>List`.
  *
@@ -35,7 +35,7 @@ export interface KindDefinitions {
 
 /** The definitions of a served type; undefined for a built-in kind without a recorded schema. */
 export function definitionsOf(type: ResourceType): KindDefinitions | undefined {
-  if (type.builtin) {
+  if (!type.schema) {
     const name = builtinDefinitionName(type.group, type.version, type.kind);
     return name === undefined ? undefined : { type, name, own: new Map() };
   }
