@@ -242,9 +242,10 @@ export class DeploymentController {
 
 /**
  * The status of `deployment` once its rollout completed with every replica ready, keeping the
- * condition times of `current` where the real controller keeps them.
+ * condition times of `current` where the real controller keeps them. `replicaSet` names the
+ * current ReplicaSet (default: `<name>-<hash>` of this module's hash).
  */
-function rolledOutStatus(
+export function rolledOutStatus(
   deployment: KObj,
   replicaSet: string | undefined,
   current: Json | undefined,
