@@ -11,7 +11,8 @@
  *   annotations and `deployment.kubernetes.io/revision` (max + 1 for a new template, and for an
  *   old template that comes back — `kubectl rollout undo` — with `revision-history`); the current
  *   one has `spec.replicas` of the Deployment, the others 0; the oldest idle ones beyond
- *   `revisionHistoryLimit` are deleted. The Deployment gets the current revision annotation. So
+ *   `revisionHistoryLimit` are deleted. The Deployment gets the current revision annotation, written
+ *   with its status through `/status` as the real controller's `UpdateStatus` does. So
  *   `kubectl rollout status/history/undo/restart` work;
  * - writes each owned ReplicaSet's status as all ready (`replicas`, `fullyLabeledReplicas`,
  *   `readyReplicas`, `availableReplicas`, `observedGeneration`);
@@ -135,20 +136,21 @@ export class DeploymentController {
     const stored = this.engine.store.get(DEPLOYMENTS, key);
     if (!type || !rsType || !stored || stored.metadata.deletionTimestamp) return;
     const current = this.syncReplicaSets(stored, rsType);
-    const revision = current ? String(revisionOf(current)) : undefined;
-    let deployment = stored;
-    if (revision !== undefined && stored.metadata.annotations?.[REVISION] !== revision) {
-      // the real controller records the revision with an Update of the Deployment itself
-      const next = clone(stored);
-      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [REVISION]: revision };
-      this.engine.controllerUpdate(type, key, next, CONTROLLER_MANAGER);
-      deployment = this.engine.store.get(DEPLOYMENTS, key) ?? next;
-    }
-    const status = isObject(deployment['status']) ? deployment['status'] : undefined;
-    const desired = rolledOutStatus(deployment, current?.metadata.name, status, this.engine.nowIso());
-    if (deepEqual(desired, status ?? {})) return;
-    const next: KObj = clone(deployment);
-    next['status'] = desired;
+    const next: KObj = clone(stored);
+    // the real controller records the revision with UpdateStatus, whose strategy keeps
+    // annotations (so the generation does not move): one write of annotation and status
+    if (current)
+      next.metadata.annotations = {
+        ...(next.metadata.annotations ?? {}),
+        [REVISION]: String(revisionOf(current)),
+      };
+    const status = isObject(stored['status']) ? stored['status'] : undefined;
+    next['status'] = rolledOutStatus(stored, current?.metadata.name, status, this.engine.nowIso());
+    if (
+      deepEqual(next['status'], status ?? {}) &&
+      deepEqual(next.metadata.annotations, stored.metadata.annotations)
+    )
+      return;
     this.engine.controllerUpdate(type, key, next, CONTROLLER_MANAGER, 'status');
   }
 

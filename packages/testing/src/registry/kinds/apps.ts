@@ -183,6 +183,10 @@ export function appsKinds(): ResourceType[] {
       hasGeneration: true,
       knownFields: ['spec', 'status'],
       defaults: deploymentDefaults,
+      // PrepareForUpdate (pkg/registry/apps/deployment/strategy.go): annotation changes count too,
+      // since they are copied to the ReplicaSets
+      generationChanged: (next, old) =>
+        !deepEqual(next.metadata.annotations ?? {}, old.metadata.annotations ?? {}),
       // PrepareForCreate: `Status = apps.DeploymentStatus{}` (every field omitempty)
       prepare: (o, old) => {
         if (old === undefined) o['status'] = {};

@@ -73,6 +73,7 @@ export interface BuiltinSpec {
   decodeCheck?: (o: KObj) => string | undefined;
   defaults?: (o: KObj) => void;
   prepare?: (o: KObj, old: KObj | undefined) => void;
+  generationChanged?: (next: KObj, old: KObj) => boolean;
   validate?: (o: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
@@ -110,10 +111,19 @@ export function builtin(s: BuiltinSpec): ResourceType {
   };
   const opt: {
     -readonly [
-      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind' | 'subresources'
+      K in
+        | 'decodeCheck'
+        | 'defaults'
+        | 'prepare'
+        | 'generationChanged'
+        | 'validate'
+        | 'fields'
+        | 'invalidKind'
+        | 'subresources'
     ]?: ResourceType[K];
   } = {};
   if (s.prepare) opt.prepare = s.prepare;
+  if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.subresources) opt.subresources = s.subresources;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;
