@@ -10,7 +10,7 @@
  * included), and the default table convertor's `Name`, `Created At` for CustomResourceDefinitions.
  * `includeObject`: `Metadata` (default, a PartialObjectMetadata), `None` (null) or `Object`.
  *
- * Does not: Table watches.
+ * Table watches are built from it in `handlers/watch.ts`.
  *
  * @module
  */
