@@ -239,6 +239,33 @@ current-context: x
     expect(r.out).not.toContain('secrets');
   });
 
+  it('rbac resolves the built-in kinds an operator owns (CronJob, Job, PVC, StatefulSet, Ingress) on the embedded server', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'backup-operator.js')]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    for (const [group, resource] of [
+      ['""', 'persistentvolumeclaims'] as const,
+      ['apps', 'statefulsets'],
+      ['batch', 'cronjobs'],
+      ['batch', 'jobs'],
+      ['networking.k8s.io', 'ingresses'] as const,
+    ])
+      expect(r.out).toMatch(
+        new RegExp(
+          `- apiGroups:\\s+- ${group.replace(/\./g, '\\.')}\\s+resources:\\s+- ${resource}\\s+verbs:`,
+        ),
+      );
+  });
+
+  it('rbac names a kind nobody serves and what to do, instead of blaming a missing CRD', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'snapshot-operator.js')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      'VolumeSnapshot (snapshot.storage.k8s.io/v1) is not served by the embedded API server rxkube rbac reads discovery from',
+    );
+    expect(r.err).toContain('Install its CRD in setup (mgr.ensureCrd), or run `rxkube rbac');
+  });
+
   it('rbac grants get and patch on the CRD the module installs with mgr.ensureCrd, by name only', async () => {
     const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js')]);
     expect(r.code).toBe(0);

@@ -100,7 +100,7 @@ export class DeploymentSimulator {
   private async sync(deployment: KObj): Promise<void> {
     if (this.stopped || deployment.metadata.deletionTimestamp !== undefined) return;
     const current = isObject(deployment['status']) ? deployment['status'] : undefined;
-    const desired = rolledOutStatus(deployment, current, rfc3339(Date.now()));
+    const desired = rolledOutStatus(deployment, undefined, current, rfc3339(Date.now()));
     if (deepEqual(desired, current ?? {})) return;
     const ns = deployment.metadata.namespace ?? '';
     const name = deployment.metadata.name ?? '';
