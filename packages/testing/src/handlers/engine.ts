@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { recordUpdate } from '../apply/field-manager.js';
+import { resetFieldsFor } from '../apply/reset-fields.js';
 import type { ResourceType } from '../registry/types.js';
 import type { StatusCause } from '../status.js';
 import {
@@ -57,7 +58,6 @@ export type {
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
-export { applyConflict } from './apply-conflict.js';
 export { encodeContinue, parseResourceVersion } from './continue-token.js';
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -158,6 +158,7 @@ export class Engine {
     applied = false,
   ): WriteResult {
     this.checkNamespace(type, body, namespace);
+    const requested = body.metadata.managedFields;
     const obj = sanitize(type, body);
     for (const k of CREATE_RESET_META) delete obj.metadata[k];
     if (type.hasStatus && !type.builtin) delete obj['status'];
@@ -177,12 +178,11 @@ export class Engine {
     obj.metadata.creationTimestamp = now;
     if (type.hasGeneration) obj.metadata.generation = 1;
     if (!applied) {
-      delete obj.metadata.managedFields;
-      obj.metadata.managedFields = recordUpdate(undefined, obj, {
-        manager: opts.manager,
-        apiVersion: type.apiVersion,
-        now,
-      });
+      obj.metadata.managedFields = recordUpdate(
+        undefined,
+        { ...obj, metadata: { ...obj.metadata, managedFields: requested } },
+        { manager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
+      );
     }
     // strategy changes after the field manager ran: not owned by the writer
     type.prepare?.(obj, undefined);
@@ -253,8 +253,9 @@ export class Engine {
     if (rvText !== undefined && rvText !== '' && rvText !== old.metadata.resourceVersion) {
       throw new ApiError(conflict(type, name));
     }
+    const requested = body.metadata.managedFields;
     const candidate = sanitize(type, body);
-    return this.commitUpdate(type, key, old, candidate, opts, undefined);
+    return this.commitUpdate(type, key, old, candidate, opts, undefined, requested);
   }
 
   /**
@@ -270,6 +271,7 @@ export class Engine {
     candidate: KObj,
     opts: WriteOptions,
     appliedManagedFields: unknown[] | undefined,
+    requestedManagedFields?: unknown,
   ): WriteResult {
     const oldWire = type.fromStorage(old);
     let next: KObj;
@@ -331,18 +333,24 @@ export class Engine {
         return { code: 200, object: this.present(type, old) };
       }
     } else {
-      if (sameContent) return { code: 200, object: this.present(type, old) };
-      const prevForFm: KObj = { ...oldWire };
-      const nextForFm: KObj = {
-        ...next,
-        metadata: { ...next.metadata, managedFields: oldWire.metadata.managedFields },
-      };
-      const mf = recordUpdate(prevForFm, nextForFm, {
-        manager: opts.manager,
-        apiVersion: type.apiVersion,
-        now,
-        ...(opts.subresource ? { subresource: opts.subresource } : {}),
-      });
+      // the request's managedFields are honoured (kept, reset with `[{}]`): a write of them alone is a write
+      const requested =
+        requestedManagedFields === undefined ? oldWire.metadata.managedFields : requestedManagedFields;
+      if (sameContent && deepEqual(requested, oldWire.metadata.managedFields))
+        return { code: 200, object: this.present(type, old) };
+      const mf = recordUpdate(
+        oldWire,
+        { ...next, metadata: { ...next.metadata, managedFields: requested } },
+        {
+          manager: opts.manager,
+          apiVersion: type.apiVersion,
+          now,
+          ...(opts.subresource ? { subresource: opts.subresource } : {}),
+          ...fieldManagerType(type, opts.subresource),
+        },
+      );
+      if (sameContent && deepEqual(mf, oldWire.metadata.managedFields ?? []))
+        return { code: 200, object: this.present(type, old) };
       next.metadata.managedFields = mf;
     }
     if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
@@ -390,6 +398,7 @@ export class Engine {
         apiVersion: type.apiVersion,
         now: this.nowIso(),
         ...(subresource ? { subresource } : {}),
+        ...fieldManagerType(type, subresource),
       },
     );
     if (managedFields.length > 0) next.metadata.managedFields = managedFields;
@@ -498,6 +507,18 @@ export class Engine {
     candidate['spec'] = spec;
     return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
   }
+}
+
+/** The type information the field manager needs: the kind's schema and its strategy's reset fields. */
+function fieldManagerType(
+  type: ResourceType,
+  subresource: string | undefined,
+): { schema?: Json; resetFields: readonly (readonly string[])[] } {
+  const custom = !type.builtin || type.schema !== undefined;
+  return {
+    ...(type.schema ? { schema: type.schema } : {}),
+    resetFields: resetFieldsFor({ ...type, custom }, subresource),
+  };
 }
 
 function contentOf(o: KObj): Json {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ApplyConflictError, serverSideApply } from '../apply/field-manager.js';
+import { ApplyConflictError, ApplyError, serverSideApply } from '../apply/field-manager.js';
+import { resetFieldsFor } from '../apply/reset-fields.js';
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
@@ -13,6 +14,8 @@ import {
   ApiError,
   badRequest,
   conflict,
+  failure,
+  internalError,
   invalidGeneric,
   invalidOptions,
   notFound,
@@ -21,7 +24,6 @@ import {
 } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
-import { applyConflict } from './apply-conflict.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
@@ -64,7 +66,13 @@ export function patchObject(
   try {
     if (ct === 'application/json-patch+json') patched = applyJsonPatch(oldWire, patch);
     else if (ct === 'application/merge-patch+json') patched = applyMergePatch(oldWire, patch);
-    else patched = applyStrategicMergePatch(oldWire, patch, { group: type.group, kind: type.kind });
+    else
+      patched = applyStrategicMergePatch(oldWire, patch, {
+        group: type.group,
+        kind: type.kind,
+        version: type.version,
+        ...(type.schema ? { schema: type.schema } : {}),
+      });
   } catch (e) {
     if (e instanceof PatchError) {
       throw new ApiError(e.kind === 'invalid' ? invalidGeneric() : badRequest(e.message));
@@ -88,7 +96,8 @@ export function patchObject(
     );
   }
   engine.checkNamespace(type, candidate, namespace);
-  return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined);
+  const requested = candidate.metadata.managedFields;
+  return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined, requested);
 }
 
 /** Server-side apply (`application/apply-patch+yaml`). */
@@ -120,23 +129,34 @@ export function serverSideApplyPatch(
       ),
     );
   }
+  // how SMD's errors name the object: the body's namespace and name (`objectGVKNN`)
+  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${type.kind}`;
   applied.metadata.name = name;
   engine.checkNamespace(type, applied, namespace);
   const key = engine.keyOf(type, namespace, name);
   const old = engine.store.get(type.storageKey, key);
   const now = engine.nowIso();
+  const custom = !type.builtin || type.schema !== undefined;
   const fmOpts = {
     manager: opts.manager,
     force: opts.force ?? false,
     apiVersion: type.apiVersion,
     now,
     ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    resetFields: resetFieldsFor({ ...type, custom }, opts.subresource),
+    ...(type.schema ? { schema: type.schema } : {}),
   };
   let merged: Record<string, unknown>;
   try {
     merged = serverSideApply(old ? type.fromStorage(old) : undefined, applied, fmOpts);
   } catch (e) {
-    if (e instanceof ApplyConflictError) throw new ApiError(applyConflict(e.conflicts));
+    if (e instanceof ApplyConflictError)
+      throw new ApiError(failure(409, 'Conflict', e.message, { causes: e.causes }));
+    if (e instanceof ApplyError) {
+      if (e.code === 400) throw new ApiError(badRequest(e.message));
+      if (e.what === 'managed fields') throw new ApiError(internalError(e.message));
+      throw new ApiError(internalError(`failed to create ${e.what} (${describe}): ${e.detail}`));
+    }
     if (e instanceof PatchError)
       throw new ApiError(e.kind === 'invalid' ? invalidGeneric() : badRequest(e.message));
     throw e;

@@ -1,0 +1,71 @@
+/**
+ * The form a built-in object has when kube-apiserver hands it to structured-merge-diff: a Go
+ * struct read by reflection (`value.NewValueReflect`), which writes what `encoding/json` writes —
+ * value structs always (`spec: {}`, `status: {}`, `template: {metadata: {creationTimestamp: null}}`),
+ * scalars without `omitempty` at their zero value (`reportingComponent: ""`), nil slices, maps
+ * and pointers without `omitempty` as `null` (`spec.selector`, `containers`), and never the empty
+ * maps and lists of `omitempty` fields. Which fields are which comes from the recorded schemas
+ * (see `smd-type.ts`). Custom resources are unstructured and used as they are.
+ *
+ * Ownership depends on it: a field that exists (even as `null`) in the object a create starts from
+ * is modified rather than added, so it gets no `.` member (`f:containers` of a Deployment).
+ *
+ * @module
+ */
+import { isObject, type JsonObject } from './json-value.js';
+import { GO_STRUCT, type SmdType } from './smd-type.js';
+
+/**
+ * The Go form of `value` (a fresh value; `value` is not mutated). `undefined` is the zero object
+ * of the type (what `runtime.ObjectCreater.New` returns).
+ */
+export function goForm(value: unknown, type: SmdType): unknown {
+  if (Array.isArray(value)) {
+    const item = type.list?.item;
+    return item ? value.map((v) => goForm(v, item)) : value;
+  }
+  if (value !== undefined && !isObject(value)) return value;
+  const map = type.map;
+  if (map === undefined) return value;
+  const obj = value ?? {};
+  const out: JsonObject = {};
+  const set = (k: string, v: unknown): void => {
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  };
+  if (map.fieldNames.length === 0) {
+    // a map: its values in Go form
+    const element = map.element;
+    for (const [k, v] of Object.entries(obj)) set(k, element ? goForm(v, element) : v);
+    return out;
+  }
+  for (const [k, v] of Object.entries(obj)) {
+    const field = map.field(k);
+    if (field === undefined) {
+      set(k, v);
+      continue;
+    }
+    const zero = field.goZero;
+    if (v === null) {
+      // null decodes to the zero value
+      if (zero === GO_STRUCT) set(k, goForm(undefined, field.type));
+      else if (zero !== undefined) set(k, zero);
+      continue;
+    }
+    if (zero === undefined && isEmptyOmitted(v, field.type)) continue;
+    set(k, goForm(v, field.type));
+  }
+  for (const name of map.fieldNames) {
+    if (Object.prototype.hasOwnProperty.call(obj, name)) continue;
+    const field = map.field(name);
+    if (field === undefined || field.goZero === undefined) continue;
+    set(name, field.goZero === GO_STRUCT ? goForm(undefined, field.type) : field.goZero);
+  }
+  return out;
+}
+
+/** An empty map or list of an `omitempty` field (a struct `{}` stays: a pointer to an empty struct). */
+function isEmptyOmitted(v: unknown, type: SmdType): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (isObject(v)) return Object.keys(v).length === 0 && (type.map?.fieldNames.length ?? 0) === 0;
+  return false;
+}
