@@ -85,7 +85,7 @@ export function contextOf(
     type,
     typed,
     groupVersion: apiVersion,
-    updater: new Updater(type, reset),
+    updater: new Updater(type, reset, group),
     subresource: opts.subresource || undefined,
     now: opts.now,
   };

@@ -194,7 +194,7 @@ export function validateManagedFields(entries: readonly ManagedFieldsEntry[]): M
       causes.push({
         reason: 'FieldValueTooLong',
         field: `${at}.manager`,
-        message: 'Too long: may not be longer than 128',
+        message: 'Too long: must have at most 128 bytes',
       });
     let pos = 0;
     for (const ch of e.manager) {
@@ -212,7 +212,7 @@ export function validateManagedFields(entries: readonly ManagedFieldsEntry[]): M
       causes.push({
         reason: 'FieldValueTooLong',
         field: `${at}.subresource`,
-        message: 'Too long: may not be longer than 256',
+        message: 'Too long: must have at most 256 bytes',
       });
   });
   return causes;

@@ -51,6 +51,8 @@ export class Updater {
     private readonly type: SmdType,
     /** The strategy's reset fields (`GetResetFields`), ignored in comparisons and owned by no one. */
     private readonly ignored: FieldSet | undefined,
+    /** The type's API group: entries at an apiVersion of another group cannot be converted (dropped). */
+    private readonly group: string,
   ) {}
 
   private update(
@@ -130,9 +132,18 @@ export class Updater {
     return isSame(c) ? undefined : newObject;
   }
 
-  /** `reconcileManagedFieldsWithSchemaChanges`. */
+  /**
+   * `reconcileManagedFieldsWithSchemaChanges`: sets recorded while a field was granular made to
+   * fit it being atomic; entries at a version the type cannot be converted to (another group's
+   * apiVersion, `IsMissingVersionError`) are dropped.
+   */
   private reconcile(managers: ManagedSets): void {
     for (const [manager, vs] of managers) {
+      const slash = vs.apiVersion.indexOf('/');
+      if ((slash < 0 ? '' : vs.apiVersion.slice(0, slash)) !== this.group) {
+        managers.delete(manager);
+        continue;
+      }
       const reconciled = reconcileWithSchema(vs.set, this.type);
       if (reconciled) managers.set(manager, { ...vs, set: reconciled });
     }

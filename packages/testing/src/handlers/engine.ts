@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { recordUpdate } from '../apply/field-manager.js';
+import { type ManagedFieldsEntry, validateManagedFields } from '../apply/managed-fields.js';
 import { resetFieldsFor } from '../apply/reset-fields.js';
 import type { ResourceType } from '../registry/types.js';
 import type { StatusCause } from '../status.js';
@@ -183,6 +184,7 @@ export class Engine {
         { ...obj, metadata: { ...obj.metadata, managedFields: requested } },
         { manager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
       );
+      checkManagedFields(type, obj, 1);
     }
     // strategy changes after the field manager ran: not owned by the writer
     type.prepare?.(obj, undefined);
@@ -275,15 +277,20 @@ export class Engine {
   ): WriteResult {
     const oldWire = type.fromStorage(old);
     let next: KObj;
-    if (type.hasStatus && opts.subresource === 'status') {
+    const custom = !type.builtin || type.schema !== undefined;
+    if (type.hasStatus && opts.subresource === 'status' && custom) {
+      // customresource/status_strategy.go: everything but status is the stored object's
       next = clone(oldWire);
       if (candidate['status'] === undefined) delete next['status'];
       else next['status'] = clone(candidate['status']);
     } else {
       next = candidate;
       if (type.hasStatus) {
-        if (oldWire['status'] === undefined) delete next['status'];
-        else next['status'] = clone(oldWire['status']);
+        // the strategy's reset fields: status on the main resource; spec (and a few more) on
+        // /status, where built-in kinds keep metadata changes (GetResetFields, PrepareForUpdate)
+        const reset =
+          opts.subresource === 'status' ? resetFieldsFor({ ...type, custom }, 'status') : [['status']];
+        for (const path of reset) copyPath(next, oldWire, path);
       }
       const m = next.metadata;
       const om = oldWire.metadata;
@@ -352,10 +359,13 @@ export class Engine {
       if (sameContent && deepEqual(mf, oldWire.metadata.managedFields ?? []))
         return { code: 200, object: this.present(type, old) };
       next.metadata.managedFields = mf;
+      // ObjectMeta is validated three times on update, four for core kinds (probed on v1.24)
+      checkManagedFields(type, next, type.group === '' ? 4 : 3);
     }
     if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
       delete next.metadata.managedFields;
-    if (type.hasGeneration && !sameContent) {
+    // status strategies never touch generation (now that /status may change metadata too)
+    if (type.hasGeneration && !sameContent && opts.subresource !== 'status') {
       const specChanged =
         !deepEqual(contentOf(next), contentOf(oldWire)) || (type.generationChanged?.(next, oldWire) ?? false);
       const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
@@ -506,6 +516,40 @@ export class Engine {
     spec['replicas'] = replicas;
     candidate['spec'] = spec;
     return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
+  }
+}
+
+/**
+ * `ValidateManagedFields` of the object about to be stored (a client may have written entries
+ * that decode but do not validate, e.g. a manager name over 128 bytes): 422, each cause listed
+ * `times` times as the real server's repeated ObjectMeta validation lists it.
+ */
+function checkManagedFields(type: ResourceType, obj: KObj, times: number): void {
+  const entries = obj.metadata.managedFields;
+  if (!Array.isArray(entries)) return;
+  const causes = validateManagedFields(entries as ManagedFieldsEntry[]);
+  if (causes.length === 0) return;
+  const repeated = causes.flatMap((c) => Array.from({ length: times }, () => ({ ...c })));
+  throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, repeated));
+}
+
+/** Sets `path` of `to` to a copy of `from`'s value there (removes it when `from` has none). */
+function copyPath(to: Json, from: Json, path: readonly string[]): void {
+  let t: Json = to;
+  let f: unknown = from;
+  for (const [i, step] of path.entries()) {
+    f = isObject(f) ? f[step] : undefined;
+    if (i === path.length - 1) {
+      if (f === undefined) delete t[step];
+      else t[step] = clone(f as Json);
+      return;
+    }
+    const child = t[step];
+    if (!isObject(child)) {
+      if (f === undefined) return;
+      t[step] = {};
+    }
+    t = t[step] as Json;
   }
 }
 

@@ -23,7 +23,7 @@ import {
   unsupportedPatchForCustomResource,
 } from '../status.js';
 import type { KObj } from '../store/object.js';
-import { isObject } from '../store/object.js';
+import { clone, isObject } from '../store/object.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
@@ -121,7 +121,28 @@ export function serverSideApplyPatch(
     );
   }
   const applied = engine.decode(type, body, true);
-  engine.checkTypeMeta(type, applied);
+  // the apply body is read as unstructured (no typed decoding): only its version is checked
+  // first (structuredmerge.go), its kind picks the type SMD reads it with
+  const patchVersion = typeof applied['apiVersion'] === 'string' ? applied['apiVersion'] : '';
+  const patchKind = typeof applied['kind'] === 'string' ? applied['kind'] : '';
+  if (patchVersion !== type.apiVersion) {
+    throw new ApiError(
+      badRequest(
+        `Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${type.apiVersion}`,
+      ),
+    );
+  }
+  // how SMD's errors name the object: the body's namespace and name (`objectGVKNN`)
+  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${patchKind}`;
+  if (patchKind !== type.kind) {
+    throw new ApiError(
+      internalError(
+        patchKind === ''
+          ? `failed to create typed patch object (${describe}): no corresponding type for ${type.group}/${type.version}, Kind=`
+          : `failed to merge config: expected objects of the same type, but got ${type.kind} and ${patchKind}`,
+      ),
+    );
+  }
   if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
     throw new ApiError(
       badRequest(
@@ -129,8 +150,9 @@ export function serverSideApplyPatch(
       ),
     );
   }
-  // how SMD's errors name the object: the body's namespace and name (`objectGVKNN`)
-  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${type.kind}`;
+  // the configuration as sent (it becomes kubectl's last-applied annotation); name and namespace
+  // come from the URL
+  const config = clone(applied);
   applied.metadata.name = name;
   engine.checkNamespace(type, applied, namespace);
   const key = engine.keyOf(type, namespace, name);
@@ -148,7 +170,7 @@ export function serverSideApplyPatch(
   };
   let merged: Record<string, unknown>;
   try {
-    merged = serverSideApply(old ? type.fromStorage(old) : undefined, applied, fmOpts);
+    merged = serverSideApply(old ? type.fromStorage(old) : undefined, config, fmOpts);
   } catch (e) {
     if (e instanceof ApplyConflictError)
       throw new ApiError(failure(409, 'Conflict', e.message, { causes: e.causes }));
@@ -163,6 +185,8 @@ export function serverSideApplyPatch(
   }
   const candidate = merged as KObj;
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
+  candidate.metadata.name = name;
+  if (applied.metadata.namespace !== undefined) candidate.metadata.namespace = applied.metadata.namespace;
   if (!old) {
     if (opts.subresource) throw new ApiError(notFound(type, name));
     return engine.create(type, namespace, candidate, opts, true);

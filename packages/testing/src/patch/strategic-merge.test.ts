@@ -128,7 +128,8 @@ describe('applyStrategicMergePatch', () => {
   });
 
   it('treats metadata.finalizers as a merged set and honours $deleteFromPrimitiveList', () => {
-    expect(apply({ metadata: { finalizers: ['b', 'a'] } }).metadata.finalizers).toEqual(['a', 'b']);
+    // merged items take the patch's order (strategicpatch/patch.go normalizeElementOrder; the real server answers [b, a])
+    expect(apply({ metadata: { finalizers: ['b', 'a'] } }).metadata.finalizers).toEqual(['b', 'a']);
     expect(apply({ metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }).metadata.finalizers).toEqual(
       [],
     );

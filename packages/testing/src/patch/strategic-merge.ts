@@ -101,6 +101,70 @@ function keyOf(item: JsonObject, key: string): unknown {
   return item[key];
 }
 
+function mergeKeyOf(node: SchemaNode | undefined): string | undefined {
+  const strategy = listStrategy(node);
+  return strategy.type === 'map' ? strategy.keys[0] : undefined;
+}
+
+/** `index`: where `item` (by its merge key, or itself for primitives) is in `list`; -1 when absent. */
+function indexIn(list: readonly unknown[], item: unknown, key: string | undefined): number {
+  const valueOf = (v: unknown): unknown => (key === undefined ? v : isObject(v) ? v[key] : undefined);
+  const want = valueOf(item);
+  return list.findIndex((v) => deepEqual(valueOf(v), want));
+}
+
+/** `normalizeSliceOrder`: Go's stable insertion sort with its comparator (unknown items move forward). */
+function sortByOrder(items: unknown[], order: readonly unknown[], key: string | undefined): unknown[] {
+  const out = [...items];
+  const less = (a: unknown, b: unknown): boolean => {
+    const ia = indexIn(order, a, key);
+    if (ia >= 0) {
+      const ib = indexIn(order, b, key);
+      if (ib >= 0) return ia < ib;
+    }
+    return true;
+  };
+  for (let i = 1; i < out.length; i++) {
+    for (let j = i; j > 0 && less(out[j], out[j - 1]); j--) [out[j - 1], out[j]] = [out[j], out[j - 1]];
+  }
+  return out;
+}
+
+/**
+ * The order `mergeSlice` and `$setElementOrder` leave (apimachinery `strategicpatch/patch.go`,
+ * `normalizeElementOrder` + `mergeSortedSlice`): items named by the patch in its order, items only
+ * on the server in theirs, interleaved by their places in the original list (a new item goes before
+ * a server-only one).
+ */
+function normalizeOrder(
+  merged: unknown[],
+  patchOrder: readonly unknown[],
+  original: readonly unknown[],
+  key: string | undefined,
+): unknown[] {
+  const inPatch = (item: unknown): boolean => indexIn(patchOrder, item, key) >= 0;
+  const patchItems = sortByOrder(merged.filter(inPatch), patchOrder, key);
+  const serverOnly = sortByOrder(
+    merged.filter((m) => !inPatch(m)),
+    original,
+    key,
+  );
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patchItems.length) {
+    if (i >= serverOnly.length) out.push(patchItems[j++]);
+    else if (j >= patchItems.length) out.push(serverOnly[i++]);
+    else {
+      const li = indexIn(original, serverOnly[i], key);
+      const ri = indexIn(original, patchItems[j], key);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(serverOnly[i++]);
+      else out.push(patchItems[j++]);
+    }
+  }
+  return out;
+}
+
 class Merger {
   /** Merges `patch` into `original` (a private copy); `undefined` means "delete this map". */
   mergeMap(
@@ -130,6 +194,7 @@ class Merger {
       }
       for (const k of Object.keys(original)) if (!retainKeys.includes(k)) delete original[k];
     }
+    const before: JsonObject = { ...original };
     const orders: [string, unknown[]][] = [];
     for (const [k, v] of Object.entries(patch)) {
       if (k.startsWith(DELETE_FROM)) {
@@ -166,7 +231,14 @@ class Merger {
     }
     for (const [field, order] of orders) {
       const list = original[field];
-      if (Array.isArray(list)) original[field] = this.reorder(list, order, childOf(node, field));
+      const prior = before[field];
+      if (Array.isArray(list))
+        original[field] = normalizeOrder(
+          list,
+          order,
+          Array.isArray(prior) ? prior : [],
+          mergeKeyOf(childOf(node, field)),
+        );
     }
     return original;
   }
@@ -180,7 +252,7 @@ class Merger {
     if (strategy.type === 'set') {
       const out = [...original];
       for (const item of patch) if (!out.some((o) => deepEqual(o, item))) out.push(clone(item));
-      return out;
+      return normalizeOrder(out, patch, original, undefined);
     }
     const key = strategy.keys[0] ?? 'name';
     const out = [...original];
@@ -211,31 +283,7 @@ class Merger {
         out.push(cleaned(item));
       }
     }
-    return out;
-  }
-
-  /** `$setElementOrder`: listed items take the order given, in the slots listed items occupy. */
-  private reorder(list: unknown[], order: unknown[], node: SchemaNode | undefined): unknown[] {
-    const strategy = listStrategy(node);
-    const key = strategy.type === 'map' ? (strategy.keys[0] ?? 'name') : undefined;
-    const rank = (item: unknown): number =>
-      order.findIndex((o) =>
-        key !== undefined && isObject(o) && isObject(item)
-          ? deepEqual(o[key], item[key])
-          : deepEqual(o, item),
-      );
-    const slots: number[] = [];
-    const listed: unknown[] = [];
-    list.forEach((item, i) => {
-      if (rank(item) >= 0) {
-        slots.push(i);
-        listed.push(item);
-      }
-    });
-    listed.sort((a, b) => rank(a) - rank(b));
-    const out = [...list];
-    slots.forEach((slot, i) => (out[slot] = listed[i]));
-    return out;
+    return normalizeOrder(out, patch, original, key);
   }
 }
 
