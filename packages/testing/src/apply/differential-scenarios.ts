@@ -20,6 +20,19 @@ const CM = `/api/v1/namespaces/${NS}/configmaps`;
 const W = `/apis/example.com/v1/namespaces/${NS}/widgets`;
 const DEP = `/apis/apps/v1/namespaces/${NS}/deployments`;
 const JOB = `/apis/batch/v1/namespaces/${NS}/jobs`;
+const CRON = `/apis/batch/v1/namespaces/${NS}/cronjobs`;
+const SVC = `/api/v1/namespaces/${NS}/services`;
+const POD = `/api/v1/namespaces/${NS}/pods`;
+const SECRET = `/api/v1/namespaces/${NS}/secrets`;
+const EVENT = `/api/v1/namespaces/${NS}/events`;
+const LEASE = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
+const NAMESPACES = '/api/v1/namespaces';
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+
+/** What only a real server fills in: the Service IP allocator's fields. */
+const SERVICE_IPS = ['spec.clusterIP', 'spec.clusterIPs', 'spec.ipFamilies', 'spec.ipFamilyPolicy'];
+/** What only a real server's admission plugins add to a Pod (Priority, DefaultTolerationSeconds). */
+const POD_ADMISSION = ['spec.priority', 'spec.preemptionPolicy', 'spec.tolerations'];
 
 /** The CRD the widget scenarios use: every list and map type, a status subresource. */
 export const WIDGET_CRD = {
@@ -116,13 +129,14 @@ function apply(
   name: string,
   manager: string,
   body: unknown,
-  opts: { force?: boolean; status?: boolean } = {},
+  opts: { force?: boolean; status?: boolean; ignore?: readonly string[] } = {},
 ): TwinRequest {
   return {
     method: 'PATCH',
     path: `${base}/${name}${opts.status === true ? '/status' : ''}${query(manager, opts.force)}`,
     body,
     type: 'apply',
+    ...(opts.ignore ? { ignore: opts.ignore } : {}),
   };
 }
 
@@ -604,6 +618,180 @@ export const SCENARIOS: readonly Scenario[] = [
       apply(CM, 'csa', 'kubectl', cm('csa', { a: '2', b: '2', c: '3' })),
       apply(CM, 'csa', 'kubectl', cm('csa', { a: '2', b: '2', c: '3' }), { force: true }),
       get(CM, 'csa'),
+    ],
+  },
+  {
+    name: 'a CRD applied server-side: its empty status subresource is kept and owned',
+    source: 'apiextensions v1 schema: CustomResourceSubresourceStatus is a struct without fields',
+    steps: [
+      {
+        ...apply(CRDS, 'things.example.com', 'installer', {
+          ...WIDGET_CRD,
+          metadata: { name: 'things.example.com' },
+          spec: {
+            ...WIDGET_CRD.spec,
+            names: { plural: 'things', singular: 'thing', kind: 'Thing', listKind: 'ThingList' },
+          },
+        }),
+        ignore: ['status'],
+      },
+    ],
+  },
+  {
+    name: 'built-in kinds: Service ports by port and protocol, Pod containers, Secret stringData, Event references, Namespace, Lease',
+    source: 'core/v1 and coordination/v1 schemas (structType=atomic, listMapKeys), go-form of typed objects',
+    steps: [
+      {
+        ...apply(SVC, 's1', 'm1', {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's1' },
+          spec: { selector: { app: 's1' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+        }),
+        ignore: SERVICE_IPS,
+      },
+      {
+        ...apply(SVC, 's1', 'm2', {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 's1' },
+          spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP' }] },
+        }),
+        ignore: SERVICE_IPS,
+      },
+      apply(
+        POD,
+        'p1',
+        'm1',
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p1', labels: { a: '1' } },
+          spec: {
+            containers: [
+              {
+                name: 'c',
+                image: 'nginx:1',
+                volumeMounts: [{ name: 'v', mountPath: '/data' }],
+                args: ['--x'],
+              },
+            ],
+            volumes: [{ name: 'v', emptyDir: {} }],
+            tolerations: [{ key: 'k', operator: 'Exists' }],
+          },
+        },
+        { ignore: POD_ADMISSION },
+      ),
+      apply(
+        POD,
+        'p1',
+        'm2',
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p1', labels: { b: '2' } },
+          spec: { containers: [{ name: 'c', image: 'nginx:2' }] },
+        },
+        { ignore: POD_ADMISSION },
+      ),
+      apply(
+        POD,
+        'p1',
+        'm2',
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p1' },
+          spec: { containers: [{ name: 'c', image: 'nginx:2' }] },
+        },
+        { force: true, ignore: POD_ADMISSION },
+      ),
+      apply(SECRET, 'sec', 'm', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'sec' },
+        stringData: { user: 'admin' },
+        type: 'Opaque',
+      }),
+      apply(SECRET, 'sec', 'm', {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'sec' },
+        data: { user: 'YWRtaW4=' },
+      }),
+      apply(EVENT, 'ev', 'recorder', {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'ev' },
+        involvedObject: { kind: 'Pod', name: 'p1', namespace: NS },
+        reason: 'Started',
+        message: 'm',
+        type: 'Normal',
+        source: { component: 'test' },
+      }),
+      apply(NAMESPACES, 'ssa-ns', 'm', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'ssa-ns', labels: { team: 'a' } },
+      }),
+      apply(LEASE, 'lock', 'leader', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'lock' },
+        spec: { holderIdentity: 'a', leaseDurationSeconds: 15 },
+      }),
+      patch(LEASE, 'lock', 'merge', { spec: { holderIdentity: 'b' } }, 'thief'),
+      apply(LEASE, 'lock', 'leader', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'lock' },
+        spec: { holderIdentity: 'a', leaseDurationSeconds: 15 },
+      }),
+    ],
+  },
+  {
+    name: 'a controller reads, changes and PUTs back a Deployment it applied: managedFields round-trip',
+    source: 'fieldmanager/fieldmanager.go decodeLiveOrNew (request managedFields equal to the live ones)',
+    steps: [
+      apply(DEP, 'rt', 'ctl', deployment('rt', [container({ image: 'nginx:1' })])),
+      {
+        method: 'PUT',
+        path: `${DEP}/rt?fieldManager=ctl-update`,
+        edit: (o: { spec: { replicas: number }; metadata: { annotations?: Record<string, string> } }) => {
+          o.spec.replicas = 3;
+          o.metadata.annotations = { touched: 'yes' };
+        },
+      },
+      {
+        method: 'PUT',
+        path: `${DEP}/rt?fieldManager=ctl-update`,
+        edit: (o: { metadata: { managedFields?: unknown } }) => {
+          delete o.metadata.managedFields;
+        },
+      },
+      apply(CRON, 'cj', 'a', {
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: 'cj' },
+        spec: {
+          schedule: '*/5 * * * *',
+          jobTemplate: {
+            spec: {
+              template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } },
+            },
+          },
+        },
+      }),
+      apply(CRON, 'cj', 'b', {
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: 'cj' },
+        spec: {
+          jobTemplate: {
+            spec: { template: { spec: { containers: [{ name: 'c', env: [{ name: 'E', value: '1' }] }] } } },
+          },
+        },
+      }),
     ],
   },
 ];

@@ -13,16 +13,18 @@
  * @module
  */
 import { isObject, type JsonObject } from './json-value.js';
-import { GO_STRUCT, type SmdType } from './smd-type.js';
+import { DEDUCED, GO_STRUCT, type SmdType } from './smd-type.js';
 
 /**
  * The Go form of `value` (a fresh value; `value` is not mutated). `undefined` is the zero object
- * of the type (what `runtime.ObjectCreater.New` returns).
+ * of the type (what `runtime.ObjectCreater.New` returns). With `fill` false, fields that are not
+ * set stay unset (nulls and empty `omitempty` values are still dropped): the form of a result
+ * handed back for defaulting, which looks for unset fields where Go looks for zero values.
  */
-export function goForm(value: unknown, type: SmdType): unknown {
+export function goForm(value: unknown, type: SmdType, fill = true): unknown {
   if (Array.isArray(value)) {
     const item = type.list?.item;
-    return item ? value.map((v) => goForm(v, item)) : value;
+    return item ? value.map((v) => goForm(v, item, fill)) : value;
   }
   if (value !== undefined && !isObject(value)) return value;
   const map = type.map;
@@ -35,7 +37,7 @@ export function goForm(value: unknown, type: SmdType): unknown {
   if (map.fieldNames.length === 0) {
     // a map: its values in Go form
     const element = map.element;
-    for (const [k, v] of Object.entries(obj)) set(k, element ? goForm(v, element) : v);
+    for (const [k, v] of Object.entries(obj)) set(k, element ? goForm(v, element, fill) : v);
     return out;
   }
   for (const [k, v] of Object.entries(obj)) {
@@ -47,13 +49,15 @@ export function goForm(value: unknown, type: SmdType): unknown {
     const zero = field.goZero;
     if (v === null) {
       // null decodes to the zero value
+      if (!fill) continue;
       if (zero === GO_STRUCT) set(k, goForm(undefined, field.type));
       else if (zero !== undefined) set(k, zero);
       continue;
     }
     if (zero === undefined && isEmptyOmitted(v, field.type)) continue;
-    set(k, goForm(v, field.type));
+    set(k, goForm(v, field.type, fill));
   }
+  if (!fill) return out;
   for (const name of map.fieldNames) {
     if (Object.prototype.hasOwnProperty.call(obj, name)) continue;
     const field = map.field(name);
@@ -63,9 +67,13 @@ export function goForm(value: unknown, type: SmdType): unknown {
   return out;
 }
 
-/** An empty map or list of an `omitempty` field (a struct `{}` stays: a pointer to an empty struct). */
+/**
+ * An empty map or list of an `omitempty` field. A struct `{}` stays (a pointer to an empty struct),
+ * also one without any field (`subresources.status` of a CRD: an object schema without
+ * `additionalProperties`, read as a map of deduced values).
+ */
 function isEmptyOmitted(v: unknown, type: SmdType): boolean {
   if (Array.isArray(v)) return v.length === 0;
-  if (isObject(v)) return Object.keys(v).length === 0 && (type.map?.fieldNames.length ?? 0) === 0;
-  return false;
+  if (!isObject(v) || Object.keys(v).length > 0 || type.map === undefined) return false;
+  return type.map.fieldNames.length === 0 && type.map.element !== DEDUCED;
 }

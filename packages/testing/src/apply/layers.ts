@@ -219,7 +219,7 @@ export function applyLayers(
   if (merged !== undefined || !sameSets(m.sets, former)) m.times.set(id, ctx.now);
   // unchanged: the live object as stored; changed: what Go would store (its form of the merge)
   const object = (
-    merged === undefined ? clone(live) : ctx.typed ? goForm(merged, ctx.type) : clone(merged)
+    merged === undefined ? clone(live) : ctx.typed ? goForm(merged, ctx.type, false) : clone(merged)
   ) as JsonObject;
   return { object: isObject(object) ? object : {}, managed: m };
 }

@@ -33,6 +33,13 @@ export interface TwinRequest {
   readonly body?: unknown;
   /** Content type (default `body`, i.e. `application/json`). */
   readonly type?: keyof typeof CONTENT_TYPES;
+  /**
+   * A read-modify-write: each server's own object is read from `path`, changed by `edit` and sent
+   * back with `method` (`PUT`) — as a controller does, managedFields and all.
+   */
+  readonly edit?: (obj: any) => void;
+  /** Paths (`status`, `spec.clusterIP`) left out of the comparison: values only one server makes. */
+  readonly ignore?: readonly string[];
 }
 
 /** Both answers, normalised, and what differs. */
@@ -76,6 +83,15 @@ export function normalise(body: unknown): any {
   return c;
 }
 
+/** Deletes `a.b.c` from `o`. */
+function drop(o: any, path: string): void {
+  const parts = path.split('.');
+  const last = parts.pop() ?? '';
+  let cur = o;
+  for (const p of parts) cur = cur?.[p];
+  if (cur && typeof cur === 'object') delete cur[last];
+}
+
 /** The differences of two normalised values, as `path: embedded ≠ real` lines. */
 export function differences(e: unknown, r: unknown, path = ''): string[] {
   if (JSON.stringify(e) === JSON.stringify(r)) return [];
@@ -103,12 +119,17 @@ export class Twin {
   /** Sends `req` to both (at once) and compares status and normalised bodies. */
   async send(req: TwinRequest): Promise<TwinReply> {
     const type = CONTENT_TYPES[req.type ?? 'body'];
-    const [e, r] = await Promise.all([
-      this.e.request(req.method, req.path, req.body, type),
-      this.r.request(req.method, req.path, req.body, type),
-    ]);
+    const one = async (client: AdminClient): Promise<{ status: number; body: unknown }> => {
+      if (!req.edit) return client.request(req.method, req.path, req.body, type);
+      const current = await client.request('GET', req.path);
+      if (current.status !== 200) return current;
+      req.edit(current.body);
+      return client.request(req.method, req.path, current.body, type);
+    };
+    const [e, r] = await Promise.all([one(this.e), one(this.r)]);
     const embedded = normalise(e.body);
     const real = normalise(r.body);
+    for (const path of req.ignore ?? []) for (const o of [embedded, real]) drop(o, path);
     const diffs = [
       ...(e.status === r.status ? [] : [`status: embedded ${String(e.status)} ≠ real ${String(r.status)}`]),
       ...differences(embedded, real),
