@@ -37,7 +37,7 @@ import {
   ManagedFieldsError,
 } from './managed-fields.js';
 import { validate, validationMessage } from './typed.js';
-import { Conflicts } from './updater.js';
+import { Conflicts, InvalidValue } from './updater.js';
 
 export { ApplyConflictError, type ApplyConflict } from './conflicts.js';
 export type { ManagedFieldsEntry } from './managed-fields.js';
@@ -199,10 +199,15 @@ export function recordUpdate(
   // skipNonAppliedManager: an existing object (one with a uid) without entries is not tracked by updates
   const uid = isObject(prevObj?.metadata) ? prevObj.metadata.uid : undefined;
   if (managed.sets.size === 0 && typeof uid === 'string' && uid !== '') return [];
-  const liveTyped = typedForm(prevObj, ctx);
-  const newTyped = typedForm(nextObj, ctx);
-  if (liveErrors(liveTyped, ctx).length > 0 || liveErrors(newTyped, ctx).length > 0) return [];
-  return encodeManagedFields(updateLayers(liveTyped, newTyped, managed, opts.manager, ctx));
+  try {
+    return encodeManagedFields(
+      updateLayers(typedForm(prevObj, ctx), typedForm(nextObj, ctx), managed, opts.manager, ctx),
+    );
+  } catch (e) {
+    // UpdateNoErrors: a value SMD cannot read (duplicate list keys) leaves the object without entries
+    if (e instanceof InvalidValue) return [];
+    throw e;
+  }
 }
 
 /**

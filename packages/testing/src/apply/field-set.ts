@@ -278,8 +278,10 @@ export class FieldSet {
     return out;
   }
 
-  /** Members of this set or `other`. */
+  /** Members of this set or `other` (sets are not changed once built: either may be returned). */
   union(other: FieldSet): FieldSet {
+    if (other.empty) return this;
+    if (this.empty) return other;
     const out = this.copy();
     const add = (into: FieldSet, from: FieldSet): void => {
       into.member ||= from.member;
@@ -309,6 +311,7 @@ export class FieldSet {
 
   /** Members of this set that are not members of `other` (children of removed members stay). */
   difference(other: FieldSet): FieldSet {
+    if (other.empty || this.empty) return this;
     const out = new FieldSet();
     out.member = this.member && !other.member;
     for (const [k, v] of this.children) {
@@ -321,6 +324,7 @@ export class FieldSet {
   /** Members of this set not equal to or below any member of `other`. */
   recursiveDifference(other: FieldSet): FieldSet {
     if (other.member) return new FieldSet();
+    if (other.empty || this.empty) return this;
     const out = new FieldSet();
     out.member = this.member;
     for (const [k, v] of this.children) {

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { isObject, type JsonObject } from './json-value.js';
+import { isObject, type JsonObject, setKey } from './json-value.js';
 import { DEDUCED, GO_STRUCT, type SmdType } from './smd-type.js';
 
 /**
@@ -22,6 +22,21 @@ import { DEDUCED, GO_STRUCT, type SmdType } from './smd-type.js';
  * handed back for defaulting, which looks for unset fields where Go looks for zero values.
  */
 export function goForm(value: unknown, type: SmdType, fill = true): unknown {
+  if (value === undefined && fill) {
+    // the zero object of a type is always the same: computed once (callers never change it)
+    let zero = zeros.get(type);
+    if (zero === undefined) {
+      zero = goFormOf(undefined, type, true);
+      zeros.set(type, zero);
+    }
+    return zero;
+  }
+  return goFormOf(value, type, fill);
+}
+
+const zeros = new WeakMap<SmdType, unknown>();
+
+function goFormOf(value: unknown, type: SmdType, fill: boolean): unknown {
   if (Array.isArray(value)) {
     const item = type.list?.item;
     return item ? value.map((v) => goForm(v, item, fill)) : value;
@@ -31,9 +46,7 @@ export function goForm(value: unknown, type: SmdType, fill = true): unknown {
   if (map === undefined) return value;
   const obj = value ?? {};
   const out: JsonObject = {};
-  const set = (k: string, v: unknown): void => {
-    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  };
+  const set = (k: string, v: unknown): void => setKey(out, k, v);
   if (map.fieldNames.length === 0) {
     // a map: its values in Go form
     const element = map.element;

@@ -58,8 +58,21 @@ export function identity(m: ManagerInfo): string {
   return JSON.stringify(out);
 }
 
+/** Parsed identities (a few per object; cleared when it grows past a thousand). */
+const parsed = new Map<string, ManagerInfo>();
+
 /** The parts of an identity. */
 export function parseIdentity(id: string): ManagerInfo {
+  let info = parsed.get(id);
+  if (!info) {
+    if (parsed.size > 1000) parsed.clear();
+    info = parseIdentityJson(id);
+    parsed.set(id, info);
+  }
+  return info;
+}
+
+function parseIdentityJson(id: string): ManagerInfo {
   const o = JSON.parse(id) as Record<string, string | undefined>;
   return {
     manager: o['manager'] ?? '',

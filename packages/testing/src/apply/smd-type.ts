@@ -235,11 +235,13 @@ function struct(node: SchemaNode, preserve: boolean, embedded: boolean): SmdType
     }
     return fields;
   };
+  let names: readonly string[] | undefined;
   const map: SmdMap = {
     atomic: node.mapType === 'atomic',
     field: (name) => load().get(name),
     get fieldNames() {
-      return [...load().keys()];
+      names ??= [...load().keys()];
+      return names;
     },
     element: preserve ? DEDUCED : undefined,
   };
@@ -289,6 +291,15 @@ export function kindType(apiVersion: string, kind: string, schema?: Json): SmdTy
     }
     return t;
   }
-  const node = typeSchemaOf(apiVersion, kind);
-  return node ? smdTypeOf(node) : DEDUCED;
+  const key = `${apiVersion}/${kind}`;
+  let t = builtinRoots.get(key);
+  if (!t) {
+    const node = typeSchemaOf(apiVersion, kind);
+    t = node ? smdTypeOf(node) : DEDUCED;
+    builtinRoots.set(key, t);
+  }
+  return t;
 }
+
+/** Types of built-in kinds, by `apiVersion/kind` (a fixed set: the recorded schemas). */
+const builtinRoots = new Map<string, SmdType>();

@@ -10,7 +10,7 @@
  * @module
  */
 import { canonicalJson, elementToString, FieldSet, type PathElement } from './field-set.js';
-import { deepEqual, isObject, type JsonObject } from './json-value.js';
+import { deepEqual, isObject, type JsonObject, setKey } from './json-value.js';
 import { DEDUCED, type SmdList, type SmdMap, type SmdType } from './smd-type.js';
 
 type Atom = 'map' | 'scalar' | 'list';
@@ -66,16 +66,23 @@ export function listItemElement(
   return `v:${canonicalJson(item)}`;
 }
 
-/** Items of a list by path element, in order; items that have none and duplicates are skipped. */
+/**
+ * Items of a list by path element, in order; items that have none and duplicates are skipped
+ * (and reported to `invalid`: SMD's merge fails on them).
+ */
 function indexItems(
   list: SmdList,
   items: readonly unknown[] | undefined,
+  invalid?: () => void,
 ): [PathElement[], Map<PathElement, unknown>] {
   const order: PathElement[] = [];
   const byPe = new Map<PathElement, unknown>();
   (items ?? []).forEach((item, i) => {
     const pe = listItemElement(list, i, item);
-    if (typeof pe !== 'string' || byPe.has(pe)) return;
+    if (typeof pe !== 'string' || byPe.has(pe)) {
+      invalid?.();
+      return;
+    }
     byPe.set(pe, item);
     order.push(pe);
   });
@@ -248,6 +255,8 @@ interface Rules {
   leaf(l: unknown, r: unknown, path: readonly PathElement[]): unknown;
   /** Called after a non-leaf node was merged. */
   post?(l: unknown, r: unknown, path: readonly PathElement[]): void;
+  /** Called for a list item without a path element, or a duplicate one. */
+  invalid?: () => void;
 }
 
 /** The merging walker (`mergingWalker.merge`); returns the merged value, `undefined` for none. */
@@ -303,7 +312,7 @@ function mergeMap(
     const v = mergeWalk(l?.[key], r?.[key], fieldType(map, key) ?? DEDUCED, path, rules);
     path.pop();
     if (v !== undefined) {
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      setKey(out, key, v);
       any = true;
     }
   }
@@ -318,8 +327,8 @@ function mergeList(
   path: PathElement[],
   rules: Rules,
 ): unknown {
-  const [rOrder, rItems] = indexItems(list, r);
-  const [lOrder, lItems] = indexItems(list, l);
+  const [rOrder, rItems] = indexItems(list, r, rules.invalid);
+  const [lOrder, lItems] = indexItems(list, l, rules.invalid);
   const shared = rOrder.filter((pe) => lItems.has(pe));
   let nextShared = shared.shift();
   const out: unknown[] = [];
@@ -374,12 +383,17 @@ export interface Comparison {
   readonly added: FieldSet;
   readonly modified: FieldSet;
   readonly removed: FieldSet;
+  /** A list item had no key or a duplicate one: SMD fails such a comparison (`duplicate entries for key`). */
+  readonly invalid?: boolean;
 }
 
 /** `TypedValue.Compare`. */
 export function compare(l: unknown, r: unknown, type: SmdType): Comparison {
-  const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const c = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet(), invalid: false };
   mergeWalk(l, r, type, [], {
+    invalid: () => {
+      c.invalid = true;
+    },
     leaf(lv, rv, path) {
       if (lv === undefined) c.added.insert(path);
       else if (rv === undefined) c.removed.insert(path);
@@ -438,7 +452,7 @@ export function removeItems(value: unknown, toRemove: FieldSet, type: SmdType): 
       if (toRemove.has([pe])) continue;
       const sub = toRemove.withPrefix(pe);
       const kept = sub.empty ? v : removeItems(v, sub, fieldType(map, k) ?? DEDUCED);
-      Object.defineProperty(out, k, { value: kept, enumerable: true, writable: true, configurable: true });
+      setKey(out, k, kept);
       any = true;
     }
     return any ? out : null;

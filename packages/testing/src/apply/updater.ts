@@ -45,6 +45,9 @@ export class Conflicts extends Error {
   }
 }
 
+/** A value the type cannot read (SMD's validation errors): an update then drops every entry. */
+export class InvalidValue extends Error {}
+
 /** The updater of one type. */
 export class Updater {
   constructor(
@@ -62,7 +65,9 @@ export class Updater {
     workflow: string,
     force: boolean,
   ): Comparison {
-    const c = excludeFields(compare(oldObject, newObject, this.type), this.ignored);
+    const raw = compare(oldObject, newObject, this.type);
+    if (raw.invalid === true) throw new InvalidValue('duplicate or missing list keys');
+    const c = excludeFields(raw, this.ignored);
     const changed = c.modified.union(c.added);
     const conflicts = new Map<string, FieldSet>();
     for (const [manager, vs] of managers) {
