@@ -36,7 +36,7 @@ import {
   type ManagedFieldsEntry,
   ManagedFieldsError,
 } from './managed-fields.js';
-import { validate, validationMessage } from './typed.js';
+import { validate, validationMessage } from './validate.js';
 import { Conflicts, InvalidValue } from './updater.js';
 
 export { ApplyConflictError, type ApplyConflict } from './conflicts.js';

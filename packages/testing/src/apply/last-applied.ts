@@ -10,7 +10,8 @@
 import { canonicalJson, type FieldSet } from './field-set.js';
 import { isObject, type JsonObject } from './json-value.js';
 import type { SmdType } from './smd-type.js';
-import { compare, toFieldSet, validate } from './typed.js';
+import { compare, toFieldSet } from './typed.js';
+import { validate } from './validate.js';
 
 /** The annotation client-side `kubectl apply` keeps. */
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

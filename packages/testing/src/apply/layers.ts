@@ -20,7 +20,7 @@ import {
   ManagedFieldsError,
 } from './managed-fields.js';
 import { kindType, type SmdType } from './smd-type.js';
-import { validate } from './typed.js';
+import { validate } from './validate.js';
 import { type ManagedSets, Updater } from './updater.js';
 
 /** Paths the field manager never records (`stripMetaManager`). */

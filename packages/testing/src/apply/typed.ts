@@ -1,22 +1,24 @@
 /**
  * structured-merge-diff's operations on typed values (`typed/` at v4.2.1, the version
- * kube-apiserver v1.24 vendors): validation (`validate.go`), the field set of a value
+ * kube-apiserver v1.24 vendors): the field set of a value
  * (`tofieldset.go`), comparison and merge (`merge.go`, `typed.go`), removal of items
  * (`remove.go`), list item path elements (`helpers.go`), `EnsureNamedFieldsAreMembers`
  * (`fieldpath/set.go`) and `ReconcileFieldSetWithSchema` (`reconcile_schema.go`). Values are
  * decoded JSON; `undefined` is "absent" (Go's nil `value.Value`), `null` is an explicit null.
+ * Validation is in `validate.ts`.
  * Internal to server-side apply.
  *
  * @module
  */
-import { canonicalJson, elementToString, FieldSet, type PathElement } from './field-set.js';
+import { canonicalJson, FieldSet, type PathElement } from './field-set.js';
 import { deepEqual, isObject, type JsonObject, setKey } from './json-value.js';
 import { DEDUCED, type SmdList, type SmdMap, type SmdType } from './smd-type.js';
 
-type Atom = 'map' | 'scalar' | 'list';
+/** How a value is handled: as a map, a scalar or a list. */
+export type Atom = 'map' | 'scalar' | 'list';
 
 /** `deduceAtom` + `handleAtom`: how a value of `type` is handled (map first, then scalar, then list). */
-function atomOf(type: SmdType, v: unknown): Atom | undefined {
+export function atomOf(type: SmdType, v: unknown): Atom | undefined {
   if (v !== undefined && v !== null) {
     if (Array.isArray(v)) {
       if (type.list) return 'list';
@@ -28,7 +30,7 @@ function atomOf(type: SmdType, v: unknown): Atom | undefined {
 }
 
 /** The type of key `key` of a map: its declared field, else the element type. */
-function fieldType(map: SmdMap, key: string): SmdType | undefined {
+export function fieldType(map: SmdMap, key: string): SmdType | undefined {
   return map.field(key)?.type ?? map.element;
 }
 
@@ -87,100 +89,6 @@ function indexItems(
     order.push(pe);
   });
   return [order, byPe];
-}
-
-// ---------------------------------------------------------------------------------------------
-// validation
-
-/** Go's `%v` of a `*value.valueUnstructured` (`&{3}`), as SMD's messages print it. */
-function goValue(v: unknown, verb: 'v' | '#v'): string {
-  const inner = (x: unknown): string => {
-    if (Array.isArray(x)) return `[${x.map(inner).join(' ')}]`;
-    if (isObject(x))
-      return `map[${Object.keys(x)
-        .sort()
-        .map((k) => `${k}:${inner(x[k])}`)
-        .join(' ')}]`;
-    if (x === null) return '<nil>';
-    return typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' ? String(x) : '';
-  };
-  if (verb === '#v') {
-    const lit = typeof v === 'string' ? JSON.stringify(v) : inner(v);
-    return `&value.valueUnstructured{Value:${lit}}`;
-  }
-  return `&{${inner(v)}}`;
-}
-
-function goTypeName(v: unknown): string {
-  if (Array.isArray(v)) return '[]interface {}';
-  if (isObject(v)) return 'map[string]interface {}';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
-  return typeof v;
-}
-
-/**
- * `TypedValue.Validate`: every way `value` does not fit `type`, as SMD words it
- * (`.spec.foo: field not declared in schema`). Keys are walked in sorted order; as SMD, a map
- * stops at its first undeclared field.
- */
-export function validate(value: unknown, type: SmdType, prefix = ''): string[] {
-  const errs: string[] = [];
-  const walk = (v: unknown, t: SmdType, path: string): void => {
-    const atom = atomOf(t, v);
-    if (atom === 'scalar') {
-      if (v === undefined || v === null) return;
-      const s = t.scalar;
-      if (s === 'numeric' && typeof v !== 'number')
-        errs.push(`${path}: expected numeric (int or float), got ${goTypeName(v)}`);
-      else if (s === 'string' && typeof v !== 'string')
-        errs.push(`${path}: expected string, got ${goValue(v, '#v')}`);
-      else if (s === 'boolean' && typeof v !== 'boolean')
-        errs.push(`${path}: expected boolean, got ${goValue(v, 'v')}`);
-    } else if (atom === 'list' && t.list) {
-      if (v === null || v === undefined) return;
-      if (!Array.isArray(v)) {
-        errs.push(`${path}: expected list, got ${goValue(v, 'v')}`);
-        return;
-      }
-      const list = t.list;
-      const seen = new Set<PathElement>();
-      for (let i = 0; i < v.length; i++) {
-        let pe: PathElement = `i:${String(i)}`;
-        if (!list.atomic) {
-          const r = listItemElement(list, i, v[i]);
-          if (typeof r !== 'string') {
-            errs.push(`${path}: element ${String(i)}: ${r.error}`);
-            return;
-          }
-          if (seen.has(r)) errs.push(`${path}: duplicate entries for key ${elementToString(r)}`);
-          seen.add(r);
-          pe = r;
-        }
-        walk(v[i], list.item, path + elementToString(pe));
-      }
-    } else if (atom === 'map' && t.map) {
-      if (v === null || v === undefined) return;
-      if (!isObject(v)) {
-        errs.push(`${path}: expected map, got ${goValue(v, 'v')}`);
-        return;
-      }
-      for (const key of Object.keys(v).sort()) {
-        const ft = fieldType(t.map, key);
-        if (ft === undefined) {
-          errs.push(`${path}.${key}: field not declared in schema`);
-          return;
-        }
-        walk(v[key], ft, `${path}.${key}`);
-      }
-    }
-  };
-  walk(value, type, prefix);
-  return errs;
-}
-
-/** SMD's `ValidationErrors.Error()`: one error, or `errors:` and one indented line each. */
-export function validationMessage(errs: readonly string[]): string {
-  return errs.length === 1 ? (errs[0] ?? '') : ['errors:', ...errs.map((e) => `  ${e}`)].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
