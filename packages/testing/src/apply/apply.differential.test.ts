@@ -6,17 +6,23 @@
  *
  * The behaviours follow structured-merge-diff v4.2.1 (`typed/`, `merge/update.go`) and the v1.24
  * field manager (`apiserver/pkg/endpoints/handlers/fieldmanager`); each scenario names the file.
+ *
+ * `RXKUBE_RECORD_FIXTURES=1` also writes the real server's normalised answers to
+ * `fixtures/kube-v1.24/apply-scenarios.json`, which `apply.scenarios.test.ts` replays against the
+ * embedded server where no control plane is available.
  */
+import { writeFileSync } from 'node:fs';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { REAL_TIER_HOW } from '../backends/backends.js';
 import { controlPlaneAssetsAvailable } from '../control-plane/assets.js';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import { startControlPlane } from '../control-plane/control-plane.js';
-import { Twin } from '../internal/differential.js';
+import { type Answer, Twin } from '../internal/differential.js';
 import type { ApiServer } from '../server.js';
 import { startApiServer } from '../server.js';
-import { SCENARIOS, WIDGET_CRD } from './differential-scenarios.js';
+import { SCENARIOS, SCENARIOS_FIXTURE, WIDGET_CRD } from './scenarios/index.js';
 
 const assets = controlPlaneAssetsAvailable(['etcd', 'kube-apiserver']);
 const skipReason = assets.available ? '' : `skipped: no real control plane (${REAL_TIER_HOW})`;
@@ -49,16 +55,22 @@ describe.skipIf(!assets.available)(
       expect(crd.status).toEqual([201, 201]);
       await twin.waitServed('/apis/example.com/v1/namespaces/ssa/widgets');
     }, 180_000);
+    const recorded: Record<string, Answer[]> = {};
     afterAll(async () => {
       await Promise.all([embedded?.stop(), real?.stop()]);
+      if (process.env['RXKUBE_RECORD_FIXTURES'] === '1' && Object.keys(recorded).length === SCENARIOS.length)
+        writeFileSync(SCENARIOS_FIXTURE, `${JSON.stringify(recorded, null, 1)}\n`);
     });
 
     for (const scenario of SCENARIOS) {
       it(`${scenario.name} (${scenario.source})`, async () => {
+        const answers: Answer[] = [];
         for (const [i, step] of scenario.steps.entries()) {
           const reply = await twin.send(step);
+          answers.push({ status: reply.status[1], body: reply.real });
           expect(reply.diffs, `step ${String(i)} ${step.method} ${step.path}`).toEqual([]);
         }
+        recorded[scenario.name] = answers;
       });
     }
   },

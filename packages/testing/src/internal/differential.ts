@@ -45,8 +45,8 @@ export interface TwinRequest {
 /** Both answers, normalised, and what differs. */
 export interface TwinReply {
   readonly status: [number, number];
-  readonly embedded: any;
-  readonly real: any;
+  readonly embedded: unknown;
+  readonly real: unknown;
   readonly diffs: string[];
 }
 
@@ -106,46 +106,68 @@ export function differences(e: unknown, r: unknown, path = ''): string[] {
   return [`${path || '.'}: embedded ${JSON.stringify(e)} ≠ real ${JSON.stringify(r)}`];
 }
 
+/** A normalised answer. */
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** Sends `req` to one server and normalises the answer (what `ignore` names is dropped). */
+export async function sendTo(client: AdminClient, req: TwinRequest): Promise<Answer> {
+  const type = CONTENT_TYPES[req.type ?? 'body'];
+  let reply: { status: number; body: unknown };
+  if (!req.edit) reply = await client.request(req.method, req.path, req.body, type);
+  else {
+    const current = await client.request('GET', req.path);
+    if (current.status === 200) req.edit(current.body);
+    reply = current.status === 200 ? await client.request(req.method, req.path, current.body, type) : current;
+  }
+  const body = normalise(reply.body);
+  for (const path of req.ignore ?? []) drop(body, path);
+  return { status: reply.status, body };
+}
+
+/** What differs between two normalised answers. */
+export function answerDiffs(e: Answer, r: Answer): string[] {
+  return [
+    ...(e.status === r.status ? [] : [`status: embedded ${String(e.status)} ≠ real ${String(r.status)}`]),
+    ...differences(e.body, r.body),
+  ];
+}
+
+/** Polls `path` until every client answers 200 (a CRD's resources becoming served). */
+export async function waitServed(
+  clients: readonly AdminClient[],
+  path: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const statuses = await Promise.all(clients.map(async (c) => (await c.request('GET', path)).status));
+    if (statuses.every((s) => s === 200)) return;
+    if (Date.now() > end) throw new Error(`${path} not served (${statuses.join(', ')})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The embedded server and a real control plane, side by side. */
 export class Twin {
-  private readonly e: AdminClient;
-  private readonly r: AdminClient;
+  readonly embedded: AdminClient;
+  readonly real: AdminClient;
 
   constructor(embedded: ApiServer, real: ControlPlane) {
-    this.e = new AdminClient({ url: embedded.url, token: embedded.token });
-    this.r = new AdminClient({ url: real.url, token: real.token, ca: real.ca });
+    this.embedded = new AdminClient({ url: embedded.url, token: embedded.token });
+    this.real = new AdminClient({ url: real.url, token: real.token, ca: real.ca });
   }
 
   /** Sends `req` to both (at once) and compares status and normalised bodies. */
   async send(req: TwinRequest): Promise<TwinReply> {
-    const type = CONTENT_TYPES[req.type ?? 'body'];
-    const one = async (client: AdminClient): Promise<{ status: number; body: unknown }> => {
-      if (!req.edit) return client.request(req.method, req.path, req.body, type);
-      const current = await client.request('GET', req.path);
-      if (current.status !== 200) return current;
-      req.edit(current.body);
-      return client.request(req.method, req.path, current.body, type);
-    };
-    const [e, r] = await Promise.all([one(this.e), one(this.r)]);
-    const embedded = normalise(e.body);
-    const real = normalise(r.body);
-    for (const path of req.ignore ?? []) for (const o of [embedded, real]) drop(o, path);
-    const diffs = [
-      ...(e.status === r.status ? [] : [`status: embedded ${String(e.status)} ≠ real ${String(r.status)}`]),
-      ...differences(embedded, real),
-    ];
-    return { status: [e.status, r.status], embedded, real, diffs };
+    const [e, r] = await Promise.all([sendTo(this.embedded, req), sendTo(this.real, req)]);
+    return { status: [e.status, r.status], embedded: e.body, real: r.body, diffs: answerDiffs(e, r) };
   }
 
-  /** Polls `path` on both until both answer 200 (a CRD's resources becoming served). */
-  async waitServed(path: string, timeoutMs = 30_000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const [e, r] = await Promise.all([this.e.request('GET', path), this.r.request('GET', path)]);
-      if (e.status === 200 && r.status === 200) return;
-      if (Date.now() > end)
-        throw new Error(`${path} not served on both (${String(e.status)}, ${String(r.status)})`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Polls `path` on both until both answer 200. */
+  waitServed(path: string, timeoutMs = 30_000): Promise<void> {
+    return waitServed([this.embedded, this.real], path, timeoutMs);
   }
 }
