@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCopyratorDemo } from './demo.js';
+import { printSummary, runCopyratorDemo } from './demo.js';
 import { setup, summarize } from './operator.js';
 import {
   type CopyratorRule,
@@ -392,6 +392,36 @@ describeEachBackend('copyrator demo scenario (README)', (b) => {
       }
     } finally {
       await mgr.stop();
+      client.close();
+    }
+  });
+
+  it('prints a rule no operator has reconciled yet as Unknown, its columns apart', async () => {
+    const client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
+    const idle = new Manager({ client, name: 'copyrator', logLevel: 'silent' });
+    try {
+      await setup(idle); // installs the CRD; never started, so nothing reconciles
+      await client.create({
+        ...RULE_TYPE,
+        metadata: { name: 'not-yet' },
+        spec: {
+          ruleType: 'configmap',
+          sourceNamespace: 'nowhere',
+          selector: { matchLabels: { a: 'b' } },
+          targetNamespaces: ['team-x'],
+        },
+      });
+      const lines: string[] = [];
+      await printSummary(idle, (l) => lines.push(l));
+      const row = lines.find((l) => l.startsWith('not-yet '));
+      expect(row?.trim().split(/\s+/)).toEqual(['not-yet', 'configmap', 'nowhere', '0', '0', 'Unknown']);
+      // the namespaces column starts where its header does
+      const header = lines[0] ?? '';
+      expect(row?.indexOf('Unknown')).toBe(header.indexOf('ready'));
+      expect(header.indexOf('namespaces')).toBeGreaterThan(header.indexOf('ready') + 'Unknown'.length);
+      await client.delete({ ...RULE_TYPE, name: 'not-yet' });
+    } finally {
+      await idle.stop();
       client.close();
     }
   });
