@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type ApiServer } from '@rxkube/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { main } from './main.js';
 
@@ -15,6 +15,7 @@ const root = join(pkg, '..', '..');
 const bin = join(pkg, 'bin', 'rxkube.js');
 const hello = join(pkg, 'dist', 'fixtures', 'hello-operator.js');
 const sample = join(pkg, 'fixtures', 'sample.yaml');
+const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
 
 /** Runs main() in-process, capturing its output. */
 async function cli(args: string[], env: Record<string, string | undefined> = {}) {
@@ -72,20 +73,18 @@ class Child {
   }
 }
 
+/** The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`). */
+function build(): void {
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
+    cwd: root,
+  });
+}
+
+/** The suite of the embedded server the CLI starts itself (`--embedded`), and of what needs no server. */
 describe('rxkube CLI', () => {
-  let server: ApiServer;
   const tmp = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
 
-  beforeAll(async () => {
-    // The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`).
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
-      cwd: root,
-    });
-    server = await startApiServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  });
+  beforeAll(build, 120_000);
 
   it('run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM', async () => {
     const child = new Child([
@@ -114,30 +113,7 @@ describe('rxkube CLI', () => {
     ).toBe(true);
   });
 
-  it('run against a kubeconfig (--kubeconfig) works the same as with --embedded', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--kubeconfig',
-      server.kubeconfigPath,
-      '-f',
-      sample,
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-      '-n',
-      'hello',
-    ]);
-    await child.line(/"key":"hello\/greet-me"/);
-    child.kill('SIGINT');
-    expect(await child.exited).toBe(0);
-    const cm = server.object('configmaps', 'hello', 'greet-me');
-    expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
-  });
-
   it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
-    const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
     const child = new Child([
       'run',
       gadgets,
@@ -240,7 +216,7 @@ current-context: x
   });
 
   it('rbac grants get and patch on the CRD the module installs with mgr.ensureCrd, by name only', async () => {
-    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js')]);
+    const r = await cli(['rbac', gadgets]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
@@ -249,7 +225,7 @@ current-context: x
   });
 
   it('rbac for a namespace-restricted operator: Roles per namespace, cluster-scoped grants in a ClusterRole', async () => {
-    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js'), '-n', 'team-a,team-b']);
+    const r = await cli(['rbac', gadgets, '-n', 'team-a,team-b']);
     expect(r.code).toBe(0);
     const docs = r.out.split('---\n');
     const kindName = docs.map((d) =>
@@ -271,5 +247,74 @@ current-context: x
     expect(docs[1]).toContain('customresourcedefinitions'); // a Role cannot grant a cluster-scoped kind
     expect(docs[3]).not.toContain('customresourcedefinitions');
     expect(docs[3]).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+  });
+});
+
+/**
+ * What `rxkube` does against a cluster named by a kubeconfig — the embedded server's and a real
+ * kube-apiserver's alike (a real cluster is just a kubeconfig: there is no `--real` flag).
+ */
+describeEachBackend('rxkube CLI against a cluster (--kubeconfig)', (b) => {
+  beforeAll(build, 120_000);
+
+  it('run applies -f, reconciles, and exits 0 after a graceful SIGINT with drained: true', async () => {
+    const child = new Child([
+      'run',
+      hello,
+      '--kubeconfig',
+      b.cluster.kubeconfigPath,
+      '-f',
+      sample,
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+      '-n',
+      'hello',
+    ]);
+    expect(await child.line(/rxkube: API server /)).toBe(`rxkube: API server ${b.cluster.url}`);
+    await child.line(
+      /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+    );
+    child.kill('SIGINT');
+    expect(await child.exited).toBe(0);
+    expect(
+      child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+    ).toBe(true);
+    const cm = await b.cluster.get('configmaps', 'hello', 'greet-me');
+    expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
+  });
+
+  it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
+    const child = new Child([
+      'run',
+      gadgets,
+      '--kubeconfig',
+      b.cluster.kubeconfigPath,
+      '-f',
+      join(pkg, 'fixtures', 'gadget.yaml'),
+      '--health-port',
+      '0',
+      '--metrics-port',
+      'off',
+    ]);
+    await child.line(/Gadget default\/g1 applied/);
+    await child.line(
+      /"msg":"reconcile success".*"key":"default\/g1"|"key":"default\/g1".*"msg":"reconcile success"/,
+    );
+    child.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+    expect(await b.cluster.get('gadgets.fixtures.rxkube.io', 'default', 'g1')).toMatchObject({
+      spec: { size: 3 },
+    });
+  });
+
+  it('rbac resolves what the module watches through that cluster’s discovery', async () => {
+    const r = await cli(['rbac', gadgets, '--kubeconfig', b.cluster.kubeconfigPath]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(
+      /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
+    );
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
   });
 });
