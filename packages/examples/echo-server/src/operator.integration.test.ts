@@ -9,7 +9,7 @@
  * Waiting is for outcomes: the server's state, read over HTTP until it holds (`waitFor`, with a
  * generous bound), and the manager's results — never a sleep.
  */
-import { KubeClient, Manager, type KubeObject, type ManagedResult } from '@rxkube/kube';
+import { KubeClient, Manager, type KubeObject, type ManagedResult, isNotFound } from '@rxkube/kube';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import type { Subscription } from 'rxjs';
@@ -203,6 +203,7 @@ describeEachBackend(
       // 30 s (cmd/kube-controller-manager/app/core.go: garbageCollector.Sync(…, 30*time.Second)) or
       // by a retried lookup of the owner, so on the real backend this takes from a second to ~40 s
       // (both measured): the bound is 90 s.
+      const deleted = results.length;
       await client.delete({ apiVersion: 'example.com/v1', kind: 'EchoServer', namespace: NS, name: 'hello' });
       await until(
         'the children collected',
@@ -212,7 +213,18 @@ describeEachBackend(
           (await b.cluster.list('services', NS)).length === 0,
         90_000,
       );
-      expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
+      // No reconcile failed — but one that a child's event started just before the delete may find
+      // its EchoServer gone when it writes the status (404 on /status; its rerun reports it gone):
+      // a race with the deletion, as in controller-runtime, not a failure of the operator.
+      const raceWithDeletion = (r: ManagedResult, i: number): boolean =>
+        i >= deleted &&
+        isNotFound(r.error?.cause) &&
+        r.error?.message.includes('echoservers.example.com/status') === true;
+      expect(
+        results.filter(
+          (r, i) => (r.outcome === 'error' || r.outcome === 'terminal') && !raceWithDeletion(r, i),
+        ),
+      ).toEqual([]);
       expect(results.every((r) => r.controller === 'echo-server')).toBe(true);
     });
   },
