@@ -73,6 +73,12 @@ class Child {
   }
 }
 
+/**
+ * Bound of a test that runs `rxkube` in child processes (each loads Node and the workspace): a
+ * failure bound for a loaded machine, not a wait.
+ */
+const CHILD_TIMEOUT_MS = 60_000;
+
 /** The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`). */
 function build(): void {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
@@ -86,76 +92,88 @@ describe('rxkube CLI', () => {
 
   beforeAll(build, 120_000);
 
-  it('run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--embedded',
-      '-f',
-      sample,
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/Namespace hello applied/);
-    // Namespaces and CRDs before the module's setup, the rest after it (before the manager starts).
-    await child.line(/ConfigMap hello\/greet-me applied/);
-    await child.line(
-      /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
-    );
-    const started = JSON.parse(await child.line(/"msg":"manager started"/)) as Record<string, unknown>;
-    expect(started).toMatchObject({ name: 'hello', controllers: ['greeter'], leaderElection: false });
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-    expect(
-      child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
-    ).toBe(true);
-  });
+  it(
+    'run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Namespace hello applied/);
+      // Namespaces and CRDs before the module's setup, the rest after it (before the manager starts).
+      await child.line(/ConfigMap hello\/greet-me applied/);
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      const started = JSON.parse(await child.line(/"msg":"manager started"/)) as Record<string, unknown>;
+      expect(started).toMatchObject({ name: 'hello', controllers: ['greeter'], leaderElection: false });
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      expect(
+        child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+      ).toBe(true);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
-    const child = new Child([
-      'run',
-      gadgets,
-      '--embedded',
-      '-f',
-      join(pkg, 'fixtures', 'gadget.yaml'),
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/Gadget default\/g1 applied/);
-    await child.line(/"key":"default\/g1"/);
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-  });
+  it(
+    'applies a custom resource given with -f after the setup of the module installed its CRD',
+    async () => {
+      const child = new Child([
+        'run',
+        gadgets,
+        '--embedded',
+        '-f',
+        join(pkg, 'fixtures', 'gadget.yaml'),
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Gadget default\/g1 applied/);
+      await child.line(/"key":"default\/g1"/);
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('--watch restarts the operator when a file next to the module changes, keeping the embedded server', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--embedded',
-      '-f',
-      sample,
-      '--watch',
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/"msg":"manager started"/);
-    writeFileSync(join(dirname(hello), 'watch-marker.txt'), String(process.hrtime.bigint()));
-    await child.line(/restarting the operator \(files changed\)/);
-    // The restarted operator finds the ConfigMap already greeted on the same server.
-    await child.line(/"msg":"manager stopped"/);
-    const starts = () => child.stdout.filter((l) => l.includes('"msg":"manager started"')).length;
-    while (starts() < 2)
-      await child.line(/"msg":"manager started"/).then(() => new Promise((r) => setImmediate(r)));
-    expect(child.stderr.filter((l) => l.includes('embedded API server at'))).toHaveLength(1);
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-  });
+  it(
+    '--watch restarts the operator when a file next to the module changes, keeping the embedded server',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--watch',
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/"msg":"manager started"/);
+      writeFileSync(join(dirname(hello), 'watch-marker.txt'), String(process.hrtime.bigint()));
+      await child.line(/restarting the operator \(files changed\)/);
+      // The restarted operator finds the ConfigMap already greeted on the same server.
+      await child.line(/"msg":"manager stopped"/);
+      const starts = () => child.stdout.filter((l) => l.includes('"msg":"manager started"')).length;
+      while (starts() < 2)
+        await child.line(/"msg":"manager started"/).then(() => new Promise((r) => setImmediate(r)));
+      expect(child.stderr.filter((l) => l.includes('embedded API server at'))).toHaveLength(1);
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
   it('says clearly when there is no kubeconfig', async () => {
     const r = await cli(['run', hello], { KUBECONFIG: join(tmp, 'missing'), HOME: tmp });
@@ -257,57 +275,65 @@ current-context: x
 describeEachBackend('rxkube CLI against a cluster (--kubeconfig)', (b) => {
   beforeAll(build, 120_000);
 
-  it('run applies -f, reconciles, and exits 0 after a graceful SIGINT with drained: true', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--kubeconfig',
-      b.cluster.kubeconfigPath,
-      '-f',
-      sample,
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-      '-n',
-      'hello',
-    ]);
-    expect(await child.line(/rxkube: API server /)).toBe(`rxkube: API server ${b.cluster.url}`);
-    await child.line(
-      /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
-    );
-    child.kill('SIGINT');
-    expect(await child.exited).toBe(0);
-    expect(
-      child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
-    ).toBe(true);
-    const cm = await b.cluster.get('configmaps', 'hello', 'greet-me');
-    expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
-  });
+  it(
+    'run applies -f, reconciles, and exits 0 after a graceful SIGINT with drained: true',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--kubeconfig',
+        b.cluster.kubeconfigPath,
+        '-f',
+        sample,
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+        '-n',
+        'hello',
+      ]);
+      expect(await child.line(/rxkube: API server /)).toBe(`rxkube: API server ${b.cluster.url}`);
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      child.kill('SIGINT');
+      expect(await child.exited).toBe(0);
+      expect(
+        child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+      ).toBe(true);
+      const cm = await b.cluster.get('configmaps', 'hello', 'greet-me');
+      expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
-    const child = new Child([
-      'run',
-      gadgets,
-      '--kubeconfig',
-      b.cluster.kubeconfigPath,
-      '-f',
-      join(pkg, 'fixtures', 'gadget.yaml'),
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/Gadget default\/g1 applied/);
-    await child.line(
-      /"msg":"reconcile success".*"key":"default\/g1"|"key":"default\/g1".*"msg":"reconcile success"/,
-    );
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-    expect(await b.cluster.get('gadgets.fixtures.rxkube.io', 'default', 'g1')).toMatchObject({
-      spec: { size: 3 },
-    });
-  });
+  it(
+    'applies a custom resource given with -f after the setup of the module installed its CRD',
+    async () => {
+      const child = new Child([
+        'run',
+        gadgets,
+        '--kubeconfig',
+        b.cluster.kubeconfigPath,
+        '-f',
+        join(pkg, 'fixtures', 'gadget.yaml'),
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Gadget default\/g1 applied/);
+      await child.line(
+        /"msg":"reconcile success".*"key":"default\/g1"|"key":"default\/g1".*"msg":"reconcile success"/,
+      );
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      expect(await b.cluster.get('gadgets.fixtures.rxkube.io', 'default', 'g1')).toMatchObject({
+        spec: { size: 3 },
+      });
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
   it('rbac resolves what the module watches through that cluster’s discovery', async () => {
     const r = await cli(['rbac', gadgets, '--kubeconfig', b.cluster.kubeconfigPath]);
