@@ -71,7 +71,7 @@ export async function demoMain(args: readonly string[], io: DemoIo = defaultIo):
     try {
       cluster = await startControlPlane({
         controllerManager: true,
-        simulateDeployments: true,
+        simulatePods: true,
         assetsDir: io.env['KUBEBUILDER_ASSETS'] ?? '',
       });
     } catch (error) {
@@ -82,7 +82,7 @@ export async function demoMain(args: readonly string[], io: DemoIo = defaultIo):
       throw error;
     }
     io.out(
-      `real control plane (etcd, kube-apiserver, kube-controller-manager; Deployment rollouts simulated: no kubelet) at ${cluster.url} (kubeconfig: ${cluster.kubeconfigPath})\n`,
+      `real control plane (etcd, kube-apiserver, kube-controller-manager; pods marked ready by a stand-in kubelet) at ${cluster.url} (kubeconfig: ${cluster.kubeconfigPath})\n`,
     );
   } else {
     cluster = await startApiServer({ simulateDeployments: true });
