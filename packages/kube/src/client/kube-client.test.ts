@@ -165,6 +165,43 @@ describeEachBackend('KubeClient over HTTP', (b) => {
       expect(meta.items[0]).not.toHaveProperty('data');
     });
 
+    // A real server answers an empty PartialObjectMetadataList with `"items": null` (its Go slice
+    // is nil: apimachinery's metav1.PartialObjectMetadataList, `items` without omitempty), and a
+    // custom resource list with `"continue": ""`. The client gives an empty array and no token.
+    it('lists nothing as an empty array: metadata-only (items: null on the wire), paged, one page', async () => {
+      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-lists' } });
+      const secrets = { apiVersion: 'v1', kind: 'Secret' } as const;
+      const all = await client.list(secrets, { namespace: 'empty-lists', metadataOnly: true });
+      expect(all.items).toEqual([]);
+      expect(all.metadata.continue).toBeUndefined();
+      const paged = await client.list(secrets, {
+        namespace: 'empty-lists',
+        metadataOnly: true,
+        labelSelector: 'none=here',
+        limit: 1,
+      });
+      expect(paged.items).toEqual([]);
+      const onePage = await client.list(secrets, {
+        namespace: 'empty-lists',
+        metadataOnly: true,
+        allPages: false,
+      });
+      expect(onePage.items).toEqual([]);
+      expect(onePage.metadata).not.toHaveProperty('continue');
+
+      await client.create(widgetCrd).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+      await established('widgets.example.com');
+      const widgets = await waitFor('the Widget list served', () =>
+        client.list<Widget>(WIDGET, { namespace: 'empty-lists', allPages: false }).catch(() => undefined),
+      );
+      expect(widgets.items).toEqual([]);
+      expect(widgets.metadata).not.toHaveProperty('continue'); // the server sent "continue": ""
+      const widgetMeta = await client.list(WIDGET, { namespace: 'empty-lists', metadataOnly: true });
+      expect(widgetMeta.items).toEqual([]);
+    });
+
     it('patches with merge, JSON patch and strategic merge, each with its Content-Type', async () => {
       await client.create(cm('patched', { a: '1', b: '2' }));
       const ref = { ...CM, namespace: 'default', name: 'patched' };
