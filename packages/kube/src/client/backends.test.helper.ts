@@ -133,8 +133,21 @@ export function clientAs(cluster: TestBackend, token: string): KubeClient {
  */
 export async function openWatches(cluster: TestBackend, resource: string): Promise<number> {
   if (cluster.apiServer !== undefined) return cluster.apiServer.openWatches;
+  return metricSum(cluster, 'apiserver_longrunning_requests', { verb: 'WATCH', resource });
+}
+
+/**
+ * The sum of a metric's samples whose labels include `labels`, read from a real kube-apiserver's
+ * `/metrics` as the admin (e.g. `apiserver_request_total` with `{ verb: 'LIST', resource:
+ * 'configmaps' }`: requests counted when they end).
+ */
+export async function metricSum(
+  cluster: TestBackend,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): Promise<number> {
   const plane = cluster.controlPlane;
-  if (plane === undefined) throw new Error('openWatches: neither an embedded server nor a control plane');
+  if (plane === undefined) throw new Error(`metricSum(${name}): metrics of a real API server only`);
   const text = await new Promise<string>((resolve, reject) => {
     const req = request(
       new URL('/metrics', plane.url),
@@ -150,26 +163,40 @@ export async function openWatches(cluster: TestBackend, resource: string): Promi
     req.on('error', reject);
     req.end();
   });
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
   for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_longrunning_requests{')) continue;
-    if (!line.includes('verb="WATCH"') || !line.includes(`resource="${resource}"`)) continue;
+    if (!line.startsWith(`${name}{`)) continue;
+    const labelText = line.slice(name.length + 1, line.lastIndexOf('}'));
+    const have = labelText.split(/,(?=[a-z_]+=")/);
+    if (!wanted.every((w) => have.includes(w))) continue;
     sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
 }
 
 /**
- * Makes the next watch resumed from an old resourceVersion get `410 Gone`: the embedded server's
- * `expireNextWatch()` fault, or a real restart of kube-apiserver (its watch cache starts over at
- * the current resourceVersion, so anything older has expired). Every open watch ends on a real
- * restart.
+ * Ends every open watch and makes the next one resumed from an old resourceVersion get `410
+ * Gone`: the embedded server's `expireNextWatch()` and `dropWatches()` faults, or a real restart
+ * of kube-apiserver (its watch cache starts over at the current resourceVersion, so a watch from
+ * an older one has expired — when something was written since the watcher's last event).
  */
 export async function expireWatches(cluster: TestBackend): Promise<void> {
   if (cluster.apiServer !== undefined) {
     cluster.apiServer.faults.expireNextWatch();
+    cluster.apiServer.faults.dropWatches();
     return;
   }
-  if (cluster.controlPlane === undefined) throw new Error('expireWatches: no control plane');
-  await cluster.controlPlane.restartApiServer();
+  await restartApiServer(cluster);
+}
+
+/**
+ * Restarts the API server: every open watch ends and the server is unreachable for a moment (the
+ * embedded server keeps its state and history; a real kube-apiserver's watch cache starts over,
+ * so watches resumed from before may get 410).
+ */
+export async function restartApiServer(cluster: TestBackend): Promise<void> {
+  if (cluster.apiServer !== undefined) return cluster.apiServer.restart();
+  if (cluster.controlPlane === undefined) throw new Error('restartApiServer: no control plane');
+  return cluster.controlPlane.restartApiServer();
 }
