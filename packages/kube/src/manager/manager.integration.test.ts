@@ -16,7 +16,7 @@ import {
 } from 'rxjs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { limitedUsers, openWatches, permit } from '../client/backends.test.helper.js';
+import { clientAs, limitedUsers, openWatches, permit } from '../client/backends.test.helper.js';
 import { KubeClient } from '../client/kube-client.js';
 import { createLogger } from '../ops/logging.js';
 import type { KubeObject, ObjectRef } from '../types.js';
@@ -102,7 +102,7 @@ async function httpGet(port: number, path: string): Promise<{ status: number; bo
   return { status: res.status, body: await res.text() };
 }
 
-const users = limitedUsers({ op: 'operator' });
+const users = limitedUsers({ op: 'operator', wop: 'watch-operator' });
 
 describeEachBackend(
   'Manager (over HTTP)',
@@ -111,7 +111,18 @@ describeEachBackend(
 
     beforeAll(async () => {
       client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
-      for (const ns of ['shared', 'le', 'drain', 'deadline', 'sig', 'ns-a', 'ns-b', 'ns-c', 'ops']) {
+      for (const ns of [
+        'shared',
+        'le',
+        'drain',
+        'deadline',
+        'sig',
+        'ns-a',
+        'ns-b',
+        'ns-c',
+        'ops',
+        'refused-watch',
+      ]) {
         await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
       }
     });
@@ -446,6 +457,77 @@ describeEachBackend(
       await mgr.start();
       expect(() => mgr.add('late', { for: CM }, () => NEVER)).toThrow(/before start/);
       await mgr.stop();
+    });
+
+    it('logs a refused watch once per streak, naming the permission to grant, and a line when it recovers', async () => {
+      // the operator may list ConfigMaps in its namespace, but not watch them
+      const permission = {
+        user: 'watch-operator',
+        group: '',
+        resources: ['configmaps'],
+        namespace: 'refused-watch',
+      } as const;
+      await permit(b.cluster, client, users.allow, { ...permission, verbs: ['list'] });
+      const opClient = clientAs(b.cluster, 'wop');
+      const lines: Record<string, unknown>[] = [];
+      const log = createLogger({
+        level: 'info',
+        destination: new Writable({
+          write: (chunk: Buffer, _e, cb) => (
+            lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>),
+            cb()
+          ),
+        }),
+      });
+      const mgr = new Manager({
+        client: opClient,
+        name: 'watch-refused',
+        log,
+        watcher: { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0.5, resetAfterMs: 120_000 } },
+      });
+      const probe = new Probe();
+      mgr.add('cms', { for: CM, namespace: 'refused-watch' }, probe.reconcile);
+      const results = collect(mgr);
+      const watchErrors = async (): Promise<number> =>
+        Number(
+          /rxkube_watch_errors_total\{resource="v1\/ConfigMap",namespace="refused-watch"\} (\d+)/.exec(
+            await mgr.metrics.metrics(),
+          )?.[1] ?? 0,
+        );
+      const refusedLines = () => lines.filter((l) => String(l['msg']).includes(' refused: '));
+      const recoveredLines = () => lines.filter((l) => String(l['msg']).includes('recovered'));
+      try {
+        await mgr.start();
+        // the list is allowed (a real server's RBAC applies the grant a moment later), the watch not
+        await waitFor('five refused watches', async () => (await watchErrors()) >= 5);
+        expect(refusedLines()).toHaveLength(1); // once per streak, not once per retry
+        expect(refusedLines()[0]).toMatchObject({
+          level: 40,
+          watch: 'v1/ConfigMap in namespace refused-watch',
+          code: 403,
+          verb: 'watch',
+          group: '',
+          resource: 'configmaps',
+          namespace: 'refused-watch',
+        });
+        expect(refusedLines()[0]?.['msg']).toContain(
+          'grant "list" and "watch" on configmaps in namespace refused-watch (the server refused "watch")',
+        );
+
+        // granted: the next watch opens; its first line proves it works (an open request alone
+        // does not: a refused one is open for a moment too)
+        await permit(b.cluster, client, users.allow, { ...permission, verbs: ['watch'] });
+        await configMap('refused-watch', 'after-grant');
+        await results.until((r) => r.key === 'refused-watch/after-grant');
+        await waitFor('the recovery line', () => recoveredLines().length > 0);
+        expect(recoveredLines()).toEqual([
+          expect.objectContaining({ level: 30, watch: 'v1/ConfigMap in namespace refused-watch' }),
+        ]);
+        expect(refusedLines()).toHaveLength(1);
+      } finally {
+        await mgr.stop();
+        opClient.close();
+      }
     });
 
     it('is unready naming the Lease and the verbs to grant when election is refused, and never leads', async () => {

@@ -46,6 +46,7 @@ import { ControllerMetrics, resourceLabel } from '../ops/metrics.js';
 import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { startProbeServer, WatchHealthChecks } from '../ops/probes.js';
+import { WatchFailureLog } from '../ops/watch-failure-log.js';
 import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
@@ -198,6 +199,7 @@ export class Manager {
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
   private readonly watchHealth = new WatchHealthChecks();
+  private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
   private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
     [];
@@ -230,6 +232,7 @@ export class Manager {
         ...(options.logLevel !== undefined ? { level: options.logLevel } : {}),
       });
     this.metrics = options.metrics ?? new ControllerMetrics({ scheduler: this.scheduler });
+    this.watchFailures = new WatchFailureLog(this.log);
     this.registry = createWatchRegistry(
       options.client,
       {
@@ -237,6 +240,7 @@ export class Manager {
         health: (target, health) => {
           this.metrics.recordWatchHealth(target, health);
           this.watchHealth.record(target, health);
+          this.watchFailures.record(target, health);
         },
       },
       this.scheduler,
