@@ -102,7 +102,27 @@ async function httpGet(port: number, path: string): Promise<{ status: number; bo
   return { status: res.status, body: await res.text() };
 }
 
-const users = limitedUsers({ op: 'operator', wop: 'watch-operator' });
+const users = limitedUsers({ op: 'operator', wop: 'watch-operator', cop: 'crd-operator' });
+
+const SPROCKET = { apiVersion: 'example.com/v1', kind: 'Sprocket' } as const;
+const SPROCKET_CRD = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'sprockets.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket', listKind: 'SprocketList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
 
 describeEachBackend(
   'Manager (over HTTP)',
@@ -529,6 +549,79 @@ describeEachBackend(
         opClient.close();
       }
     });
+
+    it('keeps running unready when installing its CRD is refused, and recovers once it is granted', async () => {
+      // the operator may watch Sprockets, but not write their CRD
+      await permit(b.cluster, client, users.allow, {
+        user: 'crd-operator',
+        verbs: ['list', 'watch'],
+        group: 'example.com',
+        resources: ['sprockets'],
+      });
+      const opClient = clientAs(b.cluster, 'cop');
+      const lines: Record<string, unknown>[] = [];
+      const log = createLogger({
+        level: 'info',
+        destination: new Writable({
+          write: (chunk: Buffer, _e, cb) => (
+            lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>),
+            cb()
+          ),
+        }),
+      });
+      const mgr = new Manager({
+        client: opClient,
+        name: 'sprocket-operator',
+        log,
+        healthPort: 0,
+        host: '127.0.0.1',
+        watcher: { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0.5, resetAfterMs: 120_000 } },
+      });
+      const refusedLines = () => lines.filter((l) => String(l['msg']).includes('could not be installed'));
+      try {
+        // setup: refused, yet it resolves — the operator starts instead of exiting
+        expect(await mgr.ensureCrd(SPROCKET_CRD, { pollIntervalMs: 20 })).toBeUndefined();
+        expect(mgr.installedCrds).toEqual(['sprockets.example.com']); // still in the generated RBAC
+        const probe = new Probe();
+        mgr.add('sprockets', { for: SPROCKET }, probe.reconcile);
+        const results = collect(mgr);
+        await mgr.start();
+        const [health] = mgr.ports as [number];
+        const unready = await httpGet(health, '/readyz?verbose');
+        expect(unready.status).toBe(500);
+        expect(unready.body).toMatch(
+          /\[-\]crds failed: CRD sprockets\.example\.com not installed \(forbidden: .*"customresourcedefinitions".*\) — grant get and patch on apiextensions\.k8s\.io customresourcedefinitions named sprockets\.example\.com/,
+        );
+        expect(refusedLines()).toEqual([
+          expect.objectContaining({ level: 40, crd: 'sprockets.example.com' }),
+        ]);
+
+        await permit(b.cluster, client, users.allow, {
+          user: 'crd-operator',
+          verbs: ['get', 'patch'],
+          group: 'apiextensions.k8s.io',
+          resources: ['customresourcedefinitions'],
+          resourceNames: ['sprockets.example.com'],
+        });
+        // and the CRD applied ahead, as kustomize or Helm would: a server-side apply that creates
+        // needs "create" on every CRD, which resourceNames cannot limit (a real server refuses it
+        // with get and patch alone)
+        await client.apply(SPROCKET_CRD, { fieldManager: 'kubectl' });
+        await waitFor(
+          'the CRD installed by the retry',
+          () => lines.some((l) => String(l['msg']).includes('CRD sprockets.example.com installed')),
+          { timeoutMs: 30_000 },
+        );
+        client.discovery.invalidate(); // the admin's client looked up example.com/v1 before it was served
+        await client.create({ ...SPROCKET, metadata: { name: 's1', namespace: 'default' } });
+        await results.until((r) => r.key === 'default/s1');
+        await waitFor('/readyz ok', async () => (await httpGet(health, '/readyz')).status === 200);
+        expect(refusedLines()).toHaveLength(1);
+      } finally {
+        await mgr.stop();
+        opClient.close();
+      }
+    }, 60_000);
 
     it('is unready naming the Lease and the verbs to grant when election is refused, and never leads', async () => {
       // the operator may read ConfigMaps everywhere, nothing else
