@@ -371,8 +371,9 @@ describeEachBackend('KubeClient over HTTP', (b) => {
     b.itOn('embedded', 'needs fault injection: an etcd compaction on demand')(
       '410 Gone for a continue token from before a compaction',
       async () => {
+        // the ConfigMaps of the paging test
         const first = await client.list(CM, {
-          namespace: 'default',
+          namespace: 'paging',
           labelSelector: 'set=p',
           limit: 1,
           allPages: false,
@@ -381,7 +382,7 @@ describeEachBackend('KubeClient over HTTP', (b) => {
         b.apiServer.faults.compact();
         const gone: unknown = await client
           .list(CM, {
-            namespace: 'default',
+            namespace: 'paging',
             labelSelector: 'set=p',
             limit: 1,
             continue: first.metadata.continue!,
