@@ -242,6 +242,15 @@ class ControlPlaneImpl implements ControlPlane {
     const reads = clusterReads(this.adminClient());
     this.list = reads.list;
     this.get = reads.get;
+    // /readyz answers ok before the bootstrap controller has created the `default` namespace
+    // (seen within ~30 ms): a test's first write there would get 404
+    await waitUntil(
+      'the default namespace exists',
+      async () => (await this.get('namespaces', undefined, 'default')) !== undefined,
+      this.apiServer!,
+      timeout,
+      10,
+    );
 
     // kube-controller-manager
     if (withKcm) {
