@@ -82,18 +82,26 @@ export function objectKey(obj: { metadata: ObjectMeta } | { namespace?: string; 
 }
 
 /**
- * What a watch or request is about: a resource type, optionally narrowed to a namespace.
- * `apiVersion` + `kind` are mapped to a URL path through discovery.
+ * What a watch or request is about: a resource type. `apiVersion` + `kind` are mapped to a URL path
+ * through discovery. The type parameter names the objects of that kind, so Stores and cache reads
+ * given this resource are typed by it (it is a type-level marker only: never set `__object`).
  *
  * ## Example
  * ```ts
  * const configMaps: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
+ * const widgets: ResourceType<Widget> = { apiVersion: 'example.com/v1', kind: 'Widget' };
+ * ctx.cache.list(widgets); // Widget[]
  * ```
  */
-export interface ResourceType {
+export interface ResourceType<T extends KubeObject = KubeObject> {
   /** `v1`, `apps/v1`, `example.com/v1alpha1`, … */
   apiVersion: string;
   kind: string;
+  /**
+   * Type-level marker of the object type; never present at runtime. (A method, so that a plain
+   * `ResourceType` and a `ResourceType<Widget>` are assignable to each other.)
+   */
+  __object?(object: T): void;
 }
 
 /**

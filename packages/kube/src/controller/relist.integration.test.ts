@@ -1,0 +1,109 @@
+/**
+ * Issue 12 §1 over HTTP: the reconciles a relist triggers must read the relisted state. The
+ * reproduction of the issue, on the embedded API server's fault injection (so embedded only): one
+ * ConfigMap `a`, concurrency 2, a 20 ms reconcile; once the watch is open, stall it, patch `a`,
+ * create `b`, expire the next watch and drop the current one. The relist must reconcile `a` at its
+ * new resourceVersion and reconcile `b` (not skip it as absent).
+ */
+import { Action } from '@rxkube/core';
+import type { ApiServer } from '@rxkube/testing';
+import { startApiServer } from '@rxkube/testing';
+import { defer, filter, firstValueFrom, ReplaySubject, Subject, take, timeout, timer } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { KubeClient } from '../client/kube-client.js';
+import type { KubeObject } from '../types.js';
+import type { WatcherHealth } from '../watcher/health.js';
+import { createWatchRegistry } from '../watch/create-watch-registry.js';
+import type { ControllerResult } from './controller.js';
+import { controller } from './controller.js';
+
+const NS = 'relist';
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+
+describe('controller relist over HTTP (embedded server: needs fault injection)', () => {
+  let server: ApiServer;
+  let client: KubeClient;
+  beforeAll(async () => {
+    server = await startApiServer();
+    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  });
+  afterAll(async () => {
+    client.close();
+    await server.stop();
+  });
+
+  it('reconciles a changed object at its new resourceVersion and a created one after a 410 relist', async () => {
+    const a = await client.create<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: NS },
+      data: { v: '1' },
+    });
+    const healths = new Subject<WatcherHealth>();
+    const registry = createWatchRegistry(client, {
+      // Quick reconnects keep the test short; the relist itself is what is tested.
+      watcher: { backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
+      health: (_t, h) => healths.next(h),
+    });
+    /** Every reconcile: key and the resourceVersion it read. */
+    const seen: { key: string; rv: string | undefined }[] = [];
+    const results = new ReplaySubject<ControllerResult>(1_000);
+    const sub = controller({ for: CM, namespace: NS, concurrency: 2, client, registry, log: {} })
+      .run((_request, ctx) =>
+        defer(async () => {
+          seen.push({ key: ctx.key, rv: ctx.object.metadata.resourceVersion });
+          await firstValueFrom(timer(20));
+          return Action.awaitChange();
+        }),
+      )
+      .subscribe(results);
+    const watching = firstValueFrom(
+      healths.pipe(
+        filter((h) => h.phase === 'watching'),
+        take(1),
+        timeout(10_000),
+      ),
+    );
+    try {
+      await watching;
+      await firstValueFrom(results.pipe(filter((r) => r.key === `${NS}/a`)).pipe(timeout(10_000)));
+      expect(seen).toEqual([{ key: `${NS}/a`, rv: a.metadata.resourceVersion }]);
+
+      expect(server.faults.stallWatches()).toBe(1);
+      const patched = await client.patch<KubeObject>(
+        { ...CM, namespace: NS, name: 'a' },
+        { type: 'merge', body: { data: { v: '2' } } },
+      );
+      const b = await client.create<KubeObject>({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'b', namespace: NS },
+      });
+      server.faults.expireNextWatch();
+      expect(server.faults.dropWatches()).toBe(1);
+
+      const reconciled = (key: string, rv: string | undefined): boolean =>
+        seen.some((s) => s.key === key && s.rv === rv);
+      await firstValueFrom(
+        results.pipe(
+          filter(
+            () =>
+              reconciled(`${NS}/a`, patched.metadata.resourceVersion) &&
+              reconciled(`${NS}/b`, b.metadata.resourceVersion),
+          ),
+          timeout({
+            first: 10_000,
+            with: () => {
+              throw new Error(`not converged after the relist; reconciles seen: ${JSON.stringify(seen)}`);
+            },
+          }),
+        ),
+      );
+      expect(server.faults.counts.watchesExpired).toBe(1);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
