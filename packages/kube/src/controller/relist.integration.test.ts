@@ -43,8 +43,9 @@ describe('controller relist over HTTP (embedded server: needs fault injection)',
     });
     const healths = new Subject<WatcherHealth>();
     const registry = createWatchRegistry(client, {
-      // Quick reconnects keep the test short; the relist itself is what is tested.
-      watcher: { backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
+      // Quick reconnects keep the test short; one object per page spreads the relist over several
+      // responses (ticks), as a large list is.
+      watcher: { pageSize: 1, backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
       health: (_t, h) => healths.next(h),
     });
     /** Every reconcile: key and the resourceVersion it read. */
@@ -102,6 +103,130 @@ describe('controller relist over HTTP (embedded server: needs fault injection)',
         ),
       );
       expect(server.faults.counts.watchesExpired).toBe(1);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  // The fault injection expires every watch, the primary's too, so the relist of the primary may
+  // also rerun p: this test proves convergence over the wire for owned and mapped kinds; the marble
+  // tests in relist.test.ts prove (they fail without it) that such a trigger waits for InitDone.
+  it('reruns an owner after its child and a mapped object changed while the watches were away, reading both new versions', async () => {
+    const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+    const SA = { apiVersion: 'v1', kind: 'ServiceAccount' } as const;
+    const p = await client.create<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'p', namespace: NS },
+    });
+    const owner = [
+      { apiVersion: 'v1', kind: 'ConfigMap', name: 'p', uid: p.metadata.uid ?? '', controller: true },
+    ];
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'p-child', namespace: NS, ownerReferences: owner },
+      stringData: { v: '1' },
+    });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'p-sa', namespace: NS, labels: { target: 'p' } },
+    });
+    // q and its objects sort after p's, so each relist spans two pages and p's changed objects are
+    // on the first: a trigger taken from the page would read the previous list
+    const q = await client.create<KubeObject>({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'q', namespace: NS },
+    });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'q-child',
+        namespace: NS,
+        ownerReferences: [{ ...owner[0]!, name: 'q', uid: q.metadata.uid ?? '' }],
+      },
+    });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'q-sa', namespace: NS, labels: { target: 'q' } },
+    });
+    const watching = new Set<string>();
+    const healths = new Subject<void>();
+    const registry = createWatchRegistry(client, {
+      watcher: { pageSize: 1, backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
+      health: (t, h) => {
+        if (h.phase === 'watching') watching.add(t.resource.kind);
+        healths.next();
+      },
+    });
+    const seen: { child: string | undefined; sa: string | undefined }[] = [];
+    const results = new ReplaySubject<ControllerResult>(1_000);
+    const sub = controller({
+      for: CM,
+      namespace: NS,
+      owns: [SECRET],
+      watches: [
+        { resource: SA, map: (sa) => [{ namespace: NS, name: sa.metadata.labels?.['target'] ?? '' }] },
+      ],
+      client,
+      registry,
+      log: {},
+    })
+      .run((_request, ctx) =>
+        defer(async () => {
+          if (ctx.key === `${NS}/p`) {
+            seen.push({
+              child: ctx.owned(SECRET)[0]?.metadata.resourceVersion,
+              sa: ctx.cache.get(SA, `${NS}/p-sa`)?.metadata.resourceVersion,
+            });
+          }
+          await firstValueFrom(timer(20));
+          return Action.awaitChange();
+        }),
+      )
+      .subscribe(results);
+    try {
+      await firstValueFrom(
+        healths.pipe(
+          filter(() => watching.size === 3),
+          timeout(10_000),
+        ),
+      );
+      await firstValueFrom(
+        results.pipe(
+          filter((r) => r.key === `${NS}/p`),
+          timeout(10_000),
+        ),
+      );
+      expect(server.faults.stallWatches()).toBe(3);
+      const child = await client.patch<KubeObject>(
+        { ...SECRET, namespace: NS, name: 'p-child' },
+        { type: 'merge', body: { stringData: { v: '2' } } },
+      );
+      const sa = await client.patch<KubeObject>(
+        { ...SA, namespace: NS, name: 'p-sa' },
+        { type: 'merge', body: { metadata: { annotations: { touched: 'yes' } } } },
+      );
+      server.faults.expireNextWatch(3);
+      expect(server.faults.dropWatches()).toBe(3);
+      const want = { child: child.metadata.resourceVersion, sa: sa.metadata.resourceVersion };
+      await firstValueFrom(
+        results.pipe(
+          filter(() => seen.some((s) => s.child === want.child && s.sa === want.sa)),
+          timeout({
+            first: 10_000,
+            with: () => {
+              throw new Error(
+                `p never read both new versions ${JSON.stringify(want)}; reads: ${JSON.stringify(seen)}`,
+              );
+            },
+          }),
+        ),
+      );
     } finally {
       sub.unsubscribe();
     }
