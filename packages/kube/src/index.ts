@@ -1,4 +1,7 @@
 export {};
+// First: on a too-old Node, fail here with the required version, before any dependency loads.
+import './node-version.js';
+export { assertSupportedNode, MINIMUM_NODE_VERSION } from './node-version.js';
 export { watcher } from './watcher/watcher.js';
 export { watcherWithHealth } from './watcher/watcher-with-health.js';
 export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
