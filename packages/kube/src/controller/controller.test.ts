@@ -487,6 +487,31 @@ describe('controller (marbles, fake watches)', () => {
     expect(starts).toEqual(['0:busy/a1', '0:calm/c', '20:busy/a2', '50:calm/c']);
   });
 
+  it('keeps the retry rate limit global across namespace lanes (one token bucket; issue 12 §4)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', {
+        I,
+        a: { type: 'InitApply', object: obj('a', '1', {}, 'one') },
+        b: { type: 'InitApply', object: obj('b', '1', {}, 'two') },
+        D,
+      });
+      const results$ = controller(
+        base(fakeRegistry({ ConfigMap: primary }), {
+          namespaceLanes: { idleMs: 1_000 },
+          rateLimit: { qps: 10, burst: 1 },
+        }),
+        ts,
+      ).run(() => throwError(() => new Error('down')));
+      // a (lane one) takes the only token: retry after its backoff, 5; b (lane two) pays 100 ms
+      // of debt — with a bucket per lane it would retry after 5 as well
+      expectObservable(results$.pipe(map((r) => `${r.key}@${r.retryInMs ?? ''}`)), '^ 4ms !').toBe('(ab)', {
+        a: 'one/a@5',
+        b: 'two/b@100',
+      });
+    });
+  });
+
   it('keeps a lane with a pending requeue open past its idle time (the requeue is not lost)', () => {
     const ts = newScheduler();
     const starts: number[] = [];
