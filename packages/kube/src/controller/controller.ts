@@ -173,7 +173,7 @@ export function controller<T extends KubeObject = KubeObject>(
   const log = options.log ?? consoleLogger;
   const report = userCodeReporter(plan.name, log, options.observer);
   const kinds = watchedKinds(plan, registry, report);
-  const idle = new IdleTracker();
+  const idle = new IdleTracker(scheduler);
   const run = (reconcile: ControllerReconcile<T>): Observable<ControllerResult> => {
     if (typeof reconcile !== 'function') {
       throw new InvalidArgumentError(

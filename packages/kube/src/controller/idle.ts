@@ -5,13 +5,21 @@
  *
  * @module
  */
-import { BehaviorSubject, distinctUntilChanged } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, distinctUntilChanged } from 'rxjs';
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 
-/** Counts of pending work by source; idle when every count is 0. */
+/**
+ * Counts of pending work by source; idle when every count is 0. Work passes synchronously from
+ * one stage to the next (relist gate → debounce → applier), so a count may touch 0 between two
+ * stages: becoming idle is confirmed on the scheduler's next turn (becoming busy is immediate).
+ */
 export class IdleTracker {
   private readonly counts = new Map<object, number>();
   private readonly subject = new BehaviorSubject<boolean>(true);
+  private confirming: Subscription | undefined;
+
+  constructor(private readonly scheduler: SchedulerLike = asyncScheduler) {}
+
   /** `true` when idle; replays the current value; emits on change only. */
   readonly idle$: Observable<boolean> = this.subject.pipe(distinctUntilChanged());
 
@@ -37,7 +45,16 @@ export class IdleTracker {
   }
 
   private update(): void {
-    const idle = this.counts.size === 0;
-    if (idle !== this.subject.getValue()) this.subject.next(idle);
+    if (this.counts.size > 0) {
+      this.confirming?.unsubscribe();
+      this.confirming = undefined;
+      if (this.subject.getValue()) this.subject.next(false);
+      return;
+    }
+    if (this.subject.getValue() || this.confirming !== undefined) return;
+    this.confirming = this.scheduler.schedule(() => {
+      this.confirming = undefined;
+      if (this.counts.size === 0) this.subject.next(true);
+    }, 0);
   }
 }

@@ -147,6 +147,10 @@ describe('Manager: logs', () => {
       clock.flush();
       const aboutA = lines.filter((l) => l.key === 'ns/a');
       expect(aboutA.map((l) => l.msg)).toEqual(['reconcile error']);
+      // the running controller's Stores and idle signal, through the public API (issue 12 §5)
+      expect(mgr.controller('cms')?.stores.primary.get('ns/a')?.metadata.resourceVersion).toBe('1');
+      expect(mgr.controller('cms')?.idle).toBe(false); // its retry is waiting
+      expect(mgr.controller('nope')).toBeUndefined();
     } finally {
       clock.maxFrames = Number.POSITIVE_INFINITY;
       const stopping = mgr.stop();
