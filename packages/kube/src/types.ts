@@ -123,3 +123,31 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'InitDone' }
   | { readonly type: 'Apply'; readonly object: T }
   | { readonly type: 'Delete'; readonly object: T };
+
+/** `T` as JSON carries it: `Date` fields (client-node's timestamps) are RFC 3339 strings. */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer E)[]
+    ? Wire<E>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
+
+/**
+ * A client-node model type (`V1Deployment`, `V1ConfigMap`, …) as rxkube's Stores, watches and
+ * reconciles hold it: JSON, with `metadata` always present and timestamps as strings (client-node
+ * declares them `Date`, which the wire never carries). Use it wherever a `KubeObject` type is asked
+ * for; model objects you build are accepted as they are wherever an object is written
+ * (`client.apply`, `ctx.apply`, `applyChildren`, `setControllerReference`).
+ *
+ * ## Example
+ * ```ts
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * type Deployment = FromModel<V1Deployment>;
+ * controller<Deployment>({ for: { apiVersion: 'apps/v1', kind: 'Deployment' }, client })
+ *   .run((_req, ctx) => of(ctx.object.spec?.replicas === 0 ? Action.awaitChange() : Action.requeue(60_000)));
+ * ```
+ */
+export type FromModel<T extends { metadata?: object }> = Wire<Omit<T, 'metadata'>> & {
+  metadata: ObjectMeta & Wire<NonNullable<T['metadata']>>;
+};

@@ -11,7 +11,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ApiResource } from '../client/api-resource.js';
-import type { KubeClient } from '../client/kube-client.js';
+import type { KubeClient, ObjectLike } from '../client/kube-client.js';
 import { labelMatcher } from '../reflector/label-selector.js';
 import { isConflict, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectMeta, ObjectRef, ResourceType } from '../types.js';
@@ -136,7 +136,7 @@ interface Existing {
 export async function applyChildren(
   client: ChildrenClient,
   owner: KubeObject,
-  desired: readonly KubeObject[],
+  desired: readonly ObjectLike[],
   options: ApplyChildrenOptions,
 ): Promise<ApplyChildrenResult> {
   const op = 'applyChildren';
@@ -191,7 +191,7 @@ export async function applyChildren(
       );
     }
     const r = await resolve({ apiVersion: child.apiVersion, kind: child.kind });
-    let namespace = child.metadata.namespace || undefined;
+    let namespace = child.metadata?.namespace || undefined;
     if (r.namespaced && namespace === undefined) {
       if (ownerNs === undefined) {
         throw new InvalidArgumentError(

@@ -122,7 +122,7 @@ export function cacheReader<T extends KubeObject>(
       return tracker === undefined ? items : showWrites(tracker, kind.plan.resource, items);
     },
     storeOf: <O extends KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O> =>
-      kindOf(resource as ResourceType | ControllerWatch).store as StoreReader<O>,
+      kindOf(resource).store as StoreReader<O>,
   };
 }
 

@@ -116,7 +116,7 @@ export interface ReconcileContext<T extends KubeObject> {
    * write goes through the controller's write tracking; `childTypes` default to `options.owns`.
    */
   readonly applyChildren: (
-    desired: readonly KubeObject[],
+    desired: readonly ObjectLike[],
     options?: Partial<ApplyChildrenOptions>,
   ) => Promise<ApplyChildrenResult>;
 }

@@ -191,8 +191,7 @@ export function controller<T extends KubeObject = KubeObject>(
     stores: {
       primary: kinds.primary.store,
       of: <O extends KubeObject>(resource: ResourceType<O> | ControllerWatch<O>) =>
-        kinds.find(resource as ResourceType | ControllerWatch, 'Controller.stores.of')
-          .store as unknown as StoreReader<O>,
+        kinds.find(resource, 'Controller.stores.of').store as unknown as StoreReader<O>,
       all: kinds.all.map((k) => ({ resource: k.plan.resource, role: k.plan.role, store: k.store })),
     },
     cache: cacheReader(kinds, undefined, 'Controller.cache'),

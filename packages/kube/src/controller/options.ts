@@ -32,6 +32,15 @@ export interface ControllerLogger {
   error?(message: string, fields: Readonly<Record<string, unknown>>): void;
 }
 
+/**
+ * A function of `O` that a `ControllerWatch<O>` may hold where a `ControllerWatch<KubeObject>` is
+ * expected (method-style bivariance): each `watches`/`owns` entry is typed by its own kind —
+ * annotate the parameter, e.g. `indexes: { node: (p: Pod) => [p.spec?.nodeName ?? ''] }`.
+ */
+type Bivariant<F extends (...args: never[]) => unknown> = {
+  hack(...args: Parameters<F>): ReturnType<F>;
+}['hack'];
+
 /** Names the object a mapped watch event concerns (its `apiVersion`/`kind` are the `for` resource's). */
 export interface RequestName {
   readonly namespace?: string;
@@ -62,16 +71,16 @@ export interface ControllerWatch<W extends KubeObject = KubeObject> {
    * every event: keep it cheap, read through `ctx.cache`. A map that throws fails only that object:
    * reported, and retried with backoff.
    */
-  readonly map: (object: W, ctx: MapContext) => readonly RequestName[];
+  readonly map: Bivariant<(object: W, ctx: MapContext) => readonly RequestName[]>;
   /** Namespace of this watch; default the controller's namespace(s). */
   readonly namespace?: string;
   readonly labelSelector?: string;
   /** Watch metadata only (cheaper; `map` then sees `PartialObjectMetadata`). Default false. */
   readonly metadataOnly?: boolean;
   /** Filters of this watch's objects (`Apply` events; deletes pass), e.g. `labelsChanged()`. */
-  readonly predicates?: readonly MonoTypeOperatorFunction<W>[];
+  readonly predicates?: readonly Bivariant<MonoTypeOperatorFunction<W>>[];
   /** Indexes of this watch's Store, by name (controller-runtime `IndexField`): see `CacheReader.list`. */
-  readonly indexes?: Readonly<Record<string, Indexer<W>>>;
+  readonly indexes?: Readonly<Record<string, Bivariant<Indexer<W>>>>;
 }
 
 /** An owned child kind with options (a bare `ResourceType` means all defaults). */
@@ -84,9 +93,9 @@ export interface ControllerOwns<C extends KubeObject = KubeObject> {
   readonly metadataOnly?: boolean;
   readonly labelSelector?: string;
   /** Filters of this kind's objects (`Apply` events; deletes pass), e.g. `generationChanged()`. */
-  readonly predicates?: readonly MonoTypeOperatorFunction<C>[];
+  readonly predicates?: readonly Bivariant<MonoTypeOperatorFunction<C>>[];
   /** Indexes of this kind's Store, by name. */
-  readonly indexes?: Readonly<Record<string, Indexer<C>>>;
+  readonly indexes?: Readonly<Record<string, Bivariant<Indexer<C>>>>;
 }
 
 /**
