@@ -60,16 +60,19 @@ export {
   ResourceNotFoundError,
   isAlreadyExists,
   isConflict,
+  forbiddenCause,
   isForbidden,
   isGone,
   isInvalid,
   isKubeApiError,
+  isNamespaceTerminating,
   isNotFound,
   isTooManyRequests,
   isUnauthorized,
   retryAfterSeconds,
 } from './errors.js';
 export type {
+  ForbiddenCause,
   KubeApiErrorInit,
   RequestTarget,
   Status,
@@ -78,7 +81,16 @@ export type {
   TransportFailure,
 } from './errors.js';
 export { objectKey } from './types.js';
-export type { KubeObject, ObjectMeta, ObjectRef, OwnerReference, ResourceType, WatchEvent } from './types.js';
+export type {
+  FromModel,
+  KubeObject,
+  ObjectMeta,
+  ObjectRef,
+  OwnerReference,
+  ResourceType,
+  WatchEvent,
+  Wire,
+} from './types.js';
 export type {
   ListPage,
   ListParams,
@@ -220,7 +232,12 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
-export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager, ManagerStartError } from './manager/manager.js';
+export {
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  Manager,
+  ManagerStartError,
+  MAX_CONTROLLER_FAILURES,
+} from './manager/manager.js';
 export type {
   ManagedController,
   ManagedControllerOptions,
