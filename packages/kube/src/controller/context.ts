@@ -37,6 +37,7 @@ import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import { objectKey } from '../types.js';
+import { UserCodeError } from '../user-code-error.js';
 import type { CacheReader } from './cache-reader.js';
 import { showWrites } from './cache-reader.js';
 import type { ControllerLogger, ControllerWatch } from './options.js';
@@ -93,7 +94,8 @@ export interface ReconcileContext<T extends KubeObject> {
   ) => Observable<ControllerStatusOutcome<T>>;
   /**
    * Records an Event about this object through `options.recorder` (aggregated, rate limited).
-   * @throws {InvalidArgumentError} when `options.recorder` was not given, or for a bad event.
+   * @throws {InvalidArgumentError} when `options.recorder` was not given; a `UserCodeError` (hook
+   *   `record`) for an Event that cannot be built — it fails only this reconcile.
    */
   readonly record: (event: Omit<EventRequest, 'regarding'>) => void;
   /**
@@ -237,7 +239,11 @@ export function reconcileContext<T extends KubeObject>(
           'must be given to the controller (new EventRecorder(eventPortFromClient(client), …)) to record Events',
         );
       }
-      deps.record(object, event);
+      try {
+        deps.record(object, event);
+      } catch (error) {
+        throw new UserCodeError('record', error, { key });
+      }
     },
     apply: (body, options) =>
       tracked(

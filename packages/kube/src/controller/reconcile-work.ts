@@ -13,11 +13,13 @@ import type { Observable, ObservableInput } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
-import { isUserCodeError, UserCodeError } from '../user-code-error.js';
+import { isUserCodeError } from '../user-code-error.js';
+import type { UserCodeError } from '../user-code-error.js';
 import type { UserCodeHook } from '../user-code-error.js';
 import type { ControllerReconcile, ReconcileContext } from './context.js';
 import type { FinalizedRun } from './finalizer-stage.js';
 import type { UserCodeReporter } from './user-code.js';
+import { asUserCodeError } from './user-code.js';
 import type { WatchedKind } from './watches.js';
 
 /** The action of a skipped request (identity-compared, so a user's awaitChange is never taken for it). */
@@ -62,13 +64,8 @@ export function reconcileWork<T extends KubeObject>(
         }
         return from(out);
       } catch (error) {
-        return throwError(
-          () =>
-            new UserCodeError(hook, error, {
-              ...(deps.controller !== undefined ? { controller: deps.controller } : {}),
-              key,
-            }),
-        );
+        // A UserCodeError of a ctx hook (record, …) keeps its hook; anything else is the reconcile's.
+        return throwError(() => asUserCodeError(hook, error, key, deps.controller));
       }
     });
   return (request, key) =>

@@ -282,7 +282,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
         },
       );
       expectObservable(results$.pipe(map(short)), '^ 3ms !').toBe('(ab)', {
-        a: 'ns/a:error:reconcile@5',
+        a: 'ns/a:error:record@5',
         b: 'ns/b:success',
       });
     });
