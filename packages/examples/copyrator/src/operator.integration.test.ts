@@ -351,7 +351,7 @@ describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizin
     expect(rbac.rules).toContainEqual({
       apiGroups: [''],
       resources: ['secrets'],
-      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+      verbs: ['list', 'watch', 'create', 'patch', 'delete'],
     });
     expect(rbac.rules).toContainEqual({
       apiGroups: ['apiextensions.k8s.io'],
