@@ -1,53 +1,53 @@
 /**
- * Optional bearer-token authentication and a simple allow-list authorizer, answering 401/403 like
- * kube-apiserver (kube-wire file 15). Users in the group `system:masters` may do anything.
+ * Bearer-token authentication, answering 401 like kube-apiserver (kube-wire file 15): a token maps
+ * to a user and its groups, as kube-apiserver's `--token-auth-file` does; every authenticated user
+ * also gets `system:authenticated`, a request without a token is `system:anonymous` in
+ * `system:unauthenticated`. What a user may do is decided by RBAC (`src/rbac/`).
  *
  * @module
  */
+import type { KObj } from './store/object.js';
 
 /** A user a token maps to. */
 export interface AuthUser {
   readonly name: string;
   readonly groups?: readonly string[];
+  /** The user's uid (the third column of a token file). */
+  readonly uid?: string;
 }
 
-/** One allow rule; omitted or `'*'` entries match everything. */
-export interface AuthRule {
-  /** User names the rule applies to. */
-  readonly users?: readonly string[];
-  /** Verbs: get, list, watch, create, update, patch, delete, deletecollection. */
-  readonly verbs?: readonly string[];
-  /** API groups ('' = core). */
-  readonly groups?: readonly string[];
-  /** Resources, `widgets/status` for subresources. */
-  readonly resources?: readonly string[];
-  /** Namespaces (cluster-scoped requests match only rules without namespaces). */
-  readonly namespaces?: readonly string[];
-}
-
-/** Authentication and authorization configuration. */
+/**
+ * Authentication and authorization configuration: with it the server authenticates bearer tokens
+ * and authorizes every request with RBAC (kube-apiserver's `--token-auth-file` and
+ * `--authorization-mode=RBAC`).
+ */
 export interface AuthOptions {
   /** token → user (a string is a user name without groups). */
   readonly tokens: Readonly<Record<string, string | AuthUser>>;
-  /** Allow rules; everything else is forbidden (except for `system:masters`). */
-  readonly allow?: readonly AuthRule[];
+  /**
+   * RBAC objects (Role, ClusterRole, RoleBinding, ClusterRoleBinding) created at start, after the
+   * bootstrap policy — see `rbacGrant` for building them. Anything else can be created later
+   * through the API, as on a cluster.
+   */
+  readonly rbac?: readonly KObj[];
 }
 
-/** The authenticated user of a request. */
+/** The user of a request: authenticated, anonymous, or impersonated. */
 export interface RequestUser {
   readonly name: string;
   readonly groups: readonly string[];
   readonly anonymous: boolean;
+  readonly uid?: string;
+  /** `user.Info` extras (from `Impersonate-Extra-*`). */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** What is being accessed. */
-export interface Access {
-  readonly verb: string;
-  readonly group: string;
-  readonly resource: string;
-  readonly subresource: string | undefined;
-  readonly namespace: string | undefined;
-}
+/** The user of every request when authentication is off (a member of `system:masters`). */
+export const ADMIN_USER: RequestUser = {
+  name: 'admin',
+  groups: ['system:masters', 'system:authenticated'],
+  anonymous: false,
+};
 
 /** Resolves the `Authorization` header: the user, or `undefined` for an unknown token (→ 401). */
 export function authenticate(auth: AuthOptions, header: string | undefined): RequestUser | undefined {
@@ -58,33 +58,13 @@ export function authenticate(auth: AuthOptions, header: string | undefined): Req
   if (!m) return undefined;
   const u = auth.tokens[m[1] ?? ''];
   if (u === undefined) return undefined;
-  const user =
-    typeof u === 'string'
-      ? { name: u, groups: [] as readonly string[] }
-      : { name: u.name, groups: u.groups ?? [] };
-  return { name: user.name, groups: [...user.groups, 'system:authenticated'], anonymous: false };
-}
-
-function has(list: readonly string[] | undefined, v: string): boolean {
-  return list === undefined || list.includes('*') || list.includes(v);
-}
-
-/** Whether the user may perform the access. */
-export function authorize(auth: AuthOptions, user: RequestUser, a: Access): boolean {
-  if (user.groups.includes('system:masters')) return true;
-  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  for (const r of auth.allow ?? []) {
-    if (
-      !has(r.users, user.name) ||
-      !has(r.verbs, a.verb) ||
-      !has(r.groups, a.group) ||
-      !has(r.resources, res)
-    )
-      continue;
-    if (r.namespaces !== undefined && !r.namespaces.includes('*')) {
-      if (a.namespace === undefined || !r.namespaces.includes(a.namespace)) continue;
-    }
-    return true;
-  }
-  return false;
+  if (typeof u === 'string') return { name: u, groups: ['system:authenticated'], anonymous: false };
+  // the AuthenticatedGroupAdder: system:authenticated unless the user already has it
+  const groups = u.groups ?? [];
+  return {
+    name: u.name,
+    groups: groups.includes('system:authenticated') ? [...groups] : [...groups, 'system:authenticated'],
+    anonymous: false,
+    ...(u.uid !== undefined ? { uid: u.uid } : {}),
+  };
 }

@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 
+import type { AuditEvent } from './audit.js';
+import { AuditLog } from './audit.js';
 import type { AuthOptions, RequestUser } from './auth.js';
-import { authenticate } from './auth.js';
+import { ADMIN_USER, authenticate } from './auth.js';
 import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
 import { Faults } from './faults.js';
@@ -30,13 +32,18 @@ import type { Route } from './http/request.js';
 import { parsePath } from './http/request.js';
 import type { ResponseContext } from './http/respond.js';
 import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
+import { requestAttributes } from './rbac/attributes.js';
+import { forbiddenError } from './rbac/forbidden.js';
+import { ImpersonationHeaderError, impersonate } from './rbac/impersonation.js';
+import type { InstalledAuthorization } from './rbac/install.js';
+import { installAuthorization } from './rbac/install.js';
+import type { AdmissionPlugin } from './rbac/owner-references.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
 import {
   ApiError,
   failure,
-  forbiddenPath,
   internalError,
   serviceUnavailable,
   tooManyRequests,
@@ -60,8 +67,23 @@ export interface ApiServerOptions {
   readonly host?: string;
   /** Serve HTTPS with the checked-in test CA (kubeconfig carries certificate-authority-data). */
   readonly tls?: boolean;
-  /** Bearer tokens and allow rules; without it every request is admin. */
+  /**
+   * Bearer tokens, and RBAC objects to create at start: with it requests are authenticated by token
+   * and authorized by RBAC from the Roles and bindings stored in the server (the bootstrap policy
+   * included). Without it every request is admin and allowed.
+   */
   readonly auth?: AuthOptions;
+  /**
+   * Admission plugins to enable besides the defaults (kube-apiserver's `--enable-admission-plugins`):
+   * `OwnerReferencesPermissionEnforcement`. They check permissions, so they act with `auth` only.
+   */
+  readonly enableAdmissionPlugins?: readonly AdmissionPlugin[];
+  /**
+   * Keep an audit log (kube-apiserver's at level Metadata: user, verb, object, code, authorization
+   * decision and reason), read with {@link ApiServer.auditEvents}; at most `maxEvents` (default
+   * 100,000), the oldest dropped first. Off by default.
+   */
+  readonly audit?: { readonly maxEvents?: number };
   /** Garbage collection of ownerReferences (default true). */
   readonly gc?: boolean;
   /** Namespace existence/termination checks and the namespace controller (default true). */
@@ -119,6 +141,8 @@ export interface ApiServer {
   objects(resource: string, namespace?: string): KObj[];
   /** One object, or undefined. */
   object(resource: string, namespace: string | undefined, name: string): KObj | undefined;
+  /** The audit log so far, oldest first (empty unless started with `audit`). */
+  auditEvents(): AuditEvent[];
   /** Drops all connections and listens again on the same port; state kept, history compacted. */
   restart(): Promise<void>;
   /** Stops the server and removes the temporary kubeconfig. */
@@ -207,6 +231,8 @@ class ApiServerImpl implements ApiServer {
   private readonly controllers: Controllers;
   private readonly deployments: DeploymentController | undefined;
   private readonly crds: CrdController;
+  private readonly authorization: InstalledAuthorization;
+  private readonly auditLog: AuditLog | undefined;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
   private readonly host: string;
@@ -223,6 +249,7 @@ class ApiServerImpl implements ApiServer {
     this.logger = options.logger ?? { error: (m, e) => console.error(`[rxkube-apiserver] ${m}`, e ?? '') };
     this.host = options.host ?? '127.0.0.1';
     this.tls = options.tls ? testCertificates() : undefined;
+    this.auditLog = options.audit ? new AuditLog(options.audit.maxEvents ?? 100_000) : undefined;
     this.store = new ObjectStore(options.watchHistory ?? 10_000);
     const namespaceLifecycle = options.namespaceLifecycle ?? true;
     const gc = options.gc ?? true;
@@ -265,10 +292,23 @@ class ApiServerImpl implements ApiServer {
         )?.[0]
       : undefined;
     this.token = admin ?? 'rxkube-testing-admin';
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
+    this.authorization = installAuthorization(
+      this.engine,
+      this.registry,
+      {
+        rbac: options.auth !== undefined,
+        ...(options.auth?.rbac !== undefined ? { objects: options.auth.rbac } : {}),
+        ...(options.enableAdmissionPlugins !== undefined
+          ? { admissionPlugins: options.enableAdmissionPlugins }
+          : {}),
+      },
+      log,
+    );
     this.env = {
       engine: this.engine,
       registry: this.registry,
-      auth: options.auth,
+      authorizer: this.authorization.authorizer,
       gc,
       maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -279,7 +319,6 @@ class ApiServerImpl implements ApiServer {
         this.faults.counts.streamsCut++;
       },
     };
-    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
     this.store.compact();
     const ttl = options.continueTokenTtlMs ?? 300_000;
     let mark = this.store.resourceVersion;
@@ -390,13 +429,11 @@ class ApiServerImpl implements ApiServer {
     const delay = this.faults.takeDelay(method, pathWithQuery);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
-    let user: RequestUser | undefined = {
-      name: 'admin',
-      groups: ['system:masters', 'system:authenticated'],
-      anonymous: false,
-    };
+    let user: RequestUser | undefined = ADMIN_USER;
     if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);
     const ctx: ResponseContext = { headers: this.apiHeaders(user) };
+    const audit = this.auditLog?.begin(ctx.headers['Audit-Id'] ?? randomUUID(), req, res);
+    if (user) audit?.authenticated(user);
     const injected = this.faults.takeFailure(method, pathWithQuery);
     if (injected) {
       req.resume();
@@ -415,6 +452,22 @@ class ApiServerImpl implements ApiServer {
         sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } });
         return;
       }
+      // the filter chain of kube-apiserver: impersonation, then authorization, then routing
+      const { authorizer } = this.authorization;
+      try {
+        const acting = impersonate(req, user, authorizer);
+        if (acting !== user) audit?.impersonated(acting);
+        user = acting;
+      } catch (e) {
+        if (!(e instanceof ImpersonationHeaderError)) throw e;
+        req.resume();
+        sendText(res, 500, `${e.message}\n`, ctx);
+        return;
+      }
+      const attributes = requestAttributes(user, method, url.pathname, url.searchParams);
+      const decision = authorizer.authorize(attributes);
+      audit?.authorized(attributes, decision);
+      if (!decision.allowed) throw forbiddenError(attributes, decision.reason);
       await this.dispatch(req, res, route, url.searchParams, user, ctx);
     } catch (e) {
       if (e instanceof ApiError) {
@@ -441,12 +494,6 @@ class ApiServerImpl implements ApiServer {
     ctx: ResponseContext,
   ): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
-    const isPublic = route.kind === 'version' || route.kind === 'health';
-    if (!isPublic && route.kind !== 'resource' && user.anonymous && this.options.auth) {
-      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname), {
-        'X-Content-Type-Options': 'nosniff',
-      });
-    }
     if (route.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') {
       if (route.kind === 'unknown') sendPageNotFound(res, ctx);
       else
@@ -515,6 +562,10 @@ class ApiServerImpl implements ApiServer {
     return this.registry.all().find((t) => t.resource === plural && t.group === group);
   }
 
+  auditEvents(): AuditEvent[] {
+    return this.auditLog?.events() ?? [];
+  }
+
   objects(resource: string, namespace?: string): KObj[] {
     const t = this.resolve(resource);
     if (!t)
@@ -565,6 +616,7 @@ class ApiServerImpl implements ApiServer {
     this.stopped = true;
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
+    this.authorization.stop();
     this.deployments?.stop();
     this.crds.stop();
     await this.closeServer();

@@ -6,7 +6,7 @@
  */
 import type { KubeObject, ManagedResult } from '@rxkube/kube';
 import { KubeClient, Manager, createLogger, loadKubeConfigFile, managerRbac } from '@rxkube/kube';
-import { type ApiServer, type AuthRule, startApiServer } from '@rxkube/testing';
+import { type ApiServer, rbacGrant, startApiServer } from '@rxkube/testing';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -335,12 +335,8 @@ describe('copyrator demo scenario (README) against the embedded API server', () 
 
 describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizing API server)', () => {
   it('copies, updates, deletes and cleans up with only managerRbac(mgr) granted — COPY_PERMISSIONS included', async () => {
-    const allow: AuthRule[] = [];
     const server = await startApiServer({
-      auth: {
-        tokens: { admin: { name: 'admin', groups: ['system:masters'] }, operator: 'copyrator' },
-        allow,
-      },
+      auth: { tokens: { admin: { name: 'admin', groups: ['system:masters'] }, operator: 'copyrator' } },
     });
     const admin = KubeClient.fromKubeConfig(server.kubeConfig);
     // Install the CRD as admin through a Manager's setup: it remembers the CRD, so its RBAC asks
@@ -362,9 +358,8 @@ describe('copyrator with exactly the RBAC its Manager declares (HTTP, authorizin
     // The operator below leaves the CRD alone (`installCrd: false`): the same rules without that one.
     const operatorRules = rbac.rules.filter((r) => !r.resources.includes('customresourcedefinitions'));
     expect(operatorRules).toHaveLength(rbac.rules.length - 1);
-    for (const r of operatorRules) {
-      allow.push({ users: ['copyrator'], verbs: r.verbs, groups: r.apiGroups, resources: r.resources });
-    }
+    // granted as a cluster admin would: a ClusterRole and its binding, created through the API
+    for (const o of rbacGrant('copyrator', operatorRules)) await admin.create(o as KubeObject);
     const dir = mkdtempSync(join(tmpdir(), 'copyrator-rbac-'));
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, readFileSync(server.kubeconfigPath, 'utf8').replace(server.token, 'operator'));

@@ -2,13 +2,16 @@
  * namespace-watcher, widget, echo-server and deployment-notifier, each run as its Deployment runs
  * it with exactly its shipped RBAC (see restricted-operator.ts), through a short scenario of what
  * it does — an admin playing the user — and then stopped gracefully: no request refused (401/403)
- * from start to lease release, no reconcile error, /readyz passing.
+ * from start to lease release (the API server enforces RBAC from the applied rbac.yaml, with
+ * OwnerReferencesPermissionEnforcement on), every request allowed by rbac.yaml's own bindings, no
+ * reconcile error, /readyz passing.
  */
 import { readFileSync } from 'node:fs';
 import type { KubeObject } from '@rxkube/kube';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { exampleFile } from '../paths.js';
+import { grantKey } from './grants.js';
 import type { ShippedExample } from './manifests.js';
 import { SHIPPED_EXAMPLES } from './manifests.js';
 import type { RestrictedOperator } from './restricted-operator.js';
@@ -40,32 +43,62 @@ async function applySample(op: RestrictedOperator, name: string): Promise<void> 
   }
 }
 
-/** Stops the operator (drain, lease release) and checks nothing was refused along the way. */
-async function expectUnrefused(op: RestrictedOperator): Promise<void> {
+/** Event recorder grants a short scenario may not exercise. */
+const EVENT_RECORDER: Readonly<Record<string, string>> = {
+  [grantKey({ group: '', resource: 'events', verb: 'create' })]:
+    'core/v1 Events are the fallback where events.k8s.io is not served',
+  [grantKey({ group: '', resource: 'events', verb: 'patch' })]: 'core/v1 Events fallback, series update',
+  [grantKey({ group: 'events.k8s.io', resource: 'events', verb: 'patch' })]:
+    'an Event repeated within its series window is patched; the scenario may not repeat one',
+};
+
+/** The status sink's `get`: a re-read after a 409 only. */
+const statusReread = (group: string, resource: string): Record<string, string> => ({
+  [grantKey({ group, resource, verb: 'get' })]:
+    'the status sink re-reads the object after a 409 conflict only',
+});
+
+/** `update` on the owner's finalizers: an authorization check of the admission plugin, not a request. */
+const ownerFinalizers = (group: string, resource: string): Record<string, string> => ({
+  [grantKey({ group, resource: `${resource}/finalizers`, verb: 'update' })]:
+    'OwnerReferencesPermissionEnforcement checks it when a child with blockOwnerDeletion is created; it is no request of its own',
+});
+
+/**
+ * Stops the operator (drain, lease release) and checks nothing was refused along the way, and that
+ * every grant rbac.yaml carries was used — or is in `mayStayUnused` with the reason the scenario
+ * cannot show it (each reason naming a grant rbac.yaml has).
+ */
+async function expectUnrefused(
+  op: RestrictedOperator,
+  mayStayUnused: Readonly<Record<string, string>>,
+): Promise<void> {
   const port = op.mgr.ports[0];
   const readyz = await fetch(`http://127.0.0.1:${port}/readyz?verbose`);
   expect(readyz.status, await readyz.text()).toBe(200);
   expect(await op.mgr.stop()).toMatchObject({ drained: true });
   expect(op.refused()).toEqual([]);
-  expect(op.outsideResourceNames()).toEqual([]);
+  expect(op.allowedOutsideItsRbac()).toEqual([]);
+  expect(op.unusedGrants().filter((k) => mayStayUnused[k] === undefined)).toEqual([]);
+  const granted = new Set(op.grants.map((g) => grantKey(g)));
+  expect(Object.keys(mayStayUnused).filter((k) => !granted.has(k))).toEqual([]);
   // setup's mgr.ensureCrd updated the CRD (applied ahead by the admin, as kustomize does) with the
   // operator's own token: one server-side apply, allowed by rbac.yaml's get/patch on that name
   const crd = op.example.crd;
   expect(
-    op.proxy.requests
+    op
+      .requests()
       .filter((r) => r.resource?.resource === 'customresourcedefinitions' && r.verb !== 'get')
       .map((r) => [r.verb, r.resource?.name, r.status]),
   ).toEqual(crd !== undefined ? [['patch', crd, 200]] : []);
   expect(op.results.filter((r) => r.error !== undefined).map((r) => String(r.error))).toEqual([]);
   // the lease was used: created (and released) in rxkube-system with the operator's token
   expect(
-    op.proxy.requests.some(
-      (r) => r.resource?.resource === 'leases' && r.verb === 'create' && r.status === 201,
-    ),
+    op.requests().some((r) => r.resource?.resource === 'leases' && r.verb === 'create' && r.status === 201),
   ).toBe(true);
 }
 
-describe('the other examples with their shipped RBAC (authorizing API server, leader election)', () => {
+describe('the other examples with their shipped RBAC (RBAC-enforcing API server, leader election)', () => {
   it('namespace-watcher: welcomes a new namespace, removes the welcome on opt-out', async () => {
     const op = await startRestrictedOperator(example('namespace-watcher'));
     try {
@@ -77,7 +110,7 @@ describe('the other examples with their shipped RBAC (authorizing API server, le
         { type: 'merge', body: { metadata: { labels: { 'rxkube.io/welcome': 'false' } } } },
       );
       await op.until('welcome ConfigMap removed after opt-out', () => welcome() === undefined);
-      await expectUnrefused(op);
+      await expectUnrefused(op, {});
     } finally {
       await op.stop();
     }
@@ -102,7 +135,11 @@ describe('the other examples with their shipped RBAC (authorizing API server, le
         name: 'large',
       });
       await op.until('Widget large gone (finalizer released)', () => widget('large') === undefined);
-      await expectUnrefused(op);
+      await expectUnrefused(op, {
+        ...EVENT_RECORDER,
+        ...statusReread('example.com', 'widgets'),
+        ...ownerFinalizers('example.com', 'widgets'),
+      });
     } finally {
       await op.stop();
     }
@@ -129,7 +166,12 @@ describe('the other examples with their shipped RBAC (authorizing API server, le
         { type: 'merge', body: { spec: { expose: false } } },
       );
       await op.until('the Service pruned', () => services().length === 0 && ready(echo()));
-      await expectUnrefused(op);
+      await expectUnrefused(op, {
+        ...statusReread('example.com', 'echoservers'),
+        ...ownerFinalizers('example.com', 'echoservers'),
+        [grantKey({ group: 'apps', resource: 'deployments', verb: 'delete' })]:
+          'applyChildren prunes a Deployment the desired children no longer have; the scenario prunes the Service only',
+      });
     } finally {
       await op.stop();
     }
@@ -153,7 +195,12 @@ describe('the other examples with their shipped RBAC (authorizing API server, le
         'the new image notified',
         () => notifier()?.status?.notified?.['web/app'] === 'nginx:1.27',
       );
-      await expectUnrefused(op);
+      await expectUnrefused(op, {
+        ...EVENT_RECORDER,
+        [grantKey({ group: 'events.k8s.io', resource: 'events', verb: 'create' })]:
+          'the recorder emits Events on failures only (webhook errors); the scenario has none',
+        ...statusReread('notify.rxkube.io', 'deploymentnotifiers'),
+      });
     } finally {
       await op.stop();
     }

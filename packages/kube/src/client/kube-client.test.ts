@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '@rxkube/core';
 import type { ApiServer } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
+import { rbacGrant, startApiServer } from '@rxkube/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
@@ -329,15 +329,9 @@ describe('KubeApiError guards over HTTP', () => {
     const limited = await startApiServer({
       auth: {
         tokens: { admin: { name: 'admin', groups: ['system:masters'] }, limited: 'limited' },
-        allow: [
-          {
-            users: ['limited'],
-            verbs: ['get'],
-            groups: [''],
-            resources: ['configmaps'],
-            namespaces: ['default'],
-          },
-        ],
+        rbac: rbacGrant('limited', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }], {
+          namespace: 'default',
+        }),
       },
     });
     try {

@@ -1,5 +1,5 @@
 import type { ApiServer } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
+import { rbacGrant, startApiServer } from '@rxkube/testing';
 import type { Observable, Subscription } from 'rxjs';
 import { filter, firstValueFrom, take, takeWhile, tap, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -174,15 +174,9 @@ describe('listWatchSource over HTTP', () => {
     const limited = await startApiServer({
       auth: {
         tokens: { admin: { name: 'admin', groups: ['system:masters'] }, limited: 'limited' },
-        allow: [
-          {
-            users: ['limited'],
-            verbs: ['list'],
-            groups: [''],
-            resources: ['configmaps'],
-            namespaces: ['default'],
-          },
-        ],
+        rbac: rbacGrant('limited', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], {
+          namespace: 'default',
+        }),
       },
     });
     const kc = limited.kubeConfig;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Writable } from 'node:stream';
 import { Action } from '@rxkube/core';
-import { startApiServer, type ApiServer } from '@rxkube/testing';
+import { rbacGrant, startApiServer, type ApiServer } from '@rxkube/testing';
 import type { Observable } from 'rxjs';
 import {
   filter,
@@ -446,9 +446,9 @@ describe('Manager leader election refused by RBAC (over HTTP)', () => {
     const server = await startApiServer({
       auth: {
         tokens: { admin: { name: 'admin', groups: ['system:masters'] }, op: 'operator' },
-        allow: [
-          { users: ['operator'], groups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
-        ],
+        rbac: rbacGrant('operator', [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] },
+        ]),
       },
     });
     const kc = new KubeConfig();

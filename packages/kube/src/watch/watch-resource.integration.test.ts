@@ -4,7 +4,7 @@
  * streams with bounded timeouts; nothing sleeps.
  */
 import type { ApiServer } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
+import { rbacGrant, startApiServer } from '@rxkube/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
@@ -355,15 +355,9 @@ describe('watchResource with RBAC', () => {
     const limited = await startApiServer({
       auth: {
         tokens: { limited: 'limited' },
-        allow: [
-          {
-            users: ['limited'],
-            verbs: ['list'],
-            groups: [''],
-            resources: ['configmaps'],
-            namespaces: ['default'],
-          },
-        ],
+        rbac: rbacGrant('limited', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], {
+          namespace: 'default',
+        }),
       },
     });
     const kc = limited.kubeConfig;

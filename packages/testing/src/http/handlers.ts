@@ -1,17 +1,18 @@
 /**
- * HTTP handlers of resource requests: verb resolution, scope and subresource checks, authorization,
- * content negotiation, and the get/list/watch/create/update/patch/delete/deletecollection answers
+ * HTTP handlers of resource requests (already authorized, see `server.ts`): verb resolution, scope
+ * and subresource checks, content negotiation, the create-only review kinds, and the get/list/watch/create/update/patch/delete/deletecollection answers
  * with the real response shapes (list envelopes, metadata-only bodies, delete results).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { AuthOptions, RequestUser } from '../auth.js';
-import { authorize } from '../auth.js';
+import type { RequestUser } from '../auth.js';
+import { sanitize } from '../handlers/decode.js';
 import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { WatchSession } from '../handlers/watch.js';
+import type { Authorizer } from '../rbac/authorizer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
@@ -19,7 +20,6 @@ import {
   badRequest,
   crdTerminating,
   deleteSuccess,
-  forbidden,
   genericNotFound,
   methodNotAllowed,
   notAcceptable,
@@ -38,7 +38,8 @@ import { sendJson, sendPageNotFound } from './respond.js';
 export interface HandlerEnv {
   readonly engine: Engine;
   readonly registry: Registry;
-  readonly auth: AuthOptions | undefined;
+  /** Answers the authorization reviews (the requests themselves are authorized before routing). */
+  readonly authorizer: Authorizer;
   readonly gc: boolean;
   readonly maxBodyBytes: number;
   readonly bookmarkIntervalMs: number;
@@ -113,28 +114,6 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw new ApiError(methodNotAllowed());
   }
-  if (env.auth) {
-    const access = {
-      verb,
-      group: type.group,
-      resource: type.resource,
-      subresource: route.subresource,
-      namespace: route.namespace,
-    };
-    if (!authorize(env.auth, r.user, access)) {
-      throw new ApiError(
-        forbidden(r.user.name, verb, {
-          group: type.group,
-          resource: type.resource,
-          ...(route.subresource ? { subresource: route.subresource } : {}),
-          ...(route.namespace ? { namespace: route.namespace } : {}),
-          ...(route.name ? { name: route.name } : {}),
-        }),
-        // the authorizer's 403 (responsewriters.Forbidden) sets nosniff; admission 403s do not (15, 20)
-        { 'X-Content-Type-Options': 'nosniff' },
-      );
-    }
-  }
   const negotiated = negotiate(req.headers.accept);
   if (negotiated === undefined) throw new ApiError(notAcceptable());
   const include = parseIncludeObject(query.get('includeObject'));
@@ -142,6 +121,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
     negotiated === 'Table' ? { as: 'Table', include, now: tableNow(env) } : { as: negotiated };
   const manager = fieldManager(req, query);
   const dryRun = query.getAll('dryRun').includes('All');
+  const user = r.user;
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
@@ -191,19 +171,33 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'create': {
+      if (type.virtualCreate) {
+        const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+        engine.checkTypeMeta(type, body);
+        engine.checkNamespace(type, body, ns);
+        const answer = type.virtualCreate(sanitize(type, body), {
+          namespace: ns,
+          user,
+          authorizer: env.authorizer,
+          manager,
+          now: engine.nowIso(),
+        });
+        sendJson(res, 201, answer, ctx);
+        return;
+      }
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
       const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager, dryRun });
+      const result = engine.create(type, ns, body, { manager, dryRun, user });
       sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
       return;
     }
     case 'update': {
       const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
       engine.checkTypeMeta(type, body);
-      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub });
+      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub, user });
       sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
       return;
     }
@@ -213,6 +207,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         manager,
         dryRun,
         subresource: sub,
+        user,
         force: truthy(query.get('force')),
         fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
       });

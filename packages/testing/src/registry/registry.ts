@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { authorizationTypes } from './authorization-kinds.js';
 import { builtinTypes } from './builtins.js';
+import { rbacTypes } from './rbac-kinds.js';
 import type { ResourceType } from './types.js';
 
 /** A served API group with its versions in preference order. */
@@ -22,7 +24,7 @@ export class Registry {
   private readonly groupVersions = new Map<string, string[]>();
 
   constructor() {
-    for (const t of builtinTypes()) this.add(t);
+    for (const t of [...builtinTypes(), ...authorizationTypes(), ...rbacTypes()]) this.add(t);
   }
 
   /** Adds (or replaces) a served type. */
@@ -140,7 +142,7 @@ export class Registry {
       };
       if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
       if (t.categories.length > 0) entry['categories'] = [...t.categories];
-      entry['storageVersionHash'] = t.storageVersionHash;
+      if (t.storageVersionHash !== '') entry['storageVersionHash'] = t.storageVersionHash;
       resources.push(entry);
       const subs = [...(t.subresources ?? [])];
       if (t.hasStatus) subs.push({ name: 'status', kind: t.kind, verbs: ['get', 'patch', 'update'] });
