@@ -4,9 +4,7 @@
  *
  * @module
  */
-import { authorizationTypes } from './authorization-kinds.js';
 import { builtinTypes } from './builtins.js';
-import { rbacTypes } from './rbac-kinds.js';
 import type { ResourceType } from './types.js';
 
 /** A served API group with its versions in preference order. */
@@ -24,7 +22,7 @@ export class Registry {
   private readonly groupVersions = new Map<string, string[]>();
 
   constructor() {
-    for (const t of [...builtinTypes(), ...authorizationTypes(), ...rbacTypes()]) this.add(t);
+    for (const t of builtinTypes()) this.add(t);
   }
 
   /** Adds (or replaces) a served type. */

@@ -4,26 +4,24 @@
  * (`system:controller:x`), create on update (the RBAC strategies allow it), the decode-time
  * defaults (`pkg/apis/rbac/v1/defaults.go`: roleRef and User/Group subjects get the
  * `rbac.authorization.k8s.io` apiGroup), Go's field order and serialisation (`rules` is never
- * omitted — `null` when empty —, empty `subjects` are), and validation (`../rbac/validation.ts`).
+ * omitted — `null` when empty —, empty `subjects` are), and validation (`src/rbac/validation.ts`).
  * What only the server's RBAC machinery can check (roleRef immutability needs the old object,
- * escalation prevention needs the user) lives in `../rbac/`.
+ * escalation prevention needs the user) lives in `src/rbac/`.
  *
  * @module
  */
-import type { StatusCause } from '../status.js';
-import type { Json, KObj } from '../store/object.js';
-import { isObject } from '../store/object.js';
+import { RBAC_GROUP } from '../../rbac/types.js';
 import {
   validateClusterRole,
   validateClusterRoleBinding,
   validateRole,
   validateRoleBinding,
-} from '../rbac/validation.js';
-import { RBAC_GROUP } from '../rbac/types.js';
-import { storageVersionHash, typedWireForm } from './builtins.js';
-import type { ResourceType } from './types.js';
-
-const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+} from '../../rbac/validation.js';
+import type { StatusCause } from '../../status.js';
+import type { Json, KObj } from '../../store/object.js';
+import { isObject } from '../../store/object.js';
+import type { ResourceType } from '../types.js';
+import { builtin, typedWireForm } from './builtin.js';
 
 /** Subject and RoleRef field orders (Go struct order). */
 const SUBJECT_FIELDS = ['kind', 'apiGroup', 'name', 'namespace'];
@@ -92,35 +90,21 @@ function rbacType(
   knownFields: readonly string[],
   defaults?: (o: KObj) => void,
 ): ResourceType {
-  const apiVersion = `${RBAC_GROUP}/v1`;
-  const wire = form(apiVersion, kind);
-  return {
+  const wire = form(`${RBAC_GROUP}/v1`, kind);
+  return builtin({
     group: RBAC_GROUP,
     version: 'v1',
-    apiVersion,
     resource,
-    singularName: '',
     kind,
-    listKind: `${kind}List`,
     namespaced,
-    shortNames: [],
-    categories: [],
-    verbs: VERBS,
-    hasStatus: false,
-    hasGeneration: false,
-    builtin: true,
-    storageKey: `${RBAC_GROUP}/${resource}`,
+    knownFields,
     nameRule: 'path-segment',
     allowCreateOnUpdate: true,
-    allowUnconditionalUpdate: true,
-    knownFields,
-    selectableFields: [],
-    storageVersionHash: storageVersionHash(RBAC_GROUP, 'v1', kind),
     fromStorage: wire,
     toStorage: wire,
     validate,
     ...(defaults ? { defaults } : {}),
-  };
+  });
 }
 
 /**
@@ -128,10 +112,10 @@ function rbacType(
  *
  * ## Example
  * ```ts
- * for (const t of rbacTypes()) registry.add(t);
+ * for (const t of rbacKinds()) registry.add(t);
  * ```
  */
-export function rbacTypes(): ResourceType[] {
+export function rbacKinds(): ResourceType[] {
   return [
     rbacType('roles', 'Role', true, roleForm, validateRole, ['rules']),
     rbacType('clusterroles', 'ClusterRole', false, roleForm, validateClusterRole, [

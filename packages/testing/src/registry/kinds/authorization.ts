@@ -2,7 +2,7 @@
  * authorization.k8s.io/v1: the create-only review kinds (SelfSubjectAccessReview,
  * SelfSubjectRulesReview, SubjectAccessReview cluster-wide, LocalSubjectAccessReview namespaced),
  * listed in discovery without a storageVersionHash (nothing is stored) and answered by
- * `../rbac/reviews.ts`.
+ * `src/rbac/reviews.ts`.
  *
  * @module
  */
@@ -11,10 +11,10 @@ import {
   selfSubjectAccessReview,
   selfSubjectRulesReview,
   subjectAccessReview,
-} from '../rbac/reviews.js';
-import type { KObj } from '../store/object.js';
-import { typedWireForm } from './builtins.js';
-import type { ResourceType, VirtualCreateRequest } from './types.js';
+} from '../../rbac/reviews.js';
+import type { KObj } from '../../store/object.js';
+import type { ResourceType, VirtualCreateRequest } from '../types.js';
+import { builtin } from './builtin.js';
 
 const GROUP = 'authorization.k8s.io';
 
@@ -24,32 +24,18 @@ function reviewType(
   namespaced: boolean,
   answer: (body: KObj, r: VirtualCreateRequest) => KObj,
 ): ResourceType {
-  const apiVersion = `${GROUP}/v1`;
-  const form = (o: KObj): KObj => typedWireForm(o, apiVersion, kind, ['spec', 'status']);
   return {
-    group: GROUP,
-    version: 'v1',
-    apiVersion,
-    resource,
-    singularName: '',
-    kind,
-    listKind: `${kind}List`,
-    namespaced,
-    shortNames: [],
-    categories: [],
-    verbs: ['create'],
-    hasStatus: false,
-    hasGeneration: false,
-    builtin: true,
-    storageKey: `${GROUP}/${resource}`,
-    nameRule: 'path-segment',
-    allowCreateOnUpdate: false,
-    allowUnconditionalUpdate: true,
-    knownFields: ['spec', 'status'],
-    selectableFields: [],
+    ...builtin({
+      group: GROUP,
+      version: 'v1',
+      resource,
+      kind,
+      namespaced,
+      verbs: ['create'],
+      knownFields: ['spec', 'status'],
+      nameRule: 'path-segment',
+    }),
     storageVersionHash: '',
-    fromStorage: form,
-    toStorage: form,
     virtualCreate: answer,
   };
 }
@@ -59,10 +45,10 @@ function reviewType(
  *
  * ## Example
  * ```ts
- * for (const t of authorizationTypes()) registry.add(t);
+ * for (const t of authorizationKinds()) registry.add(t);
  * ```
  */
-export function authorizationTypes(): ResourceType[] {
+export function authorizationKinds(): ResourceType[] {
   return [
     reviewType('localsubjectaccessreviews', 'LocalSubjectAccessReview', true, localSubjectAccessReview),
     reviewType('selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, selfSubjectAccessReview),
