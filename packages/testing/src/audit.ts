@@ -128,11 +128,11 @@ export class AuditLog {
     };
     // the head of every answer goes through writeHead (Node calls it for implicit headers too)
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-    res.writeHead = ((...args: unknown[]) => {
+    res.writeHead = (...args: unknown[]) => {
       if (typeof args[0] === 'number') res.statusCode = args[0];
       record();
       return writeHead(...args);
-    });
+    };
     res.once('close', record);
     return {
       authenticated: (u) => {

@@ -202,8 +202,7 @@ function usedGrantKeys(r: OperatorRequest): string[] {
 
 /** Applies manifests as an admin with kubectl would (server-side apply, forced). */
 async function applyAsAdmin(admin: KubeClient, objects: readonly Manifest[]): Promise<void> {
-  for (const o of objects)
-    await admin.apply(o, { fieldManager: 'kubectl', force: true });
+  for (const o of objects) await admin.apply(o, { fieldManager: 'kubectl', force: true });
 }
 
 /** `deploy/<file>` of an example, parsed. */
