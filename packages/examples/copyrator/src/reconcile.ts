@@ -778,7 +778,7 @@ export class CopyFailedError extends Error {
     super(
       `CopyratorRule ${rule}: ${failures.length} copy write(s) failed (${listText(
         failures.map(failureText),
-      )}); retrying with backoff — check the operator's RBAC (get/list/watch/create/patch/delete on configmaps and secrets) and the namespaces named`,
+      )}); retrying with backoff — check the operator's RBAC (list/watch/create/patch/delete on configmaps and secrets) and the namespaces named`,
     );
   }
 }
