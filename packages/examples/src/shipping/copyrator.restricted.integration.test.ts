@@ -7,6 +7,8 @@
  * and the scenario must exercise what copyrator declares it needs.
  */
 import type { KubeObject, Manager } from '@rxkube/kube';
+import type { BackendName } from '@rxkube/testing';
+import { selectedBackends } from '@rxkube/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCopyratorDemo } from '../../copyrator/src/demo.js';
 import { COPY_PERMISSIONS } from '../../copyrator/src/operator.js';
@@ -37,7 +39,7 @@ const MAY_STAY_UNUSED: Readonly<Record<string, string>> = {
   })]: 'the elector reads the Lease only when creating it conflicted',
 };
 
-describe('copyrator with its shipped RBAC (RBAC-enforcing API server, leader election, audit log)', () => {
+function suite(backend: BackendName): void {
   let op: RestrictedOperator;
   let converged = false;
   const demoLog: string[] = [];
@@ -46,7 +48,7 @@ describe('copyrator with its shipped RBAC (RBAC-enforcing API server, leader ele
   // shows which requests were refused).
   beforeAll(async () => {
     if (copyrator === undefined) throw new Error('copyrator is not among SHIPPED_EXAMPLES');
-    op = await startRestrictedOperator(copyrator);
+    op = await startRestrictedOperator(copyrator, { backend });
     try {
       // The demo writes through the client it is given and waits on results$: hand it the admin
       // (the user) and the operator's results; the operator itself writes only with its own token.
@@ -54,20 +56,22 @@ describe('copyrator with its shipped RBAC (RBAC-enforcing API server, leader ele
       converged = await runCopyratorDemo(asUser, (line) => demoLog.push(line), { stepTimeoutMs: 10_000 });
       // The demo deletes the ConfigMap rule; delete the Secret rule too (the finalizer's cleanup).
       await op.admin.delete({ ...RULE_TYPE, name: 'registry-credentials' });
-      await op.until('registry-credentials copies deleted and the rule gone', () => {
-        const secrets = op.server
-          .objects('secrets')
-          .filter((s) => (s as KubeObject).metadata.labels?.[RULE_LABEL] === 'registry-credentials');
-        return secrets.length === 0 && op.server.objects('copyratorrules.copyrator.rxkube.io').length === 0;
+      await op.until('registry-credentials copies deleted and the rule gone', async () => {
+        const secrets = (await op.cluster.list('secrets')).filter(
+          (s) => (s as KubeObject).metadata.labels?.[RULE_LABEL] === 'registry-credentials',
+        );
+        return (
+          secrets.length === 0 && (await op.cluster.list('copyratorrules.copyrator.rxkube.io')).length === 0
+        );
       });
     } catch (error) {
       converged = false;
       demoLog.push(String(error));
     }
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     await op?.stop();
-  });
+  }, 60_000);
 
   it('converges through its own demo scenario', () => {
     expect(converged, demoLog.join('\n')).toBe(true);
@@ -84,8 +88,8 @@ describe('copyrator with its shipped RBAC (RBAC-enforcing API server, leader ele
     expect(readyz.status, await readyz.text()).toBe(200);
   });
 
-  it('leads through the Lease copyrator in rxkube-system (the lease Role)', () => {
-    const lease = op.server.object('leases.coordination.k8s.io', OPERATOR_NAMESPACE, 'copyrator') as
+  it('leads through the Lease copyrator in rxkube-system (the lease Role)', async () => {
+    const lease = (await op.cluster.get('leases.coordination.k8s.io', OPERATOR_NAMESPACE, 'copyrator')) as
       (KubeObject & { spec?: { holderIdentity?: string } }) | undefined;
     // In the pod the identity starts with POD_NAME (process.env); here it is this host's name.
     expect(lease?.spec?.holderIdentity).toBe(op.mgr.identity);
@@ -153,4 +157,11 @@ describe('copyrator with its shipped RBAC (RBAC-enforcing API server, leader ele
     const granted = new Set(op.grants.map((g) => grantKey(g)));
     expect(Object.keys(MAY_STAY_UNUSED).filter((k) => !granted.has(k))).toEqual([]);
   });
-});
+}
+
+for (const selection of selectedBackends()) {
+  const title = `copyrator with its shipped RBAC (RBAC-enforcing API server, leader election, audit log) [${selection.name}]`;
+  if (!selection.enabled)
+    describe.skip(`${title} — skipped: ${selection.reason ?? 'not selected'}`, () => suite(selection.name));
+  else describe(title, () => suite(selection.name));
+}

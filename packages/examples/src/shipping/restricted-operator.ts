@@ -28,8 +28,8 @@ import {
   settingsFromEnv,
   withSettings,
 } from '@rxkube/kube';
-import type { ApiServer, ApiServerOptions, AuditEvent } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
+import type { ApiServerOptions, AuditEvent, BackendName, TestCluster } from '@rxkube/testing';
+import { startApiServer, startControlPlane } from '@rxkube/testing';
 import type { Observable } from 'rxjs';
 import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { stringify } from 'yaml';
@@ -70,7 +70,10 @@ export interface OperatorRequest {
 
 /** A running restricted operator and everything around it. */
 export interface RestrictedOperator {
-  readonly server: ApiServer;
+  /** Which API server it runs against. */
+  readonly backend: BackendName;
+  /** The API server (reads as the admin). */
+  readonly cluster: TestCluster;
   /** A `system:masters` client: plays the user (creates namespaces, samples, …). */
   readonly admin: KubeClient;
   /** The manager, built as `rxkube run` builds it, with the operator's token. */
@@ -101,13 +104,20 @@ export interface RestrictedOperator {
   unusedGrants(): string[];
   /** Resolves once `check()` holds, re-checked after every reconcile result. */
   until(what: string, check: () => boolean | Promise<boolean>): Promise<void>;
-  /** Stops the manager (drain, lease release) and the server. */
+  /** Stops the manager (drain, lease release) and the API server. */
   stop(): Promise<void>;
 }
 
 /** Options of {@link startRestrictedOperator}. */
 export interface RestrictedOperatorOptions {
-  /** More options of the API server (not `auth`, `audit` or admission plugins). */
+  /**
+   * The embedded server (default) or a real control plane (`startControlPlane()`, binaries from
+   * `KUBEBUILDER_ASSETS`, kube-controller-manager running, its audit log written to a file).
+   */
+  readonly backend?: BackendName;
+  /** Simulated Deployment rollouts (there is no kubelet on either backend). */
+  readonly simulateDeployments?: boolean;
+  /** More options of the embedded server (not `auth`, `audit` or admission plugins). */
   readonly server?: Omit<ApiServerOptions, 'auth' | 'audit' | 'enableAdmissionPlugins'>;
   /** Run as admin before the operator starts (e.g. create namespaces the scenario needs). */
   readonly before?: (admin: KubeClient) => Promise<void>;
@@ -158,11 +168,10 @@ export function deploymentEnv(example: ShippedExample): Record<string, string> {
   return env;
 }
 
-/** The operator's requests in the server's audit log. */
-function operatorRequests(server: ApiServer, user: string): OperatorRequest[] {
-  return server
-    .auditEvents()
-    .filter((e: AuditEvent) => (e.impersonatedUser ?? e.user).username === user)
+/** The operator's requests in an audit log. */
+function operatorRequests(events: readonly AuditEvent[], user: string): OperatorRequest[] {
+  return events
+    .filter((e) => (e.impersonatedUser ?? e.user).username === user)
     .map((e) => {
       const ref = e.objectRef;
       return {
@@ -184,6 +193,94 @@ function operatorRequests(server: ApiServer, user: string): OperatorRequest[] {
           : {}),
       };
     });
+}
+
+/** An API server for the run, and where its audit events are read. */
+interface RunCluster {
+  readonly cluster: TestCluster;
+  /** The CA of its serving certificate (a real control plane), for the operator's kubeconfig. */
+  readonly ca?: string;
+  /** The audit log so far. */
+  audit(): AuditEvent[];
+}
+
+/** An audit policy logging one user's requests at level Metadata, once each (on completion). */
+function auditPolicy(user: string): string {
+  return stringify({
+    apiVersion: 'audit.k8s.io/v1',
+    kind: 'Policy',
+    omitStages: ['RequestReceived', 'ResponseStarted'],
+    rules: [{ level: 'Metadata', users: [user] }, { level: 'None' }],
+  });
+}
+
+async function startCluster(
+  backend: BackendName,
+  user: string,
+  options: RestrictedOperatorOptions,
+): Promise<RunCluster> {
+  const saUser = {
+    name: user,
+    // a ServiceAccount token authenticates as the account, in its groups
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${OPERATOR_NAMESPACE}`],
+  };
+  // on by default in OpenShift: blockOwnerDeletion needs update on the owner's finalizers
+  const plugins = ['OwnerReferencesPermissionEnforcement'] as const;
+  if (backend === 'embedded') {
+    const server = await startApiServer({
+      ...options.server,
+      ...(options.simulateDeployments === true ? { simulateDeployments: true } : {}),
+      auth: {
+        tokens: { [ADMIN_TOKEN]: { name: 'admin', groups: ['system:masters'] }, [OPERATOR_TOKEN]: saUser },
+      },
+      audit: {},
+      enableAdmissionPlugins: plugins,
+    });
+    return { cluster: server, audit: () => server.auditEvents() };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'rxkube-restricted-audit-'));
+  const policy = join(dir, 'policy.yaml');
+  const log = join(dir, 'audit.log');
+  writeFileSync(policy, auditPolicy(user));
+  const plane = await startControlPlane({
+    users: { [OPERATOR_TOKEN]: saUser },
+    controllerManager: true,
+    ...(options.simulateDeployments === true ? { simulateDeployments: true } : {}),
+    enableAdmissionPlugins: plugins,
+    apiServerArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${log}`, '--audit-log-mode=blocking'],
+  });
+  const cluster: TestCluster = {
+    ...plane,
+    url: plane.url,
+    kubeconfigPath: plane.kubeconfigPath,
+    kubeConfig: plane.kubeConfig,
+    token: plane.token,
+    list: (r, ns) => plane.list(r, ns),
+    get: (r, ns, n) => plane.get(r, ns, n),
+    stop: async () => {
+      await plane.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return {
+    cluster,
+    ca: plane.ca,
+    audit: () => {
+      let text: string;
+      try {
+        text = readFileSync(log, 'utf8');
+      } catch {
+        return []; // nothing logged yet
+      }
+      return text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => {
+          const e = JSON.parse(l) as AuditEvent;
+          return { ...e, annotations: e.annotations ?? {} };
+        });
+    },
+  };
 }
 
 /** The grant keys a request used (with and without its namespace). */
@@ -236,24 +333,11 @@ export async function startRestrictedOperator(
   const user = serviceAccountUser(example.name, OPERATOR_NAMESPACE);
   const rbac = deployRbacManifests(example);
   const grants = grantsFor(rbac, example.name, OPERATOR_NAMESPACE);
-  const server = await startApiServer({
-    ...options.server,
-    auth: {
-      tokens: {
-        [ADMIN_TOKEN]: { name: 'admin', groups: ['system:masters'] },
-        // a ServiceAccount token authenticates as the account, in its groups
-        [OPERATOR_TOKEN]: {
-          name: user,
-          groups: ['system:serviceaccounts', `system:serviceaccounts:${OPERATOR_NAMESPACE}`],
-        },
-      },
-    },
-    audit: {},
-    // on by default in OpenShift: blockOwnerDeletion needs update on the owner's finalizers
-    enableAdmissionPlugins: ['OwnerReferencesPermissionEnforcement'],
-  });
-  const admin = KubeClient.fromKubeConfig(server.kubeConfig);
-  const cleanup: (() => unknown)[] = [() => server.stop(), () => admin.close()];
+  const backend = options.backend ?? 'embedded';
+  const run = await startCluster(backend, user, options);
+  const { cluster } = run;
+  const admin = KubeClient.fromKubeConfig(cluster.kubeConfig);
+  const cleanup: (() => unknown)[] = [() => cluster.stop(), () => admin.close()];
   try {
     // what `kubectl apply -k deploy/` does before the operator's pod starts
     await applyAsAdmin(admin, deployManifests(example, 'namespace.yaml'));
@@ -268,7 +352,19 @@ export async function startRestrictedOperator(
       stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'test', cluster: { server: server.url, 'insecure-skip-tls-verify': true } }],
+        clusters: [
+          {
+            name: 'test',
+            cluster:
+              run.ca !== undefined
+                ? {
+                    server: cluster.url,
+                    'certificate-authority-data': Buffer.from(run.ca).toString('base64'),
+                  }
+                : // plain HTTP: nothing to verify (client-node wants it said)
+                  { server: cluster.url, 'insecure-skip-tls-verify': true },
+          },
+        ],
         users: [{ name: example.name, user: { token: OPERATOR_TOKEN } }],
         contexts: [{ name: 'sa', context: { cluster: 'test', user: example.name } }],
         'current-context': 'sa',
@@ -321,25 +417,26 @@ export async function startRestrictedOperator(
         ),
     );
     const refused = (): OperatorRequest[] =>
-      operatorRequests(server, user).filter((r) => r.status === 401 || r.status === 403);
+      operatorRequests(run.audit(), user).filter((r) => r.status === 401 || r.status === 403);
     return {
-      server,
+      backend,
+      cluster,
       admin,
       mgr,
       grants,
       results,
       logs,
       example,
-      requests: () => operatorRequests(server, user),
+      requests: () => operatorRequests(run.audit(), user),
       refused,
       allowedOutsideItsRbac: () =>
-        operatorRequests(server, user).filter((r) => {
+        operatorRequests(run.audit(), user).filter((r) => {
           if (r.resource === undefined || r.status === 401 || r.status === 403) return false;
           const by = /^RBAC: allowed by ((?:Cluster)?RoleBinding "[^"]*") of /.exec(r.reason)?.[1];
           return by === undefined || !ownBindings.has(by);
         }),
       unusedGrants: () => {
-        const used = new Set(operatorRequests(server, user).flatMap(usedGrantKeys));
+        const used = new Set(operatorRequests(run.audit(), user).flatMap(usedGrantKeys));
         return [...new Set(grants.map((g) => grantKey(g)))].filter((k) => !used.has(k));
       },
       until: async (what, check) => {
