@@ -31,6 +31,7 @@ import { Engine } from './handlers/engine.js';
 import type { WatchSession } from './handlers/watch.js';
 import type { HandlerEnv } from './http/handlers.js';
 import { handleResource } from './http/handlers.js';
+import { negotiateErrorMedia } from './http/negotiate.js';
 import type { Route } from './http/request.js';
 import { parsePath } from './http/request.js';
 import type { ResponseContext } from './http/respond.js';
@@ -443,22 +444,24 @@ class ApiServerImpl implements ApiServer {
     const ctx: ResponseContext = { headers: this.apiHeaders(user) };
     const audit = this.auditLog?.begin(ctx.headers['Audit-Id'] ?? randomUUID(), req, res);
     if (user) audit?.authenticated(user);
+    // errors are written in the encoding the client accepts (responsewriters.ErrorNegotiated)
+    const errorMedia = negotiateErrorMedia(req.headers.accept);
     const injected = this.faults.takeFailure(method, pathWithQuery);
     if (injected) {
       req.resume();
       const retry = injected.retryAfterSeconds ?? 1;
       if (injected.status === 429)
-        sendStatus(res, tooManyRequests(retry), ctx, { 'Retry-After': String(retry) });
+        sendStatus(res, tooManyRequests(retry), ctx, { 'Retry-After': String(retry) }, errorMedia);
       else if (injected.status === 503)
-        sendStatus(res, serviceUnavailable(), ctx, { 'Retry-After': String(retry) });
-      else sendStatus(res, internalError('Internal error occurred: injected fault'), ctx);
+        sendStatus(res, serviceUnavailable(), ctx, { 'Retry-After': String(retry) }, errorMedia);
+      else sendStatus(res, internalError('Internal error occurred: injected fault'), ctx, {}, errorMedia);
       return;
     }
     const route = parsePath(url.pathname);
     try {
       if (!user) {
         req.resume();
-        sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } });
+        sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } }, {}, errorMedia);
         return;
       }
       // the filter chain of kube-apiserver: impersonation, then authorization, then routing
@@ -481,7 +484,7 @@ class ApiServerImpl implements ApiServer {
     } catch (e) {
       if (e instanceof ApiError) {
         req.resume();
-        sendStatus(res, e.status, ctx, e.headers);
+        sendStatus(res, e.status, ctx, e.headers, errorMedia);
         return;
       }
       this.logger.error(`${method} ${pathWithQuery} failed`, e);
@@ -490,6 +493,8 @@ class ApiServerImpl implements ApiServer {
         res,
         internalError(`Internal error occurred: ${e instanceof Error ? e.message : String(e)}`),
         ctx,
+        {},
+        errorMedia,
       );
     }
   }

@@ -11,7 +11,10 @@ import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
 import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
+import type { WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
+import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
+import { PROTOBUF_MEDIA_TYPE } from '../protobuf/envelope.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
@@ -22,17 +25,18 @@ import {
   deleteSuccess,
   genericNotFound,
   methodNotAllowed,
-  notAcceptable,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject, orderMeta } from '../store/object.js';
+import type { Negotiated } from './negotiate.js';
+import { checkShape, negotiateOutput } from './negotiate.js';
 import type { Representation, ResourceRoute } from './request.js';
 import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
-import { negotiate, readBody } from './request.js';
+import { readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
-import { sendJson, sendPageNotFound } from './respond.js';
+import { sendBody, sendPageNotFound } from './respond.js';
 
 /** Everything a resource handler needs from the server. */
 export interface HandlerEnv {
@@ -114,11 +118,19 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw new ApiError(methodNotAllowed());
   }
-  const negotiated = negotiate(req.headers.accept);
-  if (negotiated === undefined) throw new ApiError(notAcceptable());
+  const negotiated = negotiateOutput(req.headers.accept, {
+    // the message table is built on first use: JSON-only clients never pay for it
+    protobuf: /protobuf/i.test(req.headers.accept ?? '') && speaksProtobuf(type),
+    watch: verb === 'watch',
+  });
+  if (verb === 'get' || verb === 'list' || verb === 'deletecollection')
+    checkShape(negotiated, type, verb !== 'get');
+  const media = negotiated.media;
   const include = parseIncludeObject(query.get('includeObject'));
   const rep: Presentation =
-    negotiated === 'Table' ? { as: 'Table', include, now: tableNow(env) } : { as: negotiated };
+    negotiated.as === 'Table'
+      ? { as: 'Table', include, now: tableNow(env), metaVersion: negotiated.metaVersion }
+      : { as: negotiated.as, metaVersion: negotiated.metaVersion };
   const manager = fieldManager(req, query);
   const dryRun = query.getAll('dryRun').includes('All');
   const user = r.user;
@@ -149,7 +161,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   switch (verb) {
     case 'get': {
       const o = engine.getStored(type, ns, name);
-      sendJson(res, 200, presentOne(engine, type, o, rep), ctx);
+      sendBody(res, 200, presentOne(engine, type, o, rep), ctx, media);
       return;
     }
     case 'list': {
@@ -161,18 +173,16 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         resourceVersion: query.get('resourceVersion'),
         resourceVersionMatch: query.get('resourceVersionMatch'),
       });
-      sendJson(res, 200, listBody(engine, type, result, rep), ctx);
+      sendBody(res, 200, listBody(engine, type, result, rep), ctx, media);
       return;
     }
     case 'watch': {
-      // Table watches are not emulated
-      if (rep.as === 'Table') throw new ApiError(notAcceptable());
-      startWatch(env, r, type, rep.as);
+      startWatch(env, r, type, negotiated, rep);
       return;
     }
     case 'create': {
       if (type.virtualCreate) {
-        const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+        const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
         engine.checkTypeMeta(type, body);
         engine.checkNamespace(type, body, ns);
         const answer = type.virtualCreate(sanitize(type, body), {
@@ -182,23 +192,23 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           manager,
           now: engine.nowIso(),
         });
-        sendJson(res, 201, answer, ctx);
+        sendBody(res, 201, answer, ctx, media);
         return;
       }
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
-      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
       engine.checkTypeMeta(type, body);
       const result = engine.create(type, ns, body, { manager, dryRun, user });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'update': {
-      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
       engine.checkTypeMeta(type, body);
       const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub, user });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'patch': {
@@ -211,16 +221,16 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         force: truthy(query.get('force')),
         fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
       });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'delete': {
       const opts = await deleteOptions(env, req, query);
       const result = engine.delete(type, ns, name, opts, env.gc);
       if (result.gone) {
-        sendJson(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx);
+        sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
       } else {
-        sendJson(res, 200, presentOne(engine, type, result.object, rep, true), ctx);
+        sendBody(res, 200, presentOne(engine, type, result.object, rep, true), ctx, media);
       }
       return;
     }
@@ -235,11 +245,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         const result = engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
         deleted.push(result.gone ? result.last : type.toStorage(result.object));
       }
-      sendJson(
+      sendBody(
         res,
         200,
         listBody(engine, type, { resourceVersion: engine.store.resourceVersion, items: deleted }, rep),
         ctx,
+        media,
       );
       return;
     }
@@ -249,6 +260,13 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 function isYaml(req: IncomingMessage): boolean {
   const ct = (req.headers['content-type'] ?? '').toLowerCase();
   return ct.startsWith('application/yaml') || ct.startsWith('application/apply-patch+yaml');
+}
+
+/** A create/update body: protobuf for `application/vnd.kubernetes.protobuf`, else JSON or YAML. */
+function decodeWriteBody(engine: Engine, type: ResourceType, req: IncomingMessage, buf: Buffer): KObj {
+  const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (ct === PROTOBUF_MEDIA_TYPE) return decodeProtobufBody(type, buf);
+  return engine.decode(type, buf, isYaml(req));
 }
 
 /** fieldManager query, else the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
@@ -310,11 +328,37 @@ async function deleteOptions(
 
 /** How to present bodies: the negotiated representation, plus Table options. */
 type Presentation =
-  | { readonly as: Exclude<Representation, 'Table'> }
-  | { readonly as: 'Table'; readonly include: IncludeObject; readonly now: number };
+  | { readonly as: Exclude<Representation, 'Table'>; readonly metaVersion: Negotiated['metaVersion'] }
+  | {
+      readonly as: 'Table';
+      readonly include: IncludeObject;
+      readonly now: number;
+      readonly metaVersion: Negotiated['metaVersion'];
+    };
+
+/** Table and PartialObjectMetadata answers in `meta.k8s.io/v1beta1` (same shape, other apiVersion). */
+function inMetaVersion(body: Json, version: Negotiated['metaVersion']): Json {
+  if (version === 'v1') return body;
+  const apiVersion = `meta.k8s.io/${version}`;
+  const retag = (o: unknown): void => {
+    if (isObject(o) && o['apiVersion'] === 'meta.k8s.io/v1') o['apiVersion'] = apiVersion;
+  };
+  retag(body);
+  for (const item of Array.isArray(body['items']) ? body['items'] : []) retag(item);
+  for (const row of Array.isArray(body['rows']) ? body['rows'] : []) if (isObject(row)) retag(row['object']);
+  return body;
+}
 
 function tableNow(env: HandlerEnv): number {
   return env.engine.config.now();
+}
+
+/** The view of each watch event's object, from the negotiated representation. */
+function watchView(env: HandlerEnv, n: Negotiated, rep: Presentation): WatchView {
+  const apiVersion = `meta.k8s.io/${n.metaVersion}`;
+  if (rep.as === 'Table') return { as: 'Table', include: rep.include, apiVersion, now: () => tableNow(env) };
+  if (rep.as === 'object') return { as: 'object' };
+  return { as: 'PartialObjectMetadata', apiVersion };
 }
 
 function partial(o: KObj): KObj {
@@ -326,9 +370,9 @@ function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Presentati
   const full = wire ? o : engine.present(type, o);
   if (rep.as === 'Table') {
     const meta = { resourceVersion: full.metadata.resourceVersion ?? '' };
-    return tableOf(type, [full], meta, rep.include, rep.now);
+    return inMetaVersion(tableOf(type, [full], meta, rep.include, rep.now), rep.metaVersion);
   }
-  if (rep.as !== 'object') return partial(o);
+  if (rep.as !== 'object') return inMetaVersion(partial(o), rep.metaVersion);
   return full;
 }
 
@@ -339,17 +383,18 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
     const objects = r.items.map((o) => engine.present(type, o));
-    return tableOf(type, objects, meta, rep.include, rep.now);
+    return inMetaVersion(tableOf(type, objects, meta, rep.include, rep.now), rep.metaVersion);
   }
   if (rep.as !== 'object') {
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
-    return {
+    const list = {
       kind: 'PartialObjectMetadataList',
       apiVersion: 'meta.k8s.io/v1',
       metadata: meta,
       items: r.items.map(partial),
     };
+    return inMetaVersion(list, rep.metaVersion);
   }
   if (type.builtin) {
     if (r.continue !== undefined) meta['continue'] = r.continue;
@@ -371,7 +416,13 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
   };
 }
 
-function startWatch(env: HandlerEnv, r: ResourceRequest, type: ResourceType, rep: Representation): void {
+function startWatch(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  type: ResourceType,
+  negotiated: Negotiated,
+  rep: Presentation,
+): void {
   const { query, route } = r;
   const { engine } = env;
   const selectors = engine.selectors(type, query.get('labelSelector'), query.get('fieldSelector'));
@@ -394,7 +445,8 @@ function startWatch(env: HandlerEnv, r: ResourceRequest, type: ResourceType, rep
       bookmarks: truthy(query.get('allowWatchBookmarks')),
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,
-      metadataOnly: rep !== 'object',
+      view: watchView(env, negotiated, rep),
+      protobuf: negotiated.media === 'protobuf',
       maxQueuedEvents: env.maxQueuedWatchEvents,
     },
     (s) => env.watches.delete(s),

@@ -1,6 +1,6 @@
 /**
- * Request parsing: URL paths into routes, `Accept` negotiation (JSON, metadata-only), bodies with a
- * size limit.
+ * Request parsing: URL paths into routes, bodies with a size limit (`Accept` negotiation is in
+ * `negotiate.ts`).
  *
  * @module
  */
@@ -95,33 +95,6 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
 
 /** What body shape the client asked for. */
 export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
-
-/** Negotiates the `Accept` header; undefined when nothing acceptable (→ 406). */
-export function negotiate(accept: string | undefined): Representation | undefined {
-  if (accept === undefined || accept.trim() === '') return 'object';
-  for (const clause of accept.split(',')) {
-    const [type = '', ...paramParts] = clause.split(';').map((s) => s.trim());
-    const params = new Map<string, string>();
-    for (const p of paramParts) {
-      const i = p.indexOf('=');
-      if (i > 0) params.set(p.slice(0, i).trim().toLowerCase(), p.slice(i + 1).trim());
-    }
-    const mt = type.toLowerCase();
-    if (mt !== 'application/json' && mt !== '*/*' && mt !== 'application/*') continue;
-    const as = params.get('as');
-    if (as === undefined) return 'object';
-    const g = params.get('g');
-    const v = params.get('v');
-    if (
-      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList' || as === 'Table') &&
-      g === 'meta.k8s.io' &&
-      (v === 'v1' || v === 'v1beta1')
-    ) {
-      return as;
-    }
-  }
-  return undefined;
-}
 
 /** Reads the request body up to `limit` bytes (413 beyond). */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

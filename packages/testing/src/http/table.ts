@@ -9,7 +9,7 @@
  * `includeObject`: `Metadata` (default, a PartialObjectMetadata), `None` (null) or `Object`.
  *
  * Does not: emulate the printers of Pod, Service, Deployment, Event etc. (they get the default
- * columns), `priority` > 0 (wide) columns, or Table watches.
+ * columns) or `priority` > 0 (wide) columns. Table watches are built from it in `handlers/watch.ts`.
  *
  * @module
  */
