@@ -5,12 +5,12 @@
  *
  * @module
  */
-import type { AuthOptions } from '../auth.js';
+import type { AuthUser } from '../auth.js';
 import type { Reply } from './test-client.js';
 import { call } from './test-client.js';
 
 /** Bearer tokens → users, as in the recording's token file. */
-export const TOKENS: AuthOptions['tokens'] = {
+export const TOKENS: Readonly<Record<string, AuthUser>> = {
   'admin-token': { name: 'admin', uid: 'admin-uid', groups: ['system:masters'] },
   'alice-token': { name: 'alice', uid: 'alice-uid', groups: ['devs'] },
   'bob-token': { name: 'bob', uid: 'bob-uid' },
