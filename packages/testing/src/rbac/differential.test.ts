@@ -194,6 +194,53 @@ const SETUP: { path: string; body: unknown }[] = [
     },
   },
   { path: '/api/v1/namespaces/default/configmaps', body: { metadata: { name: 'owner' } } },
+  // carol may escalate Roles in default and bind the ClusterRole admin there (only that one)
+  {
+    path: `${RBAC}/namespaces/default/roles`,
+    body: role('default', 'escalator', [
+      { apiGroups: [RBAC_GROUP], resources: ['roles'], verbs: ['create', 'escalate'] },
+      { apiGroups: [RBAC_GROUP], resources: ['rolebindings'], verbs: ['create'] },
+      { apiGroups: [RBAC_GROUP], resources: ['clusterroles'], resourceNames: ['admin'], verbs: ['bind'] },
+    ]),
+  },
+  {
+    path: `${RBAC}/namespaces/default/rolebindings`,
+    body: roleBinding('default', 'carol-escalator', { kind: 'Role', name: 'escalator' }, [user('carol')]),
+  },
+  // bob may create ClusterRoles and update Roles in default, holding little
+  {
+    path: `${RBAC}/clusterroles`,
+    body: {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'cr-maker' },
+      rules: [{ apiGroups: [RBAC_GROUP], resources: ['clusterroles'], verbs: ['create'] }],
+    },
+  },
+  {
+    path: `${RBAC}/clusterrolebindings`,
+    body: {
+      apiVersion: `${RBAC_GROUP}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'bob-cr-maker' },
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'cr-maker' },
+      subjects: [user('bob')],
+    },
+  },
+  {
+    path: `${RBAC}/namespaces/default/roles`,
+    body: role('default', 'role-updater', [
+      { apiGroups: [RBAC_GROUP], resources: ['roles'], verbs: ['patch', 'update'] },
+    ]),
+  },
+  {
+    path: `${RBAC}/namespaces/default/rolebindings`,
+    body: roleBinding('default', 'bob-role-updater', { kind: 'Role', name: 'role-updater' }, [user('bob')]),
+  },
+  {
+    path: `${RBAC}/namespaces/default/roles`,
+    body: role('default', 'secret-lister', [{ apiGroups: [''], resources: ['secrets'], verbs: ['list'] }]),
+  },
 ];
 
 /** The exchange. `{owner-uid}` in a body is replaced by each server's uid of ConfigMap `owner`. */
@@ -638,6 +685,54 @@ const CASES: Case[] = [
     path: `${RBAC}/namespaces/default/roles/ok`,
     contentType: MERGE,
     body: { rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] }] },
+  },
+  {
+    name: 'escalate: a role beyond what its creator holds',
+    token: 'carol-token',
+    method: 'POST',
+    path: `${RBAC}/namespaces/default/roles`,
+    body: role('default', 'escalated', [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }]),
+  },
+  {
+    name: 'bind: a binding to the role named',
+    token: 'carol-token',
+    method: 'POST',
+    path: `${RBAC}/namespaces/default/rolebindings`,
+    body: roleBinding('default', 'carol-admin', { kind: 'ClusterRole', name: 'admin' }, [user('bob')]),
+  },
+  {
+    name: 'bind: not another role',
+    token: 'carol-token',
+    method: 'POST',
+    path: `${RBAC}/namespaces/default/rolebindings`,
+    body: roleBinding('default', 'carol-view', { kind: 'ClusterRole', name: 'view' }, [user('bob')]),
+  },
+  {
+    name: 'aggregationRule needs cluster-admin',
+    token: 'bob-token',
+    method: 'POST',
+    path: `${RBAC}/clusterroles`,
+    body: {
+      metadata: { name: 'bob-aggregated' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: 'y' } }] },
+      rules: [],
+    },
+  },
+  {
+    name: 'a role update that only sets finalizers (the garbage collector’s write)',
+    token: 'bob-token',
+    method: 'PATCH',
+    path: `${RBAC}/namespaces/default/roles/secret-lister`,
+    contentType: MERGE,
+    body: { metadata: { finalizers: ['example.com/keep'] } },
+  },
+  {
+    name: 'a role update that changes more is checked',
+    token: 'bob-token',
+    method: 'PATCH',
+    path: `${RBAC}/namespaces/default/roles/secret-lister`,
+    contentType: MERGE,
+    body: { metadata: { labels: { a: 'b' } } },
   },
   // validation
   {
