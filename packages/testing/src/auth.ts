@@ -68,3 +68,59 @@ export function authenticate(auth: AuthOptions, header: string | undefined): Req
     ...(u.uid !== undefined ? { uid: u.uid } : {}),
   };
 }
+
+/** One CSV record: fields split on commas outside double quotes (`""` is a quote inside). */
+function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i] ?? '';
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out.map((f) => f.trim());
+}
+
+/**
+ * Parses kube-apiserver's `--token-auth-file` format: one `token,user,uid[,"group1,group2"]` per
+ * line (blank lines and `#` comments skipped).
+ *
+ * ## Example
+ * ```ts
+ * parseTokenFile('admin-token,admin,admin-uid,"system:masters"\nbob-token,bob,bob-uid\n');
+ * // { 'admin-token': { name: 'admin', uid: 'admin-uid', groups: ['system:masters'] }, 'bob-token': { name: 'bob', uid: 'bob-uid' } }
+ * ```
+ * @throws {RangeError} naming the line that has fewer than three fields or a repeated token.
+ */
+export function parseTokenFile(text: string, file = 'token file'): Record<string, AuthUser> {
+  const tokens: Record<string, AuthUser> = {};
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const [token = '', name = '', uid = '', groups = ''] = csvFields(line);
+    if (token === '' || name === '' || uid === '') {
+      throw new RangeError(`${file}:${String(i + 1)}: expected token,user,uid[,"group,…"]`);
+    }
+    if (tokens[token] !== undefined) throw new RangeError(`${file}:${String(i + 1)}: token repeated`);
+    const list =
+      groups === ''
+        ? []
+        : groups
+            .split(',')
+            .map((g) => g.trim())
+            .filter((g) => g !== '');
+    tokens[token] = { name, uid, ...(list.length > 0 ? { groups: list } : {}) };
+  });
+  return tokens;
+}

@@ -3,6 +3,7 @@ export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
 export type { FaultCounts, FailRule, DelayRule, RequestMatcher } from './faults.js';
+export { parseTokenFile } from './auth.js';
 export type { AuthOptions, AuthUser } from './auth.js';
 export type { AuditEvent, AuditObjectRef, AuditUser } from './audit.js';
 export { rbacGrant } from './rbac/grant.js';
