@@ -63,7 +63,19 @@ function unescapeExtraKey(key: string): string {
   }
 }
 
+/** Whether any `Impersonate-*` header was sent (most requests: none, and nothing is allocated). */
+function impersonating(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const h = raw[i] ?? '';
+    if (h.length > 12 && (h.charCodeAt(0) | 0x20) === 0x69 && h.slice(0, 12).toLowerCase() === 'impersonate-')
+      return true;
+  }
+  return false;
+}
+
 function requestsOf(req: IncomingMessage): ImpersonationRequest[] {
+  if (!impersonating(req)) return [];
   const headers = req.headersDistinct;
   const out: ImpersonationRequest[] = [];
   const none = { namespace: '', apiVersion: '', fieldPath: '' };
