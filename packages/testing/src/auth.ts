@@ -1,5 +1,6 @@
 /**
- * Bearer-token authentication, answering 401 like kube-apiserver (kube-wire file 15): a token maps
+ * Bearer-token authentication, answering 401 like kube-apiserver
+ * (packages/testing/fixtures/kube-wire/15-forbidden.json): a token maps
  * to a user and its groups, as kube-apiserver's `--token-auth-file` does; every authenticated user
  * also gets `system:authenticated`, a request without a token is `system:anonymous` in
  * `system:unauthenticated`. What a user may do is decided by RBAC (`src/rbac/`).

@@ -12,7 +12,10 @@ import { ApiError, failure } from '../status.js';
 import { goQuote } from '../validation/names.js';
 import type { Attributes } from './attributes.js';
 
-/** Headers of the authorizer's 403 (kube-wire files 15 and 20: admission 403s lack nosniff). */
+/**
+ * Headers of the authorizer's 403 (`fixtures/kube-wire/15-forbidden.json`; admission 403s lack nosniff:
+ * `20-namespace-deletion.json`).
+ */
 export const FORBIDDEN_HEADERS: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
 
 const sanitize = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -1,9 +1,11 @@
 /**
  * The built-in resource types, one file per API group in `kinds/`: core/v1 (`core.ts`), Events in
- * both groups (`events.ts`), apps/v1 (`apps.ts`), coordination.k8s.io (`coordination.ts`),
- * apiextensions.k8s.io (`apiextensions.ts`), authorization.k8s.io's reviews (`authorization.ts`),
- * rbac.authorization.k8s.io (`rbac.ts`). A new built-in kind goes into its group's file (or a
- * new one) and into the list below.
+ * both groups (`events.ts`), apps/v1 (`apps.ts`), autoscaling/v2 (`autoscaling.ts`), batch/v1
+ * (`batch.ts`), networking.k8s.io/v1 (`networking.ts`), policy/v1 (`policy.ts`),
+ * apiextensions.k8s.io (`apiextensions.ts`), coordination.k8s.io (`coordination.ts`), authorization.k8s.io's reviews (`authorization.ts`),
+ * rbac.authorization.k8s.io (`rbac.ts`). A new built-in
+ * kind goes into its group's file (or a new one) and into the list below; `/apis` lists the groups
+ * in kube-apiserver's order whatever the order here (`registry.ts`).
  *
  * Does not: emulate every built-in default or validation rule of kube-apiserver (see README).
  *
@@ -13,9 +15,13 @@ import type { ResourceType } from './types.js';
 import { apiextensionsKinds } from './kinds/apiextensions.js';
 import { appsKinds } from './kinds/apps.js';
 import { authorizationKinds } from './kinds/authorization.js';
+import { autoscalingKinds } from './kinds/autoscaling.js';
+import { batchKinds } from './kinds/batch.js';
 import { coordinationKinds } from './kinds/coordination.js';
 import { coreKinds } from './kinds/core.js';
 import { eventKinds } from './kinds/events.js';
+import { networkingKinds } from './kinds/networking.js';
+import { policyKinds } from './kinds/policy.js';
 import { rbacKinds } from './kinds/rbac.js';
 
 export { storageVersionHash, typedWireForm } from './kinds/builtin.js';
@@ -27,8 +33,12 @@ export function builtinTypes(): ResourceType[] {
     ...coreKinds(),
     ...eventKinds(),
     ...appsKinds(),
-    ...coordinationKinds(),
+    ...autoscalingKinds(),
+    ...batchKinds(),
+    ...networkingKinds(),
+    ...policyKinds(),
     ...apiextensionsKinds(),
+    ...coordinationKinds(),
     ...authorizationKinds(),
     ...rbacKinds(),
   ];
