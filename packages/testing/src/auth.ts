@@ -7,8 +7,6 @@
  *
  * @module
  */
-import type { KObj } from './store/object.js';
-
 /** A user a token maps to. */
 export interface AuthUser {
   readonly name: string;
@@ -19,18 +17,13 @@ export interface AuthUser {
 
 /**
  * Authentication and authorization configuration: with it the server authenticates bearer tokens
- * and authorizes every request with RBAC (kube-apiserver's `--token-auth-file` and
- * `--authorization-mode=RBAC`).
+ * and authorizes every request with RBAC from the Roles and bindings it stores (kube-apiserver's
+ * `--token-auth-file` and `--authorization-mode=RBAC`). Grant permissions by creating RBAC
+ * objects: at start with the server's `objects` option (see `rbacGrant`), or through the API.
  */
 export interface AuthOptions {
   /** token → user (a string is a user name without groups). */
   readonly tokens: Readonly<Record<string, string | AuthUser>>;
-  /**
-   * RBAC objects (Role, ClusterRole, RoleBinding, ClusterRoleBinding) created at start, after the
-   * bootstrap policy — see `rbacGrant` for building them. Anything else can be created later
-   * through the API, as on a cluster.
-   */
-  readonly rbac?: readonly KObj[];
 }
 
 /** The user of a request: authenticated, anonymous, or impersonated. */

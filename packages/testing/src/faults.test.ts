@@ -113,14 +113,14 @@ describe('auth (file 15) and TLS', () => {
           limited: 'realk8s:limited',
           reader: 'reader',
         },
-        rbac: rbacGrant(
-          'reader',
-          [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
-          {
-            namespace: 'default',
-          },
-        ),
       },
+      objects: rbacGrant(
+        'reader',
+        [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+        {
+          namespace: 'default',
+        },
+      ),
     });
     try {
       const h = (t: string): Record<string, string> => ({ Authorization: `Bearer ${t}` });

@@ -336,7 +336,6 @@ class ApiServerImpl implements ApiServer {
       this.registry,
       {
         rbac: options.auth !== undefined,
-        ...(options.auth?.rbac !== undefined ? { objects: options.auth.rbac } : {}),
         ...(options.enableAdmissionPlugins !== undefined
           ? { admissionPlugins: options.enableAdmissionPlugins }
           : {}),

@@ -17,7 +17,7 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 let s: ApiServer;
 
 beforeAll(async () => {
-  s = await startApiServer({ auth: { tokens: TOKENS, rbac: ALICE_RBAC } });
+  s = await startApiServer({ auth: { tokens: TOKENS }, objects: ALICE_RBAC });
 });
 afterAll(() => s.stop());
 
@@ -163,31 +163,29 @@ describe('decisions from Roles, ClusterRoles and bindings (rule.go, evaluation_h
 
   it('a list or watch with metadata.name is allowed by a resourceNames rule with list/watch', async () => {
     const server = await startApiServer({
-      auth: {
-        tokens: TOKENS,
-        rbac: [
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'Role',
-            metadata: { name: 'one-lease', namespace: 'default' },
-            rules: [
-              {
-                apiGroups: ['coordination.k8s.io'],
-                resources: ['leases'],
-                resourceNames: ['op'],
-                verbs: ['list', 'watch'],
-              },
-            ],
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'RoleBinding',
-            metadata: { name: 'one-lease', namespace: 'default' },
-            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-lease' },
-            subjects: [{ kind: 'User', name: 'bob' }],
-          },
-        ],
-      },
+      auth: { tokens: TOKENS },
+      objects: [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'one-lease', namespace: 'default' },
+          rules: [
+            {
+              apiGroups: ['coordination.k8s.io'],
+              resources: ['leases'],
+              resourceNames: ['op'],
+              verbs: ['list', 'watch'],
+            },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'one-lease', namespace: 'default' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-lease' },
+          subjects: [{ kind: 'User', name: 'bob' }],
+        },
+      ],
     });
     try {
       const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';

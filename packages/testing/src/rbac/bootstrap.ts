@@ -46,11 +46,8 @@ export function bootstrapPolicy(): KObj[] {
   return cached.map((o) => clone(o));
 }
 
-/**
- * Creates RBAC objects (Role, ClusterRole, RoleBinding, ClusterRoleBinding) as the server itself
- * (no escalation check). An object of another kind is a `TypeError` naming it.
- */
-export function createRbacObjects(
+/** Creates the bootstrap policy's objects as the server itself (no escalation check). */
+function createRbacObjects(
   engine: Engine,
   registry: Registry,
   objects: readonly KObj[],
@@ -60,22 +57,9 @@ export function createRbacObjects(
     const o = clone(raw);
     const resource = RESOURCES[String(o['kind'])];
     const type = resource === undefined ? undefined : registry.lookup(RBAC_GROUP, 'v1', resource);
-    if (type === undefined) {
-      throw new TypeError(
-        `auth.rbac: ${String(o['kind'])} ${String(o.metadata.name)} is not an RBAC object (Role, ClusterRole, RoleBinding, ClusterRoleBinding)`,
-      );
-    }
-    if (type.namespaced && !o.metadata.namespace) {
-      throw new TypeError(`auth.rbac: ${type.kind} ${String(o.metadata.name)} needs metadata.namespace`);
-    }
+    if (type === undefined) throw new TypeError(`bootstrap policy: ${String(o['kind'])} is not an RBAC kind`);
     o['apiVersion'] ??= type.apiVersion;
-    const ns = type.namespaced ? o.metadata.namespace : undefined;
-    if (ns !== undefined && !engine.store.get('/namespaces', ns)) {
-      throw new TypeError(
-        `auth.rbac: ${type.kind} ${ns}/${String(o.metadata.name)}: namespace "${ns}" does not exist at start (default, kube-system, kube-public and kube-node-lease do); create the namespace and the object through the API instead`,
-      );
-    }
-    engine.create(type, ns, o, { manager });
+    engine.create(type, type.namespaced ? o.metadata.namespace : undefined, o, { manager });
   }
 }
 

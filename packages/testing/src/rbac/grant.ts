@@ -1,8 +1,8 @@
 /**
  * Building RBAC objects for a test in one call: `rbacGrant('alice', rules, { namespace })` is the
  * Role and RoleBinding (or, without a namespace, the ClusterRole and ClusterRoleBinding) a cluster
- * admin would apply. Pass the result to `startApiServer({ auth: { tokens, rbac } })`, or create it
- * through the API. Nothing here is a side channel: the server authorizes from these objects.
+ * admin would apply. Pass the result to `startApiServer({ auth: { tokens }, objects })`, or create
+ * it through the API. Nothing here is a side channel: the server authorizes from these objects.
  *
  * @module
  */
@@ -35,12 +35,10 @@ function subjectOf(who: string | Subject): Subject {
  * ## Example
  * ```ts
  * const server = await startApiServer({
- *   auth: {
- *     tokens: { 'alice-token': 'alice' },
- *     rbac: rbacGrant('alice', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }], {
- *       namespace: 'default',
- *     }),
- *   },
+ *   auth: { tokens: { 'alice-token': 'alice' } },
+ *   objects: rbacGrant('alice', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }], {
+ *     namespace: 'default',
+ *   }),
  * });
  * ```
  */

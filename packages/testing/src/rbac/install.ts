@@ -10,12 +10,11 @@ import type { WriteAttributes } from '../handlers/engine-types.js';
 import type { Engine } from '../handlers/engine.js';
 import { ApiError } from '../status.js';
 import type { Registry } from '../registry/registry.js';
-import type { KObj } from '../store/object.js';
 import { ClusterRoleAggregation } from './aggregation.js';
 import { resourceAttributes } from './attributes.js';
 import type { Authorizer } from './authorizer.js';
 import { ALWAYS_ALLOW, RbacAuthorizer } from './authorizer.js';
-import { createRbacObjects, seedBootstrapPolicy } from './bootstrap.js';
+import { seedBootstrapPolicy } from './bootstrap.js';
 import { escalationCheck } from './escalation.js';
 import { forbiddenStatus } from './forbidden.js';
 import type { AdmissionPlugin } from './owner-references.js';
@@ -27,8 +26,6 @@ import { roleRefChange } from './validation.js';
 export interface AuthorizationOptions {
   /** RBAC (true) or allow-all. */
   readonly rbac: boolean;
-  /** RBAC objects to create after the bootstrap policy. */
-  readonly objects?: readonly KObj[];
   /** Admission plugins to enable. */
   readonly admissionPlugins?: readonly AdmissionPlugin[];
 }
@@ -66,7 +63,7 @@ function authorizeCreateOnUpdate(authorizer: Authorizer): (w: WriteAttributes) =
 /**
  * Installs authorization into an engine: hooks, bootstrap objects, the aggregation controller.
  *
- * @throws {TypeError} an unknown admission plugin, or an `objects` entry that is not RBAC.
+ * @throws {TypeError} an unknown admission plugin.
  */
 export function installAuthorization(
   engine: Engine,
@@ -113,7 +110,5 @@ export function installAuthorization(
   };
   const aggregation = new ClusterRoleAggregation(engine, registry, log);
   seedBootstrapPolicy(engine, registry, () => aggregation.syncAll());
-  createRbacObjects(engine, registry, options.objects ?? [], 'rxkube-testing');
-  aggregation.syncAll();
   return { authorizer, stop: () => aggregation.stop() };
 }

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON */
 /**
  * What only the embedded server has around RBAC: the options that turn it on (`auth.tokens`,
- * `auth.rbac`, `rbacGrant`, `enableAdmissionPlugins`), its answers with authorization off
+ * RBAC objects in `objects`, `rbacGrant`, `enableAdmissionPlugins`), its answers with authorization off
  * (`--authorization-mode=AlwaysAllow`), and the audit log.
  */
 import { describe, expect, it } from 'vitest';
@@ -39,13 +39,11 @@ describe('rbacGrant', () => {
 
   it('is what the server authorizes from (objects, not a side channel): deleting the binding revokes', async () => {
     const s = await startApiServer({
-      auth: {
-        tokens: { admin: { name: 'admin', groups: ['system:masters'] }, reader: 'reader' },
-        rbac: rbacGrant('reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], {
-          namespace: 'default',
-          name: 'reader',
-        }),
-      },
+      auth: { tokens: { admin: { name: 'admin', groups: ['system:masters'] }, reader: 'reader' } },
+      objects: rbacGrant('reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], {
+        namespace: 'default',
+        name: 'reader',
+      }),
     });
     try {
       const cms = '/api/v1/namespaces/default/configmaps';
@@ -60,17 +58,29 @@ describe('rbacGrant', () => {
 });
 
 describe('options checked at start', () => {
-  it('auth.rbac refuses a kind that is not RBAC, and a namespace that does not exist yet', async () => {
-    const tokens = { t: 'u' };
-    await expect(
-      startApiServer({
-        auth: { tokens, rbac: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }] },
-      }),
-    ).rejects.toThrow(/auth\.rbac: ConfigMap x is not an RBAC object/);
-    await expect(
-      startApiServer({ auth: { tokens, rbac: rbacGrant('u', [], { namespace: 'later', name: 'r' }) } }),
-    ).rejects.toThrow(
-      /namespace "later" does not exist at start .* create the namespace and the object through the API/,
+  it('RBAC objects preloaded with `objects`: in a namespace of the same list, validated like any write', async () => {
+    const s = await startApiServer({
+      auth: { tokens: { t: 'u' } },
+      objects: [
+        ...rbacGrant('u', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }], {
+          namespace: 'team-a',
+        }),
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } }, // created first
+      ],
+    });
+    try {
+      expect((await as(s.url, 't', 'GET', '/api/v1/namespaces/team-a/configmaps')).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+    const bad = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'bad' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'x' },
+    };
+    await expect(startApiServer({ auth: { tokens: { t: 'u' } }, objects: [bad] })).rejects.toThrow(
+      /ClusterRoleBinding bad\) was refused: .*roleRef\.kind: Unsupported value: "Role": supported values: "ClusterRole"/,
     );
   });
 
