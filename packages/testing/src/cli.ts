@@ -43,7 +43,9 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
       try {
         text = readFileSync(file, 'utf8');
       } catch (e) {
-        throw new RangeError(`--token-auth-file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new RangeError(`--token-auth-file ${file}: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+        });
       }
       opts.auth = { tokens: parseTokenFile(text, file) };
     } else if (a === '--enable-admission-plugins')
