@@ -369,6 +369,6 @@ describeEachBackend('rxkube CLI against a cluster (--kubeconfig)', (b) => {
     expect(r.out).toMatch(
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
     );
-    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- list\s+- watch\n/);
   });
 });
