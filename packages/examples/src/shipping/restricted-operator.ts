@@ -245,7 +245,8 @@ async function startCluster(
   const plane = await startControlPlane({
     users: { [OPERATOR_TOKEN]: saUser },
     controllerManager: true,
-    ...(options.simulateDeployments === true ? { simulateDeployments: true } : {}),
+    // a stand-in kubelet marks Pods ready, so kube-controller-manager completes rollouts
+    ...(options.simulateDeployments === true ? { simulatePods: true } : {}),
     enableAdmissionPlugins: plugins,
     apiServerArgs: [`--audit-policy-file=${policy}`, `--audit-log-path=${log}`, '--audit-log-mode=blocking'],
   });
