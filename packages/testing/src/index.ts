@@ -5,7 +5,7 @@ export { Faults } from './faults.js';
 export type { FaultCounts, FailRule, DelayRule, RequestMatcher } from './faults.js';
 export type { AuthOptions, AuthRule, AuthUser } from './auth.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';
-export type { KObj, Meta } from './store/object.js';
+export type { Json, KObj, Meta, OwnerRef } from './store/object.js';
 export { parseLabelSelector, parseFieldSelector, SelectorError } from './selectors.js';
 export type { LabelSelector, FieldSelector } from './selectors.js';
 export { applyJsonPatch, PatchError } from './patch/json-patch.js';

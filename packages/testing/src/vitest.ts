@@ -1,6 +1,7 @@
 /**
  * `@rxkube/testing/vitest`: test helpers that need vitest (an optional peer dependency of
- * `@rxkube/testing`).
+ * `@rxkube/testing`). The types these helpers take and give (`TestBackend`, `ApiServer`, …) are
+ * exported by `@rxkube/testing`; its API report lists them as not exported from this entry point.
  *
  * @module
  */
