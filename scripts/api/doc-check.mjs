@@ -45,7 +45,7 @@ function docOf(declaration) {
   return { text: text.trim(), tags };
 }
 
-const missing = new Map(); // package → lines
+const missing = new Map(); // package → Map(name and place → { what, entries })
 let exported = 0;
 for (const entry of entries) {
   const source = program.getSourceFile(entry.source);
@@ -64,14 +64,19 @@ for (const entry of entries) {
           declarations[0].getSourceFile().getLineAndCharacterOfPosition(declarations[0].getStart()).line + 1
         }`
       : '?';
-    const lines = missing.get(entry.pkg.name) ?? [];
-    lines.push(`  ${entry.name} › ${symbol.name}: ${hasDoc ? 'no example' : 'no doc comment'} (${where})`);
-    missing.set(entry.pkg.name, lines);
+    // A name exported by several entry points of a package is listed once.
+    const byName = missing.get(entry.pkg.name) ?? new Map();
+    const key = `${symbol.name} (${where})`;
+    const found = byName.get(key) ?? { what: hasDoc ? 'no example' : 'no doc comment', entries: [] };
+    found.entries.push(entry.name);
+    byName.set(key, found);
+    missing.set(entry.pkg.name, byName);
   }
 }
 
 let failed = false;
-for (const [pkg, lines] of missing) {
+for (const [pkg, byName] of missing) {
+  const lines = [...byName].map(([key, { what, entries }]) => `  ${key}: ${what} — ${entries.join(', ')}`);
   const pending = !strict && PENDING.has(pkg);
   console[pending ? 'log' : 'error'](
     `${pkg}: ${lines.length} exports without a doc comment or an example${pending ? ` (pending: ${PENDING.get(pkg)})` : ''}`,

@@ -5,13 +5,36 @@
  * @module
  */
 
-/** A user a token maps to. */
+/**
+ * A user a token maps to.
+ *
+ * ## Example
+ * ```ts
+ * const operator: AuthUser = {
+ *   name: 'system:serviceaccount:ops:widget-operator',
+ *   groups: ['system:serviceaccounts'],
+ * };
+ * const server = await startApiServer({ auth: { tokens: { 'operator-token': operator } } });
+ * ```
+ */
 export interface AuthUser {
   readonly name: string;
   readonly groups?: readonly string[];
 }
 
-/** One allow rule; omitted or `'*'` entries match everything. */
+/**
+ * One allow rule; omitted or `'*'` entries match everything.
+ *
+ * ## Example
+ * ```ts
+ * const readConfigMaps: AuthRule = {
+ *   users: ['reader'],
+ *   verbs: ['get', 'list', 'watch'],
+ *   groups: [''],
+ *   resources: ['configmaps'],
+ * };
+ * ```
+ */
 export interface AuthRule {
   /** User names the rule applies to. */
   readonly users?: readonly string[];
@@ -25,7 +48,18 @@ export interface AuthRule {
   readonly namespaces?: readonly string[];
 }
 
-/** Authentication and authorization configuration. */
+/**
+ * Authentication and authorization configuration.
+ *
+ * ## Example
+ * ```ts
+ * const auth: AuthOptions = {
+ *   tokens: { 'reader-token': 'reader' },
+ *   allow: [{ users: ['reader'], verbs: ['get', 'list', 'watch'], resources: ['configmaps'] }],
+ * };
+ * const server = await startApiServer({ auth }); // a write with reader-token gets 403
+ * ```
+ */
 export interface AuthOptions {
   /** token → user (a string is a user name without groups). */
   readonly tokens: Readonly<Record<string, string | AuthUser>>;

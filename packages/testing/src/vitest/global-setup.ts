@@ -7,7 +7,17 @@
  */
 import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
 
-/** Prints the backend selection (throws for a bad `RXKUBE_TEST_BACKEND`, failing the run early). */
+/**
+ * Prints the backend selection (throws for a bad `RXKUBE_TEST_BACKEND`, failing the run early).
+ *
+ * ## Example
+ * ```ts
+ * // vitest.config.ts
+ * export default defineConfig({
+ *   test: { globalSetup: ['@rxkube/testing/vitest/global-setup'] },
+ * });
+ * ```
+ */
 export default function setup(): void {
   const backends = selectedBackends();
   const on = backends.filter((b) => b.enabled).map((b) => b.name);
