@@ -8,6 +8,7 @@ export default tseslint.config(
       '**/dist/**',
       '**/node_modules/**',
       'coverage/**',
+      'api-reference/**', // pnpm run docs
       // A user's project: type-checked and run by scripts/pack/pack.test.mjs against the installed
       // tarballs; from the workspace root its @rxkube/* imports do not resolve.
       'scripts/pack/consumer/**',

@@ -74,7 +74,15 @@ for (const entry of entries) {
   }
 }
 
-let failed = false;
+// typedoc (`pnpm run docs`) names the entry points of a package with several by their
+// `@module <name>` tag; without one, the main entry is shown with an empty name.
+const unnamed = entries
+  .filter((e) => Object.keys(e.pkg.exports).length > 1)
+  .filter((e) => /@module[ \t]+(\S+)/.exec(program.getSourceFile(e.source)?.text ?? '')?.[1] !== e.name)
+  .map((e) => `  ${relative(root, e.source)}: its module comment needs \`@module ${e.name}\``);
+
+let failed = unnamed.length > 0;
+if (failed) console.error(`entry points without their name:\n${unnamed.join('\n')}`);
 for (const [pkg, byName] of missing) {
   const lines = [...byName].map(([key, { what, entries }]) => `  ${key}: ${what} — ${entries.join(', ')}`);
   const pending = !strict && PENDING.has(pkg);

@@ -1,3 +1,10 @@
+/**
+ * Kubernetes operators as RxJS pipelines: the watch layer (also alone as `@rxkube/kube/watch`),
+ * controllers, status and children, finalizers, events, CRDs, and the Manager with leader
+ * election, metrics, probes and logs.
+ *
+ * @module @rxkube/kube
+ */
 export {};
 export { watcher } from './watcher/watcher.js';
 export { watcherWithHealth } from './watcher/watcher-with-health.js';

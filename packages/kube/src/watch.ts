@@ -18,7 +18,7 @@
  * console.log(store.list().length, 'ConfigMaps');
  * ```
  *
- * @module
+ * @module @rxkube/kube/watch
  */
 export { watcher } from './watcher/watcher.js';
 export { watcherWithHealth } from './watcher/watcher-with-health.js';

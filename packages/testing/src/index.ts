@@ -1,3 +1,9 @@
+/**
+ * An in-memory Kubernetes API server that speaks the real wire protocol, with fault injection, and
+ * a real control plane (envtest's binaries) behind the same handle, for tests and demos.
+ *
+ * @module @rxkube/testing
+ */
 export {};
 export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';

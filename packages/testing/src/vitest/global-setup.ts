@@ -3,7 +3,7 @@
  * the real-server tier is off, why and how to turn it on:
  * `test: { globalSetup: ['@rxkube/testing/vitest/global-setup'] }`.
  *
- * @module
+ * @module @rxkube/testing/vitest/global-setup
  */
 import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
 
