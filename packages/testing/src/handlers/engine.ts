@@ -348,7 +348,8 @@ export class Engine {
     if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
       delete next.metadata.managedFields;
     if (type.hasGeneration && !sameContent) {
-      const specChanged = !deepEqual(contentOf(next), contentOf(oldWire));
+      const specChanged =
+        !deepEqual(contentOf(next), contentOf(oldWire)) || (type.generationChanged?.(next, oldWire) ?? false);
       const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
       next.metadata.generation = specChanged ? gen + 1 : gen;
     }

@@ -397,7 +397,9 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
       kind: 'PartialObjectMetadataList',
       apiVersion: 'meta.k8s.io/v1',
       metadata: meta,
-      items: r.items.map(partial),
+      // kube-apiserver sends a nil Go slice as null (metav1.PartialObjectMetadataList.Items has no
+      // omitempty): an empty metadata-only list is `"items": null`, as clients must expect
+      items: r.items.length === 0 ? null : r.items.map(partial),
     };
     return inMetaVersion(list, rep.metaVersion);
   }

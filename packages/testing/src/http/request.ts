@@ -16,6 +16,8 @@ export type Route =
   | { readonly kind: 'apis' }
   | { readonly kind: 'group'; readonly group: string }
   | { readonly kind: 'groupVersion'; readonly group: string; readonly version: string }
+  /** `/openapi/v2`, `/openapi/v3`, `/openapi/v3/apis/apps/v1`: `path` is what follows `/openapi/`. */
+  | { readonly kind: 'openapi'; readonly path: string }
   | ResourceRoute
   | { readonly kind: 'unknown' };
 
@@ -58,6 +60,7 @@ export function parsePath(pathname: string): Route {
       ? { kind: 'health', endpoint: first }
       : { kind: 'health', endpoint: first, check: tail[0] };
   }
+  if (first === 'openapi' && tail.length > 0) return { kind: 'openapi', path: tail.join('/') };
   if (first === 'api') {
     if (tail.length === 0) return { kind: 'api' };
     const [version, ...rest] = tail;

@@ -30,6 +30,11 @@ export interface ResourceType {
   readonly hasStatus: boolean;
   /** `metadata.generation` is maintained (CRs, Deployments, CRDs). */
   readonly hasGeneration: boolean;
+  /**
+   * What else than the content outside `metadata`/`status` counts as a change of generation, as
+   * the type's strategy `PrepareForUpdate` decides (Deployments: annotations). Wire forms.
+   */
+  generationChanged?(next: KObj, old: KObj): boolean;
   /** Built-in (typed) resource: strategic merge allowed, struct key order, list items without TypeMeta. */
   readonly builtin: boolean;
   /** Shared by every version of the type. */

@@ -53,6 +53,8 @@ export function typedWireForm(
 export interface BuiltinSpec {
   group: string;
   version: string;
+  /** The storage version when it is not `version` (its `storageVersionHash`). */
+  storageVersion?: string;
   resource: string;
   kind: string;
   namespaced: boolean;
@@ -71,6 +73,7 @@ export interface BuiltinSpec {
   decodeCheck?: (o: KObj) => string | undefined;
   defaults?: (o: KObj) => void;
   prepare?: (o: KObj, old: KObj | undefined) => void;
+  generationChanged?: (next: KObj, old: KObj) => boolean;
   validate?: (o: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
@@ -102,16 +105,25 @@ export function builtin(s: BuiltinSpec): ResourceType {
     allowUnconditionalUpdate: s.allowUnconditionalUpdate ?? true,
     knownFields: s.knownFields,
     selectableFields: s.selectableFields ?? [],
-    storageVersionHash: storageVersionHash(s.group, s.version, s.kind),
+    storageVersionHash: storageVersionHash(s.group, s.storageVersion ?? s.version, s.kind),
     fromStorage: s.fromStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
     toStorage: s.toStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
   };
   const opt: {
     -readonly [
-      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind' | 'subresources'
+      K in
+        | 'decodeCheck'
+        | 'defaults'
+        | 'prepare'
+        | 'generationChanged'
+        | 'validate'
+        | 'fields'
+        | 'invalidKind'
+        | 'subresources'
     ]?: ResourceType[K];
   } = {};
   if (s.prepare) opt.prepare = s.prepare;
+  if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.subresources) opt.subresources = s.subresources;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;
