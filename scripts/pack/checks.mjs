@@ -48,8 +48,11 @@ export function brokenMaps(dir, files) {
   return problems;
 }
 
-/** package.json fields a user and the registry rely on. */
-export function manifestProblems(dir, pkg, packageDir) {
+/**
+ * package.json fields a user and the registry rely on; `license` is the repository's LICENSE text,
+ * which each package ships a copy of (npm packs a LICENSE from the package folder only).
+ */
+export function manifestProblems(dir, pkg, packageDir, license) {
   const problems = [];
   const need = (ok, what) => ok || problems.push(what);
   need(pkg.type === 'module', 'type must be "module" (ESM only)');
@@ -59,6 +62,10 @@ export function manifestProblems(dir, pkg, packageDir) {
   );
   need(pkg.license === 'Apache-2.0', `license must be Apache-2.0, is ${pkg.license}`);
   need(existsSync(join(dir, 'LICENSE')), 'LICENSE file missing from the package');
+  need(
+    !existsSync(join(dir, 'LICENSE')) || readFileSync(join(dir, 'LICENSE'), 'utf8') === license,
+    `LICENSE differs from the repository's: cp LICENSE ${packageDir}/LICENSE`,
+  );
   need(/^>=\d/.test(pkg.engines?.node ?? ''), 'engines.node missing');
   need(pkg.repository?.directory === packageDir, `repository.directory must be ${packageDir}`);
   need(typeof pkg.repository?.url === 'string', 'repository.url missing');
