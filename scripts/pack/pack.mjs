@@ -3,8 +3,8 @@
 //
 // Published = every packages/* whose package.json is not `private`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -71,12 +71,44 @@ export async function build() {
 }
 
 /**
+ * Removes what `tsc -b` left in `dir`/dist from sources that no longer exist (it never deletes an
+ * output): each `x.js.map` whose sources are all gone takes `x.js`, `x.d.ts` and their maps with it.
+ * Returns the removed files. (A fresh clone has no dist/; a working copy after a rename does.)
+ */
+export function pruneStaleOutputs(dir) {
+  const removed = [];
+  const walk = (d) => {
+    if (!existsSync(d)) return;
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.js.map')) {
+        const { sources = [] } = JSON.parse(readFileSync(path, 'utf8'));
+        if (sources.length === 0 || sources.some((s) => existsSync(resolve(d, s)))) continue;
+        const base = path.slice(0, -'.js.map'.length);
+        for (const f of [`${base}.js`, `${base}.js.map`, `${base}.d.ts`, `${base}.d.ts.map`]) {
+          if (existsSync(f)) {
+            rmSync(f);
+            removed.push(relative(root, f));
+          }
+        }
+      }
+    }
+  };
+  walk(join(dir, 'dist'));
+  return removed;
+}
+
+/**
  * Builds, then packs every published package into `outDir`. Resolves with
  * `[{ name, dir, pkg, tarball }]`.
  */
 export async function packAll(outDir) {
   mkdirSync(outDir, { recursive: true });
   await build();
+  for (const p of publishedPackages()) {
+    for (const f of pruneStaleOutputs(p.dir)) console.log(`pack: removed ${f} (its source is gone)`);
+  }
   const [cmd, prefix] = pnpmCommand();
   return Promise.all(
     publishedPackages().map(async (p) => {
