@@ -25,8 +25,11 @@ export const FAULT_KINDS = [
 /** A kind of fault. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** How often each kind is picked (restarts are rare: each one drops every connection). */
-export const FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = {
+/**
+ * How often each kind is picked at random. Restarts are not drawn: each drops every connection, so
+ * the storm schedules a few at even intervals instead ({@link restartsFor}).
+ */
+export const FAULT_WEIGHTS: Readonly<Record<Exclude<FaultKind, 'restart'>, number>> = {
   drop: 10,
   stall: 6,
   cut: 10,
@@ -38,8 +41,12 @@ export const FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = {
   listThrottle: 8,
   watchThrottle: 8,
   delay: 10,
-  restart: 0.3,
 };
+
+/** Server restarts in a storm of `faults` faults: one per 2,000, at least one. */
+export function restartsFor(faults: number): number {
+  return Math.max(1, Math.round(faults / 2_000));
+}
 
 const LIST = /^\/api(s\/[^/]+)?\/v1\/(namespaces\/[^/]+\/)?(configmaps|secrets)(\?(?!.*watch=)|$)/;
 const WATCH = /[?&]watch=(true|1)/;

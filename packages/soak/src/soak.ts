@@ -13,7 +13,7 @@ import type { Verdict } from './checks.js';
 import { serverState, verdict } from './checks.js';
 import type { SoakConfig } from './config.js';
 import type { FaultKind } from './faults.js';
-import { FAULT_KINDS, FAULT_WEIGHTS } from './faults.js';
+import { FAULT_KINDS, FAULT_WEIGHTS, restartsFor } from './faults.js';
 import { addControllers } from './operators.js';
 import { Random } from './random.js';
 import { startSoakServer } from './server.js';
@@ -116,8 +116,13 @@ export async function runSoak(
       writing = false;
     });
     let n = 0;
+    // restarts at even intervals through the storm, the other kinds drawn at random
+    const restartEvery = Math.max(1, Math.floor(config.faults / (restartsFor(config.faults) + 1)));
     while (writing || n < config.faults) {
-      const kind = random.weighted(FAULT_WEIGHTS);
+      const kind: FaultKind =
+        n > 0 && n % restartEvery === 0 && injected.restart < restartsFor(config.faults)
+          ? 'restart'
+          : random.weighted(FAULT_WEIGHTS);
       await server.fault(kind, n).catch(() => undefined);
       injected[kind]++;
       n++;
