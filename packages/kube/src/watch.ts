@@ -20,6 +20,9 @@
  *
  * @module @rxkube/kube/watch
  */
+// First, as in `@rxkube/kube`: on a too-old Node, fail with the required version before any
+// dependency loads.
+import './node-version.js';
 export { watcher } from './watcher/watcher.js';
 export { watcherWithHealth } from './watcher/watcher-with-health.js';
 export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
@@ -42,6 +45,9 @@ export type {
 } from './watcher/source.js';
 export { NAMESPACE_INDEX, OWNER_INDEX, Store, stripManagedFields } from './reflector/store.js';
 export type { Indexer, StoreOptions, StoreRef } from './reflector/store.js';
+export type { StoreReader } from './reflector/store-reader.js';
+export { labelMatcher } from './reflector/label-selector.js';
+export type { LabelSelectorInput } from './reflector/label-selector.js';
 export { reflector } from './reflector/reflector.js';
 export { shareWatch } from './reflector/share-watch.js';
 export type { SharedWatch, ShareWatchOptions } from './reflector/share-watch.js';
@@ -85,17 +91,20 @@ export {
   KubeTransportError,
   ResourceNotFoundError,
   isAlreadyExists,
+  forbiddenCause,
   isConflict,
   isForbidden,
   isGone,
   isInvalid,
   isKubeApiError,
+  isNamespaceTerminating,
   isNotFound,
   isTooManyRequests,
   isUnauthorized,
   retryAfterSeconds,
 } from './errors.js';
 export type {
+  ForbiddenCause,
   KubeApiErrorInit,
   RequestTarget,
   Status,
@@ -104,7 +113,18 @@ export type {
   TransportFailure,
 } from './errors.js';
 export { objectKey } from './types.js';
-export type { KubeObject, ObjectMeta, ObjectRef, OwnerReference, ResourceType, WatchEvent } from './types.js';
+export type {
+  FromModel,
+  KubeObject,
+  ObjectMeta,
+  ObjectRef,
+  OwnerReference,
+  ResourceType,
+  WatchEvent,
+  Wire,
+} from './types.js';
+export { isUserCodeError, UserCodeError, USER_CODE_HOOKS } from './user-code-error.js';
+export type { UserCodeHook } from './user-code-error.js';
 export { watchResource } from './watch/watch-resource.js';
 export type { WatchResourceOptions } from './watch/watch-resource.js';
 export { createWatchRegistry } from './watch/create-watch-registry.js';
