@@ -7,12 +7,36 @@
  */
 import { InvalidArgumentError } from './invalid-argument-error.js';
 
-/** Sustained retries per second (controller-runtime: 10). */
+/**
+ * Sustained retries per second (controller-runtime: 10).
+ *
+ * ## Example
+ * ```ts
+ * // Twice the default retry rate, the same burst.
+ * const rateLimit = { qps: 2 * DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST };
+ * applier(keyOf, reconcile, { rateLimit });
+ * ```
+ */
 export const DEFAULT_RATE_LIMIT_QPS = 10;
-/** Retries allowed at once before spacing applies (controller-runtime: 100). */
+/**
+ * Retries allowed at once before spacing applies (controller-runtime: 100).
+ *
+ * ## Example
+ * ```ts
+ * const bucket = new TokenBucket({ burst: DEFAULT_RATE_LIMIT_BURST / 10 }); // 10 at once, then 10/s
+ * ```
+ */
 export const DEFAULT_RATE_LIMIT_BURST = 100;
 
-/** Options of {@link TokenBucket}. */
+/**
+ * Options of {@link TokenBucket}.
+ *
+ * ## Example
+ * ```ts
+ * const options: TokenBucketOptions = { qps: 5, burst: 20 };
+ * const bucket = new TokenBucket(options);
+ * ```
+ */
 export interface TokenBucketOptions {
   /** Tokens added per second; finite `> 0`. Default {@link DEFAULT_RATE_LIMIT_QPS}. */
   readonly qps?: number;
@@ -88,6 +112,30 @@ export class TokenBucket {
     this.refill(nowMs);
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
+  }
+
+  /**
+   * Gives back one token reserved by {@link take} that will not be used — a retry cancelled before
+   * it ran (golang.org/x/time/rate `Reservation.Cancel`). Never fills the bucket above `burst`.
+   *
+   * ## Example
+   * ```ts
+   * const delay = bucket.take(now); // a retry scheduled after `delay`
+   * bucket.restore(scheduler.now()); // a newer event made the retry moot
+   * ```
+   * @throws {InvalidArgumentError} when `nowMs` is not a finite number.
+   */
+  restore(nowMs: number): void {
+    if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+      throw new InvalidArgumentError(
+        NAME,
+        'restore(nowMs)',
+        nowMs,
+        "must be a finite time in ms (a scheduler's now())",
+      );
+    }
+    this.refill(nowMs);
+    this.tokens = Math.min(this.burst, this.tokens + 1);
   }
 
   /** Tokens available at `nowMs` (negative while in debt); does not reserve anything. */

@@ -21,11 +21,16 @@ import {
   finalize,
   firstValueFrom,
   from,
+  combineLatest,
+  distinctUntilChanged,
   ignoreElements,
   map,
+  of,
   merge,
   race,
   ReplaySubject,
+  retry,
+  tap,
   Subject,
   switchMap,
   takeUntil,
@@ -33,10 +38,15 @@ import {
 } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
-import type { ControllerOptions, ControllerReconcile, ControllerResult } from '../controller/controller.js';
+import type {
+  Controller,
+  ControllerOptions,
+  ControllerReconcile,
+  ControllerResult,
+} from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
-import { ensureCrd } from '../crd/ensure-crd.js';
+import type { CrdInput } from '../crd/internal/load-crd.js';
 import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { isForbidden, isUnauthorized } from '../errors.js';
@@ -46,15 +56,24 @@ import { ControllerMetrics, resourceLabel } from '../ops/metrics.js';
 import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { startProbeServer, WatchHealthChecks } from '../ops/probes.js';
+import { WatchFailureLog } from '../ops/watch-failure-log.js';
 import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
 import { createWatchRegistry } from '../watch/create-watch-registry.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { CrdInstaller } from './crd-installer.js';
 import type { PolicyRule } from './rbac.js';
 
 const OPERATOR = 'Manager';
+/** First restart delay of a controller whose pipeline died; doubles per failure in a row. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 60_000;
+/** A restarted controller that runs this long without failing ends its failure streak. */
+const RESTART_RESET_MS = 60_000;
+/** Failures in a row after which `/healthz` fails (the kubelet then restarts the pod). */
+export const MAX_CONTROLLER_FAILURES = 5;
 /** controller-runtime's graceful shutdown timeout: 30 s. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -71,9 +90,10 @@ export interface ManagerOptions {
   /** The operator's name: logger name, default lease name, Event `reportingController` prefix. */
   readonly name: string;
   /**
-   * Namespaces to watch. Default: all. With several, each controller runs once per namespace
-   * (controllers that set their own `namespace` keep it; a cluster-scoped primary kind runs once,
-   * cluster-wide, with its owned and mapped watches).
+   * Namespaces to watch. Default: all. With several, each controller watches every one of them
+   * (one watch per namespace and kind, read as one cache: `ctx.cache` and `watches[].map`'s context
+   * answer across all of them); controllers that set their own `namespace` keep it; a
+   * cluster-scoped primary kind runs cluster-wide, with its owned and mapped watches.
    */
   readonly namespaces?: readonly string[];
   /** Default `concurrency` of controllers that do not set one. Default 1. */
@@ -198,11 +218,12 @@ export class Manager {
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
   private readonly watchHealth = new WatchHealthChecks();
+  private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
   private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
     [];
   private readonly recorders = new Map<string, EventRecorder>();
-  private readonly crds = new Set<string>();
+  private readonly crds: CrdInstaller;
   private readonly results = new Subject<ManagedResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
@@ -215,6 +236,10 @@ export class Manager {
   private electionFailing = false;
   /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
   private readonly clusterScoped = new Set<string>();
+  /** The controllers built at start, by registration name. */
+  private readonly built = new Map<string, Controller<KubeObject>>();
+  /** Consecutive pipeline failures of each controller (the restart safety net). */
+  private readonly failures = new Map<string, { count: number; error: unknown }>();
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -230,6 +255,8 @@ export class Manager {
         ...(options.logLevel !== undefined ? { level: options.logLevel } : {}),
       });
     this.metrics = options.metrics ?? new ControllerMetrics({ scheduler: this.scheduler });
+    this.watchFailures = new WatchFailureLog(this.log);
+    this.crds = new CrdInstaller(options.client, options.name, this.log, this.scheduler);
     this.registry = createWatchRegistry(
       options.client,
       {
@@ -237,6 +264,7 @@ export class Manager {
         health: (target, health) => {
           this.metrics.recordWatchHealth(target, health);
           this.watchHealth.record(target, health);
+          this.watchFailures.record(target, health);
         },
       },
       this.scheduler,
@@ -313,7 +341,7 @@ export class Manager {
       );
     }
     // Let controller() check the options now, not at start.
-    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>, undefined);
+    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>);
     this.controllers.push({
       name,
       options: options as unknown as ManagedControllerOptions<KubeObject>,
@@ -327,6 +355,12 @@ export class Manager {
    * manager — and remembers it, so {@link managerRbac} grants `get` and `patch` on that CRD (by
    * name) instead of leaving a 403 for the first start in a cluster. Call it from `setup`.
    *
+   * Refused by the API server (401/403: the operator's RBAC does not allow it yet), it resolves
+   * `undefined` instead of rejecting: the operator starts and stays unready — `/readyz` names the
+   * CRD and the permission, one warning is logged — and the installation is retried with backoff
+   * (1 s doubling to 30 s) until it succeeds, then one line says so. Controllers of the CRD's
+   * kind wait meanwhile (their watch reports the kind as not served).
+   *
    * ## Example
    * ```ts
    * export async function setup(mgr: Manager) {
@@ -334,21 +368,17 @@ export class Manager {
    *   mgr.add('widget', { for: widgetType }, reconcile);
    * }
    * ```
-   * @throws what `ensureCrd` throws (`InvalidCrdError`, `CrdNotEstablishedError`, API errors).
+   * @returns the installed CRD and its resources, or `undefined` when refused (installing later).
+   * @throws what `ensureCrd` throws otherwise (`InvalidCrdError`, `CrdNotEstablishedError`, other
+   *   API errors).
    */
-  async ensureCrd(
-    crd: Parameters<typeof ensureCrd>[1],
-    options: EnsureCrdOptions = {},
-  ): Promise<EnsureCrdResult> {
-    const result = await ensureCrd(this.client, crd, { fieldManager: this.name, ...options });
-    const name = result.crd.metadata.name;
-    if (name !== undefined) this.crds.add(name);
-    return result;
+  async ensureCrd(crd: CrdInput, options: EnsureCrdOptions = {}): Promise<EnsureCrdResult | undefined> {
+    return this.crds.ensure(crd, options);
   }
 
-  /** Names of the CRDs installed through {@link ensureCrd}. */
+  /** Names of the CRDs installed (or being installed) through {@link ensureCrd}. */
   get installedCrds(): readonly string[] {
-    return [...this.crds];
+    return this.crds.installed;
   }
 
   /**
@@ -428,9 +458,7 @@ export class Manager {
   targets(): WatchTarget[] {
     const seen = new Map<string, WatchTarget>();
     for (const c of this.controllers) {
-      for (const ns of this.namespacesOf(c.options)) {
-        for (const t of this.build(c.name, c.options, ns).targets) seen.set(watchTargetKey(t), t);
-      }
+      for (const t of this.build(c.name, c.options).targets) seen.set(watchTargetKey(t), t);
     }
     return [...seen.values()];
   }
@@ -454,6 +482,7 @@ export class Manager {
         },
       },
       this.watchHealth.check,
+      this.crds.check,
     ];
     if (this.elector !== undefined) {
       const elector = this.elector;
@@ -490,6 +519,7 @@ export class Manager {
             port: healthPort,
             ...(host !== undefined ? { host } : {}),
             checks: this.readinessChecks(),
+            liveness: [this.controllersLiveness()],
             ...(metricsPort === undefined || metricsPort === false
               ? { registry: this.metrics.registry }
               : {}),
@@ -671,6 +701,7 @@ export class Manager {
       }
       this.work.subscription.unsubscribe();
     }
+    this.crds.stop();
     for (const r of this.recorders.values()) r.complete();
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions.length = 0;
@@ -712,12 +743,19 @@ export class Manager {
     this.lastElectionError = refused ? { at: a.at, error: a.error } : undefined;
   }
 
-  private namespacesOf(options: ManagedControllerOptions<KubeObject>): readonly (string | undefined)[] {
-    if (options.namespace !== undefined) return [options.namespace];
+  /** Where a controller watches: its own namespace, cluster-wide, or the manager's namespaces. */
+  private scopeOf(options: ManagedControllerOptions<KubeObject>): {
+    namespace?: string;
+    namespaces?: readonly string[];
+  } {
+    if (options.namespace !== undefined) return { namespace: options.namespace };
     // A cluster-scoped kind (Namespace, a cluster-scoped CRD) is watched once, cluster-wide.
-    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return [undefined];
+    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return {};
     const namespaces = this.options.namespaces;
-    return namespaces === undefined || namespaces.length === 0 ? [undefined] : namespaces;
+    if (namespaces === undefined || namespaces.length === 0) return {};
+    return namespaces.length === 1 && namespaces[0] !== undefined
+      ? { namespace: namespaces[0] }
+      : { namespaces };
   }
 
   /**
@@ -727,19 +765,21 @@ export class Manager {
   private build(
     name: string,
     options: ManagedControllerOptions<KubeObject>,
-    namespace: string | undefined,
     run?: { readonly recorder: EventRecorder | undefined },
-  ): ReturnType<typeof controller<KubeObject>> {
+  ): Controller<KubeObject> {
     const { events: _events, permissions: _permissions, ...rest } = options;
     const concurrency = rest.concurrency ?? this.options.concurrency;
     return controller<KubeObject>(
       {
         ...rest,
-        ...(namespace !== undefined ? { namespace } : {}),
+        ...this.scopeOf(options),
+        name,
         ...(concurrency !== undefined ? { concurrency } : {}),
         client: this.client,
         registry: this.registry,
         shutdown: this.shutdown,
+        // The manager logs every outcome once (logReconcile); the controller logs the rest.
+        logResults: false,
         ...(run === undefined
           ? { log: {} }
           : {
@@ -773,14 +813,81 @@ export class Manager {
         this.running++;
         return from(c.reconcile(request, ctx)).pipe(finalize(() => this.running--));
       });
-    const runs = this.namespacesOf(c.options).map((ns) =>
-      this.build(c.name, c.options, ns, { recorder }).run(counted),
-    );
-    return merge(...runs).pipe(
+    let built = this.built.get(c.name);
+    if (built === undefined) {
+      built = this.build(c.name, c.options, { recorder });
+      this.built.set(c.name, built);
+    }
+    const ctrl = built;
+    return defer(() => {
+      // A run that stays up RESTART_RESET_MS is healthy again: its failure streak ends.
+      const healthy = this.scheduler.schedule(() => this.failures.delete(c.name), RESTART_RESET_MS);
+      return ctrl.run(counted).pipe(finalize(() => healthy.unsubscribe()));
+    }).pipe(
+      tap(() => this.failures.delete(c.name)),
+      // The safety net (issue 12 §2): a controller whose pipeline dies (a framework bug; user code
+      // is isolated inside it) is restarted with backoff and logged at error; after
+      // MAX_CONTROLLER_FAILURES in a row, /healthz fails so the kubelet restarts the pod.
+      retry({
+        delay: (error: unknown, count: number) => {
+          this.failures.set(c.name, { count, error });
+          const delayMs = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (count - 1));
+          this.log.error(
+            { controller: c.name, error, failures: count, restartInMs: delayMs },
+            `controller ${c.name} stopped with an error; restarting it in ${delayMs} ms`,
+          );
+          return timer(delayMs, this.scheduler);
+        },
+      }),
       this.metrics.tapMetrics(c.name),
       logReconcile(this.log, c.name),
       map((r): ManagedResult => ({ ...r, controller: c.name })),
     );
+  }
+
+  /**
+   * The running controller of a registration (built at `start()`): its Stores, cache and idle
+   * signal (`idle$`: nothing queued, running or waiting). `undefined` before start or for an
+   * unknown name.
+   *
+   * ## Example
+   * ```ts
+   * await firstValueFrom(mgr.controller('widget')!.idle$.pipe(filter(Boolean)));
+   * ```
+   */
+  controller(name: string): Controller<KubeObject> | undefined {
+    return this.built.get(name);
+  }
+
+  /**
+   * `true` while every controller built at start is idle (see {@link controller}); replays the
+   * current value. `true` before start.
+   */
+  get idle$(): Observable<boolean> {
+    const all = [...this.built.values()];
+    return all.length === 0
+      ? of(true)
+      : combineLatest(all.map((c) => c.idle$)).pipe(
+          map((idle) => idle.every(Boolean)),
+          distinctUntilChanged(),
+        );
+  }
+
+  /** The liveness check of the controller safety net (part of `/healthz`). */
+  private controllersLiveness(): ProbeCheck {
+    return {
+      name: 'controllers',
+      check: () => {
+        const failing = [...this.failures].filter(([, f]) => f.count >= MAX_CONTROLLER_FAILURES);
+        if (failing.length === 0) return { ok: true };
+        return {
+          ok: false,
+          reason: failing
+            .map(([name, f]) => `controller ${name} failed ${f.count} times in a row: ${errorText(f.error)}`)
+            .join('; '),
+        };
+      },
+    };
   }
 }
 
