@@ -44,9 +44,10 @@ export class SchemaNode {
   /** The definition a `$ref` (or single-`allOf` wrapper) pointed at (`io.k8s.api.core.v1.PodSpec`), if any. */
   readonly ref: string | undefined;
 
-  constructor(schema: Schema) {
+  /** `name`: the definition `schema` is (a kind's root), when it is not reached through a `$ref`. */
+  constructor(schema: Schema, name?: string) {
     this.source = schema;
-    this.ref = refOf(schema);
+    this.ref = name ?? refOf(schema);
     this.schema = resolve(schema);
   }
 
@@ -229,7 +230,7 @@ export function typeSchemaOf(apiVersion: string, kind: string, schema?: Json): S
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   const name = builtinDefinitionName(group, version, kind);
   const root = name === undefined ? undefined : builtinSchemas().get(name);
-  return root ? new SchemaNode(root) : undefined;
+  return root ? new SchemaNode(root, name) : undefined;
 }
 
 const byGroupKind = new Map<string, string | undefined>();
@@ -262,5 +263,5 @@ export function typeSchemaOfKind(
   }
   const name = byGroupKind.get(key);
   const root = name === undefined ? undefined : builtinSchemas().get(name);
-  return root ? new SchemaNode(root) : undefined;
+  return root ? new SchemaNode(root, name) : undefined;
 }

@@ -32,6 +32,8 @@ export const POD = `/api/v1/namespaces/${NS}/pods`;
 export const SECRET = `/api/v1/namespaces/${NS}/secrets`;
 export const EVENT = `/api/v1/namespaces/${NS}/events`;
 export const LEASE = `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`;
+export const ROLE = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/roles`;
+export const ROLEBINDING = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`;
 export const NAMESPACES = '/api/v1/namespaces';
 export const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 

@@ -22,6 +22,8 @@ import {
   patch,
   POD,
   POD_ADMISSION,
+  ROLE,
+  ROLEBINDING,
   type Scenario,
   SECRET,
   SERVICE_IPS,
@@ -377,6 +379,40 @@ export const SEMANTICS: readonly Scenario[] = [
         metadata: { name: 'lock' },
         spec: { holderIdentity: 'a', leaseDurationSeconds: 15 },
       }),
+    ],
+  },
+  {
+    name: 'Role rules: [] is owned and absent rules are not; a RoleBinding roleRef is owned whole',
+    source: 'k8s.io/api/rbac/v1 types.go (Rules without omitempty, RoleRef +structType=atomic)',
+    steps: [
+      { method: 'POST', path: `${ROLE}?fieldManager=m`, body: { metadata: { name: 'r0' }, rules: [] } },
+      { method: 'POST', path: `${ROLE}?fieldManager=m`, body: { metadata: { name: 'r1' } } },
+      {
+        method: 'PUT',
+        path: `${ROLE}/r1?fieldManager=u`,
+        body: { metadata: { name: 'r1' }, rules: [] },
+      },
+      apply(ROLE, 'r2', 'a', {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'r2' },
+        rules: [],
+      }),
+      apply(ROLE, 'r2', 'b', {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'r2' },
+        rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }],
+      }),
+      ...['a', 'b'].map((manager) =>
+        apply(ROLEBINDING, 'rb', manager, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'rb' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'r2' },
+          subjects: [{ kind: 'User', name: manager, apiGroup: 'rbac.authorization.k8s.io' }],
+        }),
+      ),
     ],
   },
   {
