@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { AdminClient } from '../cluster/admin-client.js';
+import { startApiServer } from '../server.js';
 import { goForm } from './go-form.js';
 import { DEDUCED, kindType, type SmdType } from './smd-type.js';
 
@@ -123,5 +125,39 @@ describe('custom resources: x-kubernetes-* extensions of the CRD schema', () => 
   it('metadata is ObjectMeta, at the root and in embedded resources', () => {
     expect(at(t, ['metadata', 'finalizers'])?.list).toMatchObject({ atomic: false, keys: [] });
     expect(at(t, ['spec', 'embedded', 'metadata', 'ownerReferences'])?.list?.keys).toEqual(['uid']);
+  });
+});
+
+describe('every served built-in kind has its recorded schema', () => {
+  it('no kind the embedded server serves falls back to deduced types (a value struct would get a `.`)', async () => {
+    const server = await startApiServer({ logger: { error: () => undefined } });
+    try {
+      const client = new AdminClient({ url: server.url, token: server.token });
+      const groups = (await client.request('GET', '/apis')).body as {
+        groups: { versions: { groupVersion: string }[] }[];
+      };
+      const paths = [
+        '/api/v1',
+        ...groups.groups.flatMap((g) => g.versions.map((v) => `/apis/${v.groupVersion}`)),
+      ];
+      const missing: string[] = [];
+      for (const path of paths) {
+        const list = (await client.request('GET', path)).body as {
+          groupVersion: string;
+          resources: { name: string; kind: string }[];
+        };
+        for (const r of list.resources)
+          if (!r.name.includes('/') && kindType(list.groupVersion, r.kind) === DEDUCED)
+            missing.push(`${list.groupVersion} ${r.kind}`);
+      }
+      expect(missing).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a review kind: spec is a value struct, so a SelfSubjectAccessReview owns no `.` of it (authorization/v1 types.go)', () => {
+    const t = kindType('authorization.k8s.io/v1', 'SelfSubjectAccessReview');
+    expect(goForm(undefined, t)).toMatchObject({ spec: {}, status: { allowed: false } });
   });
 });
