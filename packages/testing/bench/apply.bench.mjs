@@ -5,6 +5,7 @@
 // 3. the same N applied by a with one change (a conflict-free update of its own field);
 // 4. N merge patches of a label (an Update entry next to the Apply entries);
 // 5. N ConfigMaps created by POST (the watch benchmark's write path).
+// Each phase prints its rate and the process's CPU time per request.
 import { Buffer } from 'node:buffer';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -43,6 +44,7 @@ function call(base, method, path, body, contentType = 'application/json') {
 async function run(label, base, make) {
   let next = 0;
   let failed = 0;
+  const cpu = process.cpuUsage();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -54,8 +56,11 @@ async function run(label, base, make) {
     }),
   );
   const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  // CPU per request (server and clients share this process): steadier than the rate on a busy machine
+  const cpuUs = (used.user + used.system) / N;
   console.log(
-    `${label}: ${N} in ${ms.toFixed(0)} ms (${Math.round((N / ms) * 1000)}/s)${failed ? `, ${failed} failed` : ''}`,
+    `${label}: ${N} in ${ms.toFixed(0)} ms (${Math.round((N / ms) * 1000)}/s, ${cpuUs.toFixed(0)} us CPU each)${failed ? `, ${failed} failed` : ''}`,
   );
 }
 
