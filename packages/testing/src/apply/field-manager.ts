@@ -109,6 +109,7 @@ export interface UpdateOptions {
 export class ApplyError extends Error {
   readonly _tag = 'ApplyError';
   constructor(
+    /** The HTTP status kube-apiserver answers with. */
     readonly code: 400 | 500,
     /** What failed: `typed patch object`, `typed live object`, `managed fields`, or `request` (400). */
     readonly what: 'typed patch object' | 'typed live object' | 'managed fields' | 'request',
