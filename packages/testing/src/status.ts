@@ -132,6 +132,35 @@ export function conflict(r: ResourceName, name: string): StatusBody {
   );
 }
 
+/**
+ * 409 for a PUT whose body carries another object's uid: the storage precondition of
+ * `GuaranteedUpdate` (`Precondition failed: UID in precondition: …`), with the object's etcd key.
+ */
+export function uidPreconditionFailed(
+  r: ResourceName,
+  name: string,
+  etcdKey: string,
+  given: string,
+  actual: string,
+): StatusBody {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": StorageError: invalid object, Code: 4, Key: ${etcdKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${given}, UID in object meta: ${actual}`,
+    { name, group: r.group, kind: r.resource },
+  );
+}
+
+/** 409 for an apply (or create-on-update) naming a uid when no object exists (`handlers/patch.go`). */
+export function uidMismatchOnCreate(r: ResourceName, name: string, uid: string): StatusBody {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
+    { name, group: r.group, kind: r.resource },
+  );
+}
+
 /** 400 BadRequest (no details). */
 export function badRequest(message: string): StatusBody {
   return failure(400, 'BadRequest', message);

@@ -22,13 +22,15 @@ import {
   invalidResource,
   namespaceTerminating,
   notFound,
+  uidPreconditionFailed,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { clone, deepEqual, isObject, rfc3339, sortKeys } from '../store/object.js';
 import type { ObjectStore } from '../store/store.js';
 import { objectKey } from '../store/store.js';
+import type { MetaValidation } from '../validation/object-meta.js';
+import { metaUpdateCauses, validateObjectMeta } from '../validation/object-meta.js';
 import { validateAgainstSchema } from '../validation/schema.js';
-import { validateObjectName } from '../validation/names.js';
 import { parseResourceVersion } from './continue-token.js';
 import { checkNamespace, checkTypeMeta, decodeBody, sanitize } from './decode.js';
 import { deleteObject, finalizeNamespace, removeFinalizer } from './delete.js';
@@ -97,6 +99,14 @@ export class Engine {
     return type.builtin ? wire : (sortKeys(wire) as KObj);
   }
 
+  /** The object's etcd key as storage errors name it (`/registry/configmaps/ns/name`). */
+  etcdKey(type: ResourceType, namespace: string | undefined, name: string): string {
+    const prefix = type.etcdPrefix ?? `/registry/${type.resource}`;
+    return type.namespaced && namespace !== undefined
+      ? `${prefix}/${namespace}/${name}`
+      : `${prefix}/${name}`;
+  }
+
   /** The stored object or 404. */
   getStored(type: ResourceType, namespace: string | undefined, name: string): KObj {
     const o = this.store.get(type.storageKey, this.keyOf(type, namespace, name));
@@ -121,17 +131,43 @@ export class Engine {
     checkNamespace(type, obj, namespace);
   }
 
-  /** Validation: name, labels, type rules, schema, hooks. Throws 422. */
-  private validate(type: ResourceType, obj: KObj, old: KObj | undefined): void {
-    const causes: StatusCause[] = [];
-    if (!old) causes.push(...validateObjectName(obj.metadata.name, type.nameRule, obj.metadata.generateName));
-    causes.push(...(type.validate?.(obj) ?? []));
+  /**
+   * Create validation as `rest.BeforeCreate` runs it: the strategy's (metadata, type rules, schema,
+   * hooks), then — only when that passed — the generic metadata checks with names as path segments.
+   * Throws 422.
+   */
+  private validateCreate(type: ResourceType, obj: KObj): void {
+    const v = metaValidationOf(type);
+    const causes: StatusCause[] = [...validateObjectMeta(obj.metadata, type.nameRule, v.flavor)];
+    causes.push(...this.typeCauses(type, obj, undefined));
+    if (causes.length === 0) causes.push(...validateObjectMeta(obj.metadata, 'path-segment', 'generic'));
+    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, causes));
+  }
+
+  /**
+   * Update validation as `rest.BeforeUpdate` runs it: `validateCommonFields` (generic metadata
+   * checks), then the strategy's metadata passes, type rules, schema and hooks, all in one 422.
+   */
+  private validateUpdate(type: ResourceType, next: KObj, old: KObj, statusUpdate: boolean): void {
+    const causes = metaUpdateCauses(
+      next.metadata,
+      old.metadata,
+      type.nameRule,
+      metaValidationOf(type),
+      statusUpdate,
+    );
+    causes.push(...this.typeCauses(type, next, old));
+    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, causes));
+  }
+
+  private typeCauses(type: ResourceType, obj: KObj, old: KObj | undefined): StatusCause[] {
+    const causes: StatusCause[] = [...(type.validate?.(obj) ?? [])];
     if (type.schema) {
       const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = obj;
       causes.push(...validateAgainstSchema(rest, type.schema, ''));
     }
     causes.push(...(this.hooks.validate?.(type, obj, old) ?? []));
-    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, causes));
+    return causes;
   }
 
   private checkNamespaceForCreate(type: ResourceType, namespace: string | undefined, name: string): void {
@@ -167,7 +203,7 @@ export class Engine {
       obj.metadata.name = this.generateName(type, namespace, obj.metadata.generateName);
     }
     type.defaults?.(obj);
-    this.validate(type, obj, undefined);
+    this.validateCreate(type, obj);
     const name = obj.metadata.name ?? '';
     this.checkNamespaceForCreate(type, namespace, name || nameForErrors);
     const key = this.keyOf(type, namespace, name);
@@ -232,6 +268,14 @@ export class Engine {
     const old = this.store.get(type.storageKey, key);
     const rvText = body.metadata.resourceVersion;
     if (rvText !== undefined && rvText !== '') parseResourceVersion(rvText);
+    // the body's uid is a storage precondition of the update, checked before the resourceVersion
+    // (and against "no object" by a create-on-update)
+    const uid = body.metadata.uid;
+    if (uid !== undefined && uid !== '' && uid !== old?.metadata.uid && (old || type.allowCreateOnUpdate)) {
+      throw new ApiError(
+        uidPreconditionFailed(type, name, this.etcdKey(type, namespace, name), uid, old?.metadata.uid ?? ''),
+      );
+    }
     if (!old) {
       if (type.allowCreateOnUpdate && opts.subresource === undefined) {
         delete body.metadata.resourceVersion;
@@ -272,46 +316,34 @@ export class Engine {
     appliedManagedFields: unknown[] | undefined,
   ): WriteResult {
     const oldWire = type.fromStorage(old);
+    const statusWrite = type.hasStatus && opts.subresource === 'status';
     let next: KObj;
-    if (type.hasStatus && opts.subresource === 'status') {
+    if (statusWrite) {
+      // the status strategy's PrepareForUpdate: everything but status (and, for built-ins, the
+      // request's metadata minus what the type resets) comes from the stored object
       next = clone(oldWire);
       if (candidate['status'] === undefined) delete next['status'];
       else next['status'] = clone(candidate['status']);
+      if (type.builtin) {
+        const meta = { ...candidate.metadata };
+        for (const k of type.statusKeeps ?? []) {
+          if (oldWire.metadata[k] === undefined) delete meta[k];
+          else meta[k] = oldWire.metadata[k] as never;
+        }
+        next.metadata = meta;
+      }
     } else {
       next = candidate;
       if (type.hasStatus) {
         if (oldWire['status'] === undefined) delete next['status'];
         else next['status'] = clone(oldWire['status']);
       }
-      const m = next.metadata;
-      const om = oldWire.metadata;
-      m.name = om.name;
-      if (om.namespace !== undefined) m.namespace = om.namespace;
-      else delete m.namespace;
-      m.uid = om.uid;
-      m.creationTimestamp = om.creationTimestamp;
-      if (om.generateName !== undefined && m.generateName === undefined) m.generateName = om.generateName;
-      for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
-        if (om[k] !== undefined) m[k] = om[k] as never;
-        else delete m[k];
-      }
-      if (!Array.isArray(m.managedFields)) m.managedFields = om.managedFields;
     }
+    keepSystemFields(next.metadata, oldWire.metadata);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     type.defaults?.(next);
     type.prepare?.(next, oldWire);
-    if (oldWire.metadata.deletionTimestamp) {
-      const before = new Set(oldWire.metadata.finalizers ?? []);
-      const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length > 0) {
-        const msg = `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
-        const cause = { reason: 'FieldValueForbidden', message: msg, field: 'metadata.finalizers' };
-        // Quirk 4, copied: v1.24 validates ObjectMeta twice on update (validateCommonFields and the
-        // strategy), so the cause is listed twice; the message shows it once (ToAggregate dedupes).
-        throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, [cause, { ...cause }]));
-      }
-    }
-    this.validate(type, next, old);
+    this.validateUpdate(type, next, oldWire, statusWrite);
     if (Array.isArray(next.metadata.finalizers) && next.metadata.finalizers.length === 0)
       delete next.metadata.finalizers;
     const strip = (o: KObj): KObj => {
@@ -497,6 +529,33 @@ export class Engine {
     candidate['spec'] = spec;
     return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
   }
+}
+
+const DEFAULT_BUILTIN_META: MetaValidation = { flavor: 'core', onUpdate: 'update' };
+const DEFAULT_CR_META: MetaValidation = { flavor: 'generic', onUpdate: 'update' };
+
+function metaValidationOf(type: ResourceType): MetaValidation {
+  return type.metaValidation ?? (type.builtin ? DEFAULT_BUILTIN_META : DEFAULT_CR_META);
+}
+
+/**
+ * What `rest.BeforeUpdate` resets before validating: generation and creationTimestamp always come
+ * from the stored object, uid when the request has none, deletionTimestamp once set, a grace period
+ * the request omits. Other differences (uid, deletionTimestamp, grace period) fail validation.
+ */
+function keepSystemFields(m: KObj['metadata'], om: KObj['metadata']): void {
+  m.name = om.name;
+  if (om.namespace !== undefined) m.namespace = om.namespace;
+  else delete m.namespace;
+  if (m.uid === undefined || m.uid === '') m.uid = om.uid;
+  m.creationTimestamp = om.creationTimestamp;
+  if (om.generateName !== undefined && m.generateName === undefined) m.generateName = om.generateName;
+  if (om.generation !== undefined) m.generation = om.generation;
+  else delete m.generation;
+  if (om.deletionTimestamp !== undefined) m.deletionTimestamp = om.deletionTimestamp;
+  if (om.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined)
+    m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+  if (!Array.isArray(m.managedFields)) m.managedFields = om.managedFields;
 }
 
 function contentOf(o: KObj): Json {

@@ -17,6 +17,7 @@ import {
   invalidOptions,
   notFound,
   unsupportedMediaType,
+  uidMismatchOnCreate,
   unsupportedPatchForCustomResource,
 } from '../status.js';
 import type { KObj } from '../store/object.js';
@@ -145,8 +146,13 @@ export function serverSideApplyPatch(
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
   if (!old) {
     if (opts.subresource) throw new ApiError(notFound(type, name));
+    const uid = applied.metadata.uid;
+    if (uid !== undefined && uid !== '') throw new ApiError(uidMismatchOnCreate(type, name, uid));
     return engine.create(type, namespace, candidate, opts, true);
   }
+  // the applied uid is merged like any field, so a different one fails as immutable
+  if (applied.metadata.uid !== undefined && applied.metadata.uid !== '')
+    candidate.metadata.uid = applied.metadata.uid;
   const mf = Array.isArray(candidate.metadata.managedFields) ? candidate.metadata.managedFields : [];
   const rv = applied.metadata.resourceVersion;
   if (rv !== undefined && rv !== old.metadata.resourceVersion) throw new ApiError(conflict(type, name));

@@ -79,6 +79,9 @@ interface BuiltinSpec {
   toStorage?: (o: KObj) => KObj;
   invalidKind?: { readonly group: string; readonly kind: string };
   subresources?: ResourceType['subresources'];
+  metaValidation?: ResourceType['metaValidation'];
+  statusKeeps?: ResourceType['statusKeeps'];
+  etcdPrefix?: string;
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -110,9 +113,22 @@ function builtin(s: BuiltinSpec): ResourceType {
   };
   const opt: {
     -readonly [
-      K in 'decodeCheck' | 'defaults' | 'prepare' | 'validate' | 'fields' | 'invalidKind' | 'subresources'
+      K in
+        | 'decodeCheck'
+        | 'defaults'
+        | 'prepare'
+        | 'validate'
+        | 'fields'
+        | 'invalidKind'
+        | 'subresources'
+        | 'metaValidation'
+        | 'statusKeeps'
+        | 'etcdPrefix'
     ]?: ResourceType[K];
   } = {};
+  if (s.metaValidation) opt.metaValidation = s.metaValidation;
+  if (s.statusKeeps) opt.statusKeeps = s.statusKeeps;
+  if (s.etcdPrefix) opt.etcdPrefix = s.etcdPrefix;
   if (s.prepare) opt.prepare = s.prepare;
   if (s.subresources) opt.subresources = s.subresources;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
@@ -122,6 +138,9 @@ function builtin(s: BuiltinSpec): ResourceType {
   if (s.fields) opt.fields = s.fields;
   return { ...t, ...opt };
 }
+
+/** ValidateXUpdate calls ValidateObjectMetaUpdate and then the create validation (ValidateConfigMap, …). */
+const UPDATE_AND_CREATE = { flavor: 'core', onUpdate: 'update+create' } as const;
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
@@ -354,6 +373,8 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'namespaces',
       kind: 'Namespace',
+      // ValidateNamespace then ValidateNamespaceUpdate on update
+      metaValidation: { flavor: 'core', onUpdate: 'create+update' },
       namespaced: false,
       shortNames: ['ns'],
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -390,6 +411,7 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'configmaps',
       kind: 'ConfigMap',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       shortNames: ['cm'],
       knownFields: ['immutable', 'data', 'binaryData'],
@@ -402,6 +424,7 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'secrets',
       kind: 'Secret',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       knownFields: ['immutable', 'data', 'stringData', 'type'],
       selectableFields: ['type'],
@@ -439,6 +462,8 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'pods',
       kind: 'Pod',
+      metaValidation: UPDATE_AND_CREATE,
+      statusKeeps: ['ownerReferences'],
       namespaced: true,
       shortNames: ['po'],
       categories: ['all'],
@@ -486,6 +511,8 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'services',
       kind: 'Service',
+      metaValidation: UPDATE_AND_CREATE,
+      etcdPrefix: '/registry/services/specs',
       namespaced: true,
       shortNames: ['svc'],
       categories: ['all'],
@@ -505,6 +532,7 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'serviceaccounts',
       kind: 'ServiceAccount',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       shortNames: ['sa'],
       knownFields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
@@ -516,6 +544,8 @@ export function builtinTypes(): ResourceType[] {
       kind: 'Event',
       namespaced: true,
       shortNames: ['ev'],
+      // ValidateEventUpdate skips the v1 API: only the generic checks run on update
+      metaValidation: { flavor: 'core', onUpdate: 'none' },
       knownFields: CORE_EVENT_FIELDS,
       storageKey: 'events',
       selectableFields: EVENT_FIELDS,
@@ -590,6 +620,7 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'deployments',
       kind: 'Deployment',
+      statusKeeps: ['labels'],
       namespaced: true,
       shortNames: ['deploy'],
       categories: ['all'],
@@ -613,6 +644,7 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'leases',
       kind: 'Lease',
+      metaValidation: { flavor: 'generic', onUpdate: 'update' },
       namespaced: true,
       knownFields: ['spec'],
       allowCreateOnUpdate: true,
@@ -642,6 +674,8 @@ export function builtinTypes(): ResourceType[] {
       version: 'v1',
       resource: 'customresourcedefinitions',
       kind: 'CustomResourceDefinition',
+      metaValidation: { flavor: 'generic', onUpdate: 'update' },
+      etcdPrefix: '/registry/apiextensions.k8s.io/customresourcedefinitions',
       namespaced: false,
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],

@@ -192,6 +192,8 @@ export function crdResourceType(crdName: string, s: CrdSpec, v: CrdVersion): Res
     hasGeneration: true,
     builtin: false,
     storageKey: `${s.group}/${s.plural}`,
+    etcdPrefix: `/registry/${s.group}/${s.plural}`,
+    metaValidation: { flavor: 'generic', onUpdate: 'update' },
     nameRule: 'subdomain',
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,

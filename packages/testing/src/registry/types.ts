@@ -7,6 +7,7 @@
  */
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
+import type { MetaValidation } from '../validation/object-meta.js';
 
 /** A JSON schema of a CRD version (`openAPIV3Schema`). */
 export type JSONSchema = Json;
@@ -36,6 +37,19 @@ export interface ResourceType {
   readonly storageKey: string;
   /** Name validation rule of `metadata.name`. */
   readonly nameRule: 'subdomain' | 'label' | 'path-segment';
+  /**
+   * How the type's strategy validates `metadata` (default: `core`/`update` for built-ins,
+   * `generic`/`update` for custom resources); see `validation/object-meta.ts`.
+   */
+  readonly metaValidation?: MetaValidation;
+  /**
+   * Metadata a status write may not change, kept from the stored object (the status strategy's
+   * `PrepareForUpdate`: Deployments keep `labels`, Pods `ownerReferences`). Custom resources keep all
+   * of `metadata`; other built-ins take the request's metadata with the status.
+   */
+  readonly statusKeeps?: readonly ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
+  /** etcd key prefix as storage error messages show it (default `/registry/<resource>`). */
+  readonly etcdPrefix?: string;
   /** PUT of a missing object creates it (Leases). */
   readonly allowCreateOnUpdate: boolean;
   /** PUT without metadata.resourceVersion is allowed. */
