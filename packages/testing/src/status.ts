@@ -230,6 +230,17 @@ export function unsupportedMediaType(): StatusBody {
   return failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
+/** 415 for a POST/PUT/DELETE body in a media type the server does not decode (`NegotiateInputSerializer`). */
+export function unsupportedBodyMediaType(
+  accepted = 'application/json, application/yaml, application/vnd.kubernetes.protobuf',
+): StatusBody {
+  return failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
+}
+
 /** 415 for strategic merge on a custom resource. */
 export function unsupportedPatchForCustomResource(): StatusBody {
   return failure(

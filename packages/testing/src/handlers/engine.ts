@@ -225,10 +225,8 @@ export class Engine {
     if (Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0)
       delete obj.metadata.managedFields;
     const stored = type.toStorage(obj);
-    if (opts.dryRun) {
-      stored.metadata.resourceVersion = String(this.store.resourceVersion);
-      return { code: 201, object: this.present(type, stored) };
-    }
+    // a dry-run create has no resourceVersion: nothing was written (the storage sets it)
+    if (opts.dryRun) return { code: 201, object: this.present(type, stored) };
     this.store.create(type.storageKey, key, stored);
     return { code: 201, object: this.present(type, stored) };
   }

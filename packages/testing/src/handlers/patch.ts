@@ -28,6 +28,24 @@ import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
 import type { WriteOptions, WriteResult } from './engine-types.js';
 
+const PATCH_TYPES = [
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+/**
+ * 415 unless the Content-Type (parameters dropped) is a patch type the resource takes: built-ins
+ * answer go-restful's bare 415, custom resources (no strategic merge) the apiserver's, listing them.
+ */
+export function checkPatchContentType(type: ResourceType, contentType: string): void {
+  const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!type.builtin && (ct === 'application/strategic-merge-patch+json' || !PATCH_TYPES.includes(ct)))
+    throw new ApiError(unsupportedPatchForCustomResource());
+  if (!PATCH_TYPES.includes(ct)) throw new ApiError(unsupportedMediaType());
+}
+
 /** PATCH with any supported content type (apply included). */
 export function patchObject(
   engine: Engine,
@@ -38,16 +56,8 @@ export function patchObject(
   body: Buffer,
   opts: WriteOptions & { force?: boolean; fieldManagerGiven: boolean },
 ): WriteResult {
+  checkPatchContentType(type, contentType);
   const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const kinds = [
-    'application/merge-patch+json',
-    'application/json-patch+json',
-    'application/strategic-merge-patch+json',
-    'application/apply-patch+yaml',
-  ];
-  if (!kinds.includes(ct)) throw new ApiError(unsupportedMediaType());
-  if (ct === 'application/strategic-merge-patch+json' && !type.builtin)
-    throw new ApiError(unsupportedPatchForCustomResource());
   if (ct === 'application/apply-patch+yaml')
     return serverSideApplyPatch(engine, type, namespace, name, body, opts);
   const text = body.toString('utf8');

@@ -9,8 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { AuthOptions, RequestUser } from '../auth.js';
 import { authorize } from '../auth.js';
-import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
+import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
+import { checkPatchContentType } from '../handlers/patch.js';
+import { summarizeBody } from '../handlers/go-json.js';
 import { WatchSession } from '../handlers/watch.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
@@ -23,14 +25,17 @@ import {
   genericNotFound,
   methodNotAllowed,
   notAcceptable,
+  unsupportedBodyMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { isObject, orderMeta } from '../store/object.js';
-import type { Representation, ResourceRoute } from './request.js';
+import { orderMeta } from '../store/object.js';
+import type { DeleteQuery, ListQuery, WriteQuery } from './options.js';
+import { createOptions, deleteOptions, goBool, listOptions, patchOptions, updateOptions } from './options.js';
+import type { InputMediaType, Representation, ResourceRoute } from './request.js';
 import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
-import { negotiate, readBody } from './request.js';
+import { inputMediaType, negotiate, readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson, sendPageNotFound } from './respond.js';
 
@@ -64,10 +69,6 @@ const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-function truthy(v: string | null): boolean {
-  return v === 'true' || v === '1';
-}
-
 /** Handles a request addressed to a resource path. */
 export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promise<void> {
   const { route, req, res, query, ctx } = r;
@@ -96,12 +97,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   const method = (req.method ?? 'GET').toUpperCase();
   let verb: Verb;
   if (route.name === undefined) {
-    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'list';
+    if (method === 'GET') verb = route.legacyWatch || goBool(query.get('watch')) ? 'watch' : 'list';
     else if (method === 'POST') verb = 'create';
     else if (method === 'DELETE') verb = 'deletecollection';
     else throw new ApiError(methodNotAllowed());
   } else {
-    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'get';
+    if (method === 'GET') verb = route.legacyWatch || goBool(query.get('watch')) ? 'watch' : 'get';
     else if (method === 'PUT') verb = 'update';
     else if (method === 'PATCH') verb = 'patch';
     else if (method === 'DELETE') verb = 'delete';
@@ -135,19 +136,27 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       );
     }
   }
+  // a PATCH's content type is checked before anything else (handlers/patch.go, go-restful)
+  if (verb === 'patch' && !extraSubresource) checkPatchContentType(type, req.headers['content-type'] ?? '');
   const negotiated = negotiate(req.headers.accept);
   if (negotiated === undefined) throw new ApiError(notAcceptable());
-  const include = parseIncludeObject(query.get('includeObject'));
   const rep: Presentation =
-    negotiated === 'Table' ? { as: 'Table', include, now: tableNow(env) } : { as: negotiated };
-  const manager = fieldManager(req, query);
-  const dryRun = query.getAll('dryRun').includes('All');
+    negotiated === 'Table'
+      ? { as: 'Table', include: parseIncludeObject(query.get('includeObject')), now: tableNow(env) }
+      : { as: negotiated };
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
   const name = route.name ?? '';
+  const manager = (opts: WriteQuery): string => opts.fieldManager ?? userAgentManager(req);
 
   if (extraSubresource && route.subresource !== undefined) {
+    const opts =
+      method === 'PATCH'
+        ? patchOptions(query, false)
+        : method === 'PUT'
+          ? updateOptions(query)
+          : { fieldManager: undefined, dryRun: false };
     await handleSubresource({
       engine,
       type,
@@ -158,8 +167,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       query,
       contentType: req.headers['content-type'] ?? '',
       body: () => readBody(req, env.maxBodyBytes),
-      manager,
-      dryRun,
+      manager: manager(opts),
+      dryRun: opts.dryRun,
       res,
       ctx,
     });
@@ -168,149 +177,149 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 
   switch (verb) {
     case 'get': {
+      const rv = query.get('resourceVersion');
+      if (rv !== null && rv !== '')
+        parseResourceVersion(rv, `resourceVersion: Invalid value: ${JSON.stringify(rv)}: `);
       const o = engine.getStored(type, ns, name);
       sendJson(res, 200, presentOne(engine, type, o, rep), ctx);
       return;
     }
     case 'list': {
-      const result = engine.list(type, ns, {
-        labelSelector: query.get('labelSelector'),
-        fieldSelector: query.get('fieldSelector'),
-        limit: query.get('limit'),
-        continue: query.get('continue'),
-        resourceVersion: query.get('resourceVersion'),
-        resourceVersionMatch: query.get('resourceVersionMatch'),
-      });
+      const result = engine.list(type, ns, engineListOptions(listOptions(query, false)));
       sendJson(res, 200, listBody(engine, type, result, rep), ctx);
       return;
     }
     case 'watch': {
+      const opts = listOptions(query, true);
       // Table watches are not emulated
       if (rep.as === 'Table') throw new ApiError(notAcceptable());
-      startWatch(env, r, type, rep.as);
+      startWatch(env, r, type, rep.as, opts);
       return;
     }
     case 'create': {
+      const media = requireInputMediaType(req);
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = createOptions(query);
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
-      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      const body = decodeObject(engine, type, buf, media);
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager, dryRun });
+      const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun });
       sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
       return;
     }
     case 'update': {
-      const body = engine.decode(type, await readBody(req, env.maxBodyBytes), isYaml(req));
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = updateOptions(query);
+      const body = decodeObject(engine, type, buf, requireInputMediaType(req));
       engine.checkTypeMeta(type, body);
-      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub });
+      const result = engine.update(type, ns, name, body, {
+        manager: manager(opts),
+        dryRun: opts.dryRun,
+        subresource: sub,
+      });
       sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
       return;
     }
     case 'patch': {
+      const contentType = req.headers['content-type'] ?? '';
       const buf = await readBody(req, env.maxBodyBytes);
-      const result = engine.patch(type, ns, name, req.headers['content-type'] ?? '', buf, {
-        manager,
-        dryRun,
+      const opts = patchOptions(query, contentType.startsWith('application/apply-patch+yaml'));
+      const result = engine.patch(type, ns, name, contentType, buf, {
+        manager: manager(opts),
+        dryRun: opts.dryRun,
         subresource: sub,
-        force: truthy(query.get('force')),
-        fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
+        force: opts.force,
+        fieldManagerGiven: opts.fieldManager !== undefined,
       });
       sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
       return;
     }
     case 'delete': {
-      const opts = await deleteOptions(env, req, query);
+      const opts = await readDeleteOptions(env, req, query, type);
       const result = engine.delete(type, ns, name, opts, env.gc);
       if (result.gone) {
         sendJson(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx);
       } else {
-        sendJson(res, 200, presentOne(engine, type, result.object, rep, true), ctx);
+        // 202 when cascading deletion was asked for the legacy way and the object stays (handlers/delete.go)
+        const code = opts.orphanDependents === false ? 202 : 200;
+        sendJson(res, code, presentOne(engine, type, result.object, rep, true), ctx);
       }
       return;
     }
     case 'deletecollection': {
-      const opts = await deleteOptions(env, req, query);
-      const listed = engine.list(type, ns, {
-        labelSelector: query.get('labelSelector'),
-        fieldSelector: query.get('fieldSelector'),
-      });
-      const deleted: KObj[] = [];
+      const list = listOptions(query, false);
+      const opts = await readDeleteOptions(env, req, query, type);
+      const listed = engine.list(type, ns, engineListOptions(list));
       for (const o of listed.items) {
-        const result = engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
-        deleted.push(result.gone ? result.last : type.toStorage(result.object));
+        try {
+          engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
+        } catch (e) {
+          // store.DeleteCollection: an item deleted meanwhile is not an error
+          if (!(e instanceof ApiError && e.code === 404)) throw e;
+        }
       }
-      sendJson(
-        res,
-        200,
-        listBody(engine, type, { resourceVersion: engine.store.resourceVersion, items: deleted }, rep),
-        ctx,
-      );
+      // store.DeleteCollection answers the list as it was listed, before the deletions
+      sendJson(res, 200, listBody(engine, type, listed, rep), ctx);
       return;
     }
   }
 }
 
-function isYaml(req: IncomingMessage): boolean {
-  const ct = (req.headers['content-type'] ?? '').toLowerCase();
-  return ct.startsWith('application/yaml') || ct.startsWith('application/apply-patch+yaml');
+/** The engine's list options from parsed ListOptions. */
+function engineListOptions(q: ListQuery): ListOptions {
+  return {
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    limit: q.limit > 0 ? String(q.limit) : null,
+    continue: q.continue,
+    resourceVersion: q.resourceVersion,
+    resourceVersionMatch: q.resourceVersionMatch,
+  };
 }
 
-/** fieldManager query, else the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
-function fieldManager(req: IncomingMessage, query: URLSearchParams): string {
-  const fm = query.get('fieldManager');
-  if (fm) return fm;
+/** The body's negotiated media type, or 415. */
+function requireInputMediaType(req: IncomingMessage): InputMediaType {
+  const media = inputMediaType(req.headers['content-type']);
+  if (media === undefined) throw new ApiError(unsupportedBodyMediaType());
+  return media;
+}
+
+const PROTOBUF_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/**
+ * Decodes an object body in its negotiated media type. Protobuf bodies are not decoded here: one
+ * without the `k8s\0` envelope is refused as the real decoder does; a real envelope gets 415.
+ */
+function decodeObject(engine: Engine, type: ResourceType, body: Buffer, media: InputMediaType): KObj {
+  if (media !== 'protobuf') return engine.decode(type, body, media === 'yaml');
+  if (!body.subarray(0, 4).equals(PROTOBUF_PREFIX)) {
+    throw new ApiError(
+      badRequest(
+        `the object provided is unrecognized (must be of type ${type.kind}): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${summarizeBody(body)})`,
+      ),
+    );
+  }
+  throw new ApiError(unsupportedBodyMediaType('application/json, application/yaml'));
+}
+
+/** The manager of a write without `fieldManager`: the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
+function userAgentManager(req: IncomingMessage): string {
   const ua = req.headers['user-agent'] ?? '';
   const first = ua.split('/')[0]?.trim() ?? '';
   return first === '' ? 'unknown' : first.slice(0, 128);
 }
 
-async function deleteOptions(
+async function readDeleteOptions(
   env: HandlerEnv,
   req: IncomingMessage,
   query: URLSearchParams,
-): Promise<DeleteOptions> {
+  type: ResourceType,
+): Promise<DeleteQuery> {
   const buf = await readBody(req, env.maxBodyBytes);
-  let body: Json = {};
-  if (buf.length > 0) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(buf.toString('utf8'));
-    } catch (e) {
-      throw new ApiError(
-        badRequest(
-          `the object provided is unrecognized (must be of type DeleteOptions): ${e instanceof Error ? e.message : String(e)}`,
-        ),
-      );
-    }
-    if (!isObject(parsed))
-      throw new ApiError(badRequest('the object provided is unrecognized (must be of type DeleteOptions)'));
-    body = parsed;
-  }
-  const policy =
-    query.get('propagationPolicy') ??
-    body['propagationPolicy'] ??
-    (body['orphanDependents'] === true || query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
-  if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-    throw new ApiError(
-      badRequest(
-        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
-      ),
-    );
-  }
-  const pre = isObject(body['preconditions']) ? body['preconditions'] : undefined;
-  const dryRun =
-    query.getAll('dryRun').includes('All') ||
-    (Array.isArray(body['dryRun']) && body['dryRun'].includes('All'));
-  const opts: { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] } = { dryRun };
-  if (policy !== undefined) opts.propagationPolicy = policy;
-  if (pre) {
-    const p: { uid?: string; resourceVersion?: string } = {};
-    if (typeof pre['uid'] === 'string') p.uid = pre['uid'];
-    if (typeof pre['resourceVersion'] === 'string') p.resourceVersion = pre['resourceVersion'];
-    opts.preconditions = p;
-  }
-  return opts;
+  const media = buf.length > 0 ? requireInputMediaType(req) : undefined;
+  return deleteOptions(query, buf, media, type.apiVersion);
 }
 
 /** How to present bodies: the negotiated representation, plus Table options. */
@@ -376,17 +385,23 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
   };
 }
 
-function startWatch(env: HandlerEnv, r: ResourceRequest, type: ResourceType, rep: Representation): void {
-  const { query, route } = r;
+function startWatch(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  type: ResourceType,
+  rep: Representation,
+  opts: ListQuery,
+): void {
+  const { route } = r;
   const { engine } = env;
-  const selectors = engine.selectors(type, query.get('labelSelector'), query.get('fieldSelector'));
-  const rvText = query.get('resourceVersion');
+  const selectors = engine.selectors(type, opts.labelSelector, opts.fieldSelector);
+  const rvText = opts.resourceVersion;
   let fromRv: number | undefined;
   if (rvText !== null && rvText !== '' && rvText !== '0') {
     fromRv = parseResourceVersion(rvText, `resourceVersion: Invalid value: ${JSON.stringify(rvText)}: `);
   }
-  const ts = Number(query.get('timeoutSeconds') ?? '');
-  const timeoutMs = Number.isFinite(ts) && ts > 0 ? ts * 1000 : 1800_000;
+  const ts = opts.timeoutSeconds ?? 0;
+  const timeoutMs = ts > 0 ? ts * 1000 : 1800_000;
   const session = new WatchSession(
     r.res,
     engine,
@@ -396,7 +411,7 @@ function startWatch(env: HandlerEnv, r: ResourceRequest, type: ResourceType, rep
       namespace: route.namespace,
       selectors,
       fromRv,
-      bookmarks: truthy(query.get('allowWatchBookmarks')),
+      bookmarks: opts.allowWatchBookmarks,
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,
       metadataOnly: rep !== 'object',

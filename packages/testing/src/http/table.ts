@@ -222,9 +222,11 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '' || value === 'Metadata') return 'Metadata';
   if (value === 'None' || value === 'Object') return value;
-  // metav1 ValidateTableOptions' wording
+  // metav1 ValidateTableOptions' wording, wrapped by the Table conversion (handlers/response.go)
   throw new ApiError(
-    badRequest(`includeObject: Invalid value: "${value}": must be 'Metadata', 'Object', 'None', or empty`),
+    badRequest(
+      `Unable to convert to Table as requested: includeObject: Invalid value: "${value}": must be 'Metadata', 'Object', 'None', or empty`,
+    ),
   );
 }
 
