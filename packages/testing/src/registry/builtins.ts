@@ -82,6 +82,7 @@ interface BuiltinSpec {
   metaValidation?: ResourceType['metaValidation'];
   statusKeeps?: ResourceType['statusKeeps'];
   etcdPrefix?: string;
+  deleteMarksTimestampOnly?: boolean;
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -124,8 +125,10 @@ function builtin(s: BuiltinSpec): ResourceType {
         | 'metaValidation'
         | 'statusKeeps'
         | 'etcdPrefix'
+        | 'deleteMarksTimestampOnly'
     ]?: ResourceType[K];
   } = {};
+  if (s.deleteMarksTimestampOnly) opt.deleteMarksTimestampOnly = true;
   if (s.metaValidation) opt.metaValidation = s.metaValidation;
   if (s.statusKeeps) opt.statusKeeps = s.statusKeeps;
   if (s.etcdPrefix) opt.etcdPrefix = s.etcdPrefix;
@@ -676,6 +679,7 @@ export function builtinTypes(): ResourceType[] {
       kind: 'CustomResourceDefinition',
       metaValidation: { flavor: 'generic', onUpdate: 'update' },
       etcdPrefix: '/registry/apiextensions.k8s.io/customresourcedefinitions',
+      deleteMarksTimestampOnly: true,
       namespaced: false,
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],

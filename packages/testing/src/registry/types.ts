@@ -48,6 +48,11 @@ export interface ResourceType {
    * of `metadata`; other built-ins take the request's metadata with the status.
    */
   readonly statusKeeps?: readonly ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
+  /**
+   * The type's REST `Delete` marks a deletion with `deletionTimestamp` and its finalizer only: no
+   * grace period, no generation bump (CRDs, `apiextensions-apiserver/pkg/registry/customresourcedefinition/etcd.go`).
+   */
+  readonly deleteMarksTimestampOnly?: boolean;
   /** etcd key prefix as storage error messages show it (default `/registry/<resource>`). */
   readonly etcdPrefix?: string;
   /** PUT of a missing object creates it (Leases). */
