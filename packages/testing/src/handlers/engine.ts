@@ -34,6 +34,7 @@ import { validateAgainstSchema } from '../validation/schema.js';
 import { parseResourceVersion } from './continue-token.js';
 import { checkNamespace, checkTypeMeta, decodeBody, sanitize } from './decode.js';
 import { deleteObject, finalizeNamespace, removeFinalizer } from './delete.js';
+import { nameUndeterminable } from './patch-body.js';
 import type {
   DeleteOptions,
   DeleteResult,
@@ -253,7 +254,8 @@ export class Engine {
     body: KObj,
     opts: WriteOptions,
   ): WriteResult {
-    if (body.metadata.name !== undefined && body.metadata.name !== name) {
+    if (body.metadata.name === undefined || body.metadata.name === '') throw nameUndeterminable(name);
+    if (body.metadata.name !== name) {
       throw new ApiError(
         badRequest(
           `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,

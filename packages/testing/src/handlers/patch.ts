@@ -23,6 +23,7 @@ import {
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import { applyConflict } from './apply-conflict.js';
+import { checkPatchedObject, decodeApplyConfig, parsePatchBody } from './patch-body.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
@@ -60,13 +61,7 @@ export function patchObject(
   const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (ct === 'application/apply-patch+yaml')
     return serverSideApplyPatch(engine, type, namespace, name, body, opts);
-  const text = body.toString('utf8');
-  let patch: unknown;
-  try {
-    patch = JSON.parse(text);
-  } catch (e) {
-    throw new ApiError(badRequest(e instanceof Error ? e.message : String(e)));
-  }
+  const patch = parsePatchBody(body, ct);
   const key = engine.keyOf(type, namespace, name);
   const old = engine.store.get(type.storageKey, key);
   if (!old) throw new ApiError(notFound(type, name));
@@ -82,21 +77,14 @@ export function patchObject(
     }
     throw e;
   }
-  if (!isObject(patched)) throw new ApiError(invalidGeneric());
-  const candidate = patched as KObj;
+  const candidate = checkPatchedObject(type, patched, ct === 'application/strategic-merge-patch+json', name);
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
-  engine.checkTypeMeta(type, candidate);
+  const msg = type.decodeCheck?.(candidate);
+  if (msg !== undefined) throw new ApiError(badRequest(msg));
   const rv = candidate.metadata.resourceVersion;
   if (rv !== undefined && rv !== old.metadata.resourceVersion) {
     parseResourceVersion(rv);
     throw new ApiError(conflict(type, name));
-  }
-  if (candidate.metadata.name !== name) {
-    throw new ApiError(
-      badRequest(
-        `the name of the object (${String(candidate.metadata.name)}) does not match the name on the URL (${name})`,
-      ),
-    );
   }
   engine.checkNamespace(type, candidate, namespace);
   return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined);
@@ -122,8 +110,9 @@ export function serverSideApplyPatch(
       ]),
     );
   }
-  const applied = engine.decode(type, body, true);
-  engine.checkTypeMeta(type, applied);
+  const applied = decodeApplyConfig(type, body, name);
+  const msg = type.decodeCheck?.(applied);
+  if (msg !== undefined) throw new ApiError(badRequest(msg));
   if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
     throw new ApiError(
       badRequest(
