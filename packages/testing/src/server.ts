@@ -233,6 +233,10 @@ class ApiServerImpl implements ApiServer {
     });
     const log = (m: string, e: unknown): void => this.logger.error(m, e);
     this.crds = new CrdController(this.engine, this.registry, log);
+    // a CRD deleted or changed tears down its storage, which ends the watches on its resources
+    this.crds.onStorageReplaced = (crd) => {
+      for (const w of [...this.watches]) if (w.crd === crd) w.endAfterQueued();
+    };
     this.controllers = new Controllers(
       this.engine,
       this.registry,

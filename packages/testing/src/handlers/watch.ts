@@ -57,6 +57,7 @@ export class WatchSession implements WatchControl {
   onCut: (() => void) | undefined;
   private stalled = false;
   private cutPending = false;
+  private endWhenDrained = false;
   private readonly queue: Line[] = [];
   private backlog: Line[] = [];
   private backlogPos = 0;
@@ -180,7 +181,10 @@ export class WatchSession implements WatchControl {
       } else {
         line = this.queue.shift();
       }
-      if (!line) return;
+      if (!line) {
+        if (this.endWhenDrained) this.finish(true);
+        return;
+      }
       const text = this.render(line);
       if (text === undefined) continue;
       if (!this.writeRaw(text)) this.waitingDrain = true;
@@ -205,8 +209,15 @@ export class WatchSession implements WatchControl {
       evType = 'DELETED';
     } else if (nowMatches && prevMatches) evType = 'MODIFIED';
     else if (nowMatches) evType = 'ADDED';
-    else if (prevMatches) evType = 'DELETED';
-    else return undefined;
+    else if (prevMatches && e.prev) {
+      // left the selector: the watch cache sends the previous object at the event's resourceVersion
+      // (cacheWatcher.convertToWatchEvent), so the DELETED shows what matched
+      const prev = e.prev;
+      return this.encode('DELETED', {
+        ...prev,
+        metadata: { ...prev.metadata, resourceVersion: e.object.metadata.resourceVersion },
+      });
+    } else return undefined;
     return this.encode(evType, e.object);
   }
 
@@ -251,6 +262,25 @@ export class WatchSession implements WatchControl {
 
   stall(): void {
     this.stalled = true;
+  }
+
+  /** The CRD whose custom resources this watch streams, if any. */
+  get crd(): string | undefined {
+    return this.p.type.crd;
+  }
+
+  /**
+   * Ends the watch cleanly once what is queued was written, as kube-apiserver does when the
+   * storage behind it is destroyed (a CRD deleted or changed). A stalled watch ends at once.
+   */
+  endAfterQueued(): void {
+    if (this.closed) return;
+    if (this.stalled) {
+      this.finish(true);
+      return;
+    }
+    this.endWhenDrained = true;
+    this.pump();
   }
 
   cutNext(): void {
