@@ -380,7 +380,9 @@ export class Engine {
     if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
       delete next.metadata.managedFields;
     if (type.hasGeneration && !sameContent) {
-      const specChanged = !deepEqual(contentOf(next), contentOf(oldWire));
+      const specChanged =
+        type.generationChanged?.(next, oldWire) ??
+        !deepEqual(contentOf(next, type.hasStatus), contentOf(oldWire, type.hasStatus));
       const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
       next.metadata.generation = specChanged ? gen + 1 : gen;
     }
@@ -558,8 +560,14 @@ function keepSystemFields(m: KObj['metadata'], om: KObj['metadata']): void {
   if (!Array.isArray(m.managedFields)) m.managedFields = om.managedFields;
 }
 
-function contentOf(o: KObj): Json {
-  const { metadata: _m, status: _s, ...rest } = o;
+/**
+ * What the generation follows by default: everything but metadata, and but status when the type has
+ * a status subresource (a custom resource without one bumps on status changes too:
+ * apiextensions-apiserver customresource strategy PrepareForUpdate).
+ */
+function contentOf(o: KObj, hasStatus: boolean): Json {
+  const { metadata: _m, ...rest } = o;
+  if (hasStatus) delete rest['status'];
   return rest;
 }
 

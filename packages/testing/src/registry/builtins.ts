@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { isObject, orderMeta } from '../store/object.js';
+import { deepEqual, isObject, orderMeta } from '../store/object.js';
 import type { ResourceType } from './types.js';
 
 const ALL_VERBS = [
@@ -83,6 +83,7 @@ interface BuiltinSpec {
   statusKeeps?: ResourceType['statusKeeps'];
   etcdPrefix?: string;
   deleteMarksTimestampOnly?: boolean;
+  generationChanged?: ResourceType['generationChanged'];
 }
 
 function builtin(s: BuiltinSpec): ResourceType {
@@ -126,8 +127,10 @@ function builtin(s: BuiltinSpec): ResourceType {
         | 'statusKeeps'
         | 'etcdPrefix'
         | 'deleteMarksTimestampOnly'
+        | 'generationChanged'
     ]?: ResourceType[K];
   } = {};
+  if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.deleteMarksTimestampOnly) opt.deleteMarksTimestampOnly = true;
   if (s.metaValidation) opt.metaValidation = s.metaValidation;
   if (s.statusKeeps) opt.statusKeeps = s.statusKeeps;
@@ -624,6 +627,10 @@ export function builtinTypes(): ResourceType[] {
       resource: 'deployments',
       kind: 'Deployment',
       statusKeeps: ['labels'],
+      // annotations are copied to the ReplicaSets, so they bump the generation like the spec
+      generationChanged: (next, old) =>
+        !deepEqual(next['spec'], old['spec']) ||
+        !deepEqual(next.metadata.annotations, old.metadata.annotations),
       namespaced: true,
       shortNames: ['deploy'],
       categories: ['all'],

@@ -105,6 +105,12 @@ export interface ResourceType {
    * `status.storedVersions`). `old` is the stored object's wire form on update. Mutates `o`.
    */
   prepare?(o: KObj, old: KObj | undefined): void;
+  /**
+   * Whether an update bumps `metadata.generation` (types with `hasGeneration`), when the type's
+   * strategy deviates from "anything but metadata and status changed" (Deployments: spec or
+   * annotations, `pkg/registry/apps/deployment/strategy.go`). Both objects in wire form.
+   */
+  generationChanged?(next: KObj, old: KObj): boolean;
   /** Type-specific validation (causes with field paths). */
   validate?(o: KObj): StatusCause[];
   /**
