@@ -162,7 +162,7 @@ export class Engine {
   }
 
   private typeCauses(type: ResourceType, obj: KObj, old: KObj | undefined): StatusCause[] {
-    const causes: StatusCause[] = [...(type.validate?.(obj) ?? [])];
+    const causes: StatusCause[] = [...(type.validate?.(obj, old) ?? [])];
     if (type.schema) {
       const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = obj;
       causes.push(...validateAgainstSchema(rest, type.schema, ''));

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { deepEqual, isObject, orderMeta } from '../store/object.js';
+import { eventUpdateCauses, legacyEventCauses, strictEventCauses } from '../validation/events.js';
 import type { ResourceType } from './types.js';
 
 const ALL_VERBS = [
@@ -74,7 +75,7 @@ interface BuiltinSpec {
   decodeCheck?: (o: KObj) => string | undefined;
   defaults?: (o: KObj) => void;
   prepare?: (o: KObj, old: KObj | undefined) => void;
-  validate?: (o: KObj) => StatusCause[];
+  validate?: (o: KObj, old?: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
   invalidKind?: { readonly group: string; readonly kind: string };
@@ -550,8 +551,8 @@ export function builtinTypes(): ResourceType[] {
       kind: 'Event',
       namespaced: true,
       shortNames: ['ev'],
-      // ValidateEventUpdate skips the v1 API: only the generic checks run on update
-      metaValidation: { flavor: 'core', onUpdate: 'none' },
+      // events.go skips ObjectMeta for the v1 API: only rest.BeforeCreate/BeforeUpdate's generic checks run
+      metaValidation: { flavor: 'none', onUpdate: 'none' },
       knownFields: CORE_EVENT_FIELDS,
       storageKey: 'events',
       selectableFields: EVENT_FIELDS,
@@ -559,20 +560,8 @@ export function builtinTypes(): ResourceType[] {
       fromStorage: coreEventForm,
       toStorage: coreEventForm,
       decodeCheck: (o) => microTimeError('Event', o['eventTime']),
-      validate: (o) => {
-        const io = isObject(o['involvedObject']) ? o['involvedObject'] : {};
-        const ns = io['namespace'];
-        if (typeof ns === 'string' && ns !== '' && ns !== o.metadata.namespace) {
-          return [
-            {
-              reason: 'FieldValueInvalid',
-              message: `Invalid value: "${ns}": does not match event.namespace`,
-              field: 'involvedObject.namespace',
-            },
-          ];
-        }
-        return [];
-      },
+      // events.go legacyValidateEvent: the only rules the core/v1 API applies
+      validate: (o) => legacyEventCauses(o),
     }),
     builtin({
       group: 'events.k8s.io',
@@ -604,20 +593,12 @@ export function builtinTypes(): ResourceType[] {
       selectableFields: EVENT_FIELDS,
       fields: eventFields,
       decodeCheck: (o) => microTimeError('Event', o['eventTime']),
-      validate: (o) => {
-        // validated in events.k8s.io/v1 terms, on the stored (core) form
-        const causes: StatusCause[] = [];
-        if (o['eventTime'] === undefined || o['eventTime'] === null) {
-          causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'eventTime' });
-        }
-        const type = o['type'];
-        if (type !== 'Normal' && type !== 'Warning') {
-          causes.push({
-            reason: 'FieldValueInvalid',
-            message: `Invalid value: "": has invalid value: ${typeof type === 'string' ? type : ''}`,
-            field: 'type',
-          });
-        }
+      // events.go: the legacy rules, then the strict ones on create or the immutable fields on
+      // update, on the core form the Event is stored in
+      validate: (o, old) => {
+        const core = eventsV1ToCore(o);
+        const causes = legacyEventCauses(core);
+        causes.push(...(old ? eventUpdateCauses(core, eventsV1ToCore(old)) : strictEventCauses(core)));
         return causes;
       },
     }),

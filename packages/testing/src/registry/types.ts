@@ -111,8 +111,8 @@ export interface ResourceType {
    * annotations, `pkg/registry/apps/deployment/strategy.go`). Both objects in wire form.
    */
   generationChanged?(next: KObj, old: KObj): boolean;
-  /** Type-specific validation (causes with field paths). */
-  validate?(o: KObj): StatusCause[];
+  /** Type-specific validation (causes with field paths); `old` (wire form) on update. */
+  validate?(o: KObj, old?: KObj): StatusCause[];
   /**
    * The Kind that 422 Invalid messages name, when it is not this type's own: events.k8s.io/v1 Events
    * are validated as core Events (`Event "x" is invalid`, no `group` in details; file 18).

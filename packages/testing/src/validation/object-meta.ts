@@ -22,9 +22,10 @@ export interface MetaValidation {
   /**
    * `core`: the wrappers of `pkg/apis/core/validation` (adds `metadata.finalizers[i]: … is neither a
    * standard finalizer name nor is it fully qualified`); `generic`: apimachinery's checks alone
-   * (custom resources, CRDs, Leases).
+   * (custom resources, CRDs, Leases); `none`: the strategy does not look at metadata (core/v1 Events:
+   * only the generic checks of `rest.BeforeCreate`/`BeforeUpdate` run).
    */
-  readonly flavor: 'core' | 'generic';
+  readonly flavor: 'core' | 'generic' | 'none';
   /**
    * What the strategy's `ValidateUpdate` runs after the generic checks: `update` =
    * `ValidateObjectMetaUpdate` (Deployments, CRs, CRDs, Leases); `update+create` = that and then the
@@ -215,6 +216,7 @@ export function validateObjectMetaUpdate(
   old: MetaLike,
   flavor: MetaValidation['flavor'],
 ): StatusCause[] {
+  if (flavor === 'none') return [];
   const causes: StatusCause[] = [];
   if (old['deletionTimestamp'] !== undefined && old['deletionTimestamp'] !== null) {
     const before = new Set(strings(old['finalizers']));
