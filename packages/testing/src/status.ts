@@ -259,6 +259,17 @@ export function notAcceptable(): StatusBody {
   );
 }
 
+/** 406 when a metadata-only list was asked for an object, or the reverse (`handlers/response.go`). */
+export function notAcceptableShape(requested: string, isList: boolean, goType: string): StatusBody {
+  return failure(
+    406,
+    'NotAcceptable',
+    isList
+      ? `you requested ${requested}, but the requested object is a list (${goType})`
+      : `you requested ${requested}, but the requested object is not a list (${goType})`,
+  );
+}
+
 /** 405 for a verb the resource does not support. */
 export function methodNotAllowed(): StatusBody {
   return failure(

@@ -19,7 +19,7 @@ import type { ServerResponse } from 'node:http';
 import type { ResourceType } from '../registry/types.js';
 import { tooOldResourceVersion } from '../status.js';
 import type { KObj } from '../store/object.js';
-import { orderMeta } from '../store/object.js';
+import { typedObjectMeta } from '../store/object.js';
 import type { ObjectStore, StoreEvent } from '../store/store.js';
 import type { Engine, Selectors } from './engine.js';
 
@@ -34,6 +34,8 @@ export interface WatchParams {
   readonly timeoutMs: number;
   readonly bookmarkIntervalMs: number;
   readonly metadataOnly: boolean;
+  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` for metadata-only events (default v1). */
+  readonly metaApiVersion?: string;
   readonly maxQueuedEvents: number;
 }
 
@@ -223,7 +225,11 @@ export class WatchSession implements WatchControl {
 
   private encode(evType: string, stored: KObj): string {
     const object = this.p.metadataOnly
-      ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(stored.metadata) }
+      ? {
+          kind: 'PartialObjectMetadata',
+          apiVersion: this.p.metaApiVersion ?? 'meta.k8s.io/v1',
+          metadata: typedObjectMeta(stored.metadata),
+        }
       : this.engine.present(this.p.type, stored);
     return JSON.stringify({ type: evType, object }) + '\n';
   }

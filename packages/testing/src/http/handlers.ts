@@ -25,17 +25,18 @@ import {
   genericNotFound,
   methodNotAllowed,
   notAcceptable,
+  notAcceptableShape,
   unsupportedBodyMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { orderMeta } from '../store/object.js';
+import { typedObjectMeta } from '../store/object.js';
 import type { DeleteQuery, ListQuery, WriteQuery } from './options.js';
 import { createOptions, deleteOptions, goBool, listOptions, patchOptions, updateOptions } from './options.js';
 import type { InputMediaType, Representation, ResourceRoute } from './request.js';
 import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
-import { inputMediaType, negotiate, readBody } from './request.js';
+import { inputMediaType, negotiateAccept, readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson, sendPageNotFound } from './respond.js';
 
@@ -138,12 +139,19 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   }
   // a PATCH's content type is checked before anything else (handlers/patch.go, go-restful)
   if (verb === 'patch' && !extraSubresource) checkPatchContentType(type, req.headers['content-type'] ?? '');
-  const negotiated = negotiate(req.headers.accept);
-  if (negotiated === undefined) throw new ApiError(notAcceptable());
+  const choice = negotiateAccept(req.headers.accept);
+  if (choice === undefined) throw new ApiError(notAcceptable());
+  const negotiated = choice.as;
+  const metaApiVersion = `meta.k8s.io/${choice.metaVersion}`;
   const rep: Presentation =
     negotiated === 'Table'
-      ? { as: 'Table', include: parseIncludeObject(query.get('includeObject')), now: tableNow(env) }
-      : { as: negotiated };
+      ? {
+          as: 'Table',
+          include: parseIncludeObject(query.get('includeObject')),
+          now: tableNow(env),
+          metaApiVersion,
+        }
+      : { as: negotiated, metaApiVersion };
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
@@ -193,7 +201,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const opts = listOptions(query, true);
       // Table watches are not emulated
       if (rep.as === 'Table') throw new ApiError(notAcceptable());
-      startWatch(env, r, type, rep.as, opts);
+      startWatch(env, r, type, rep.as, opts, rep.metaApiVersion);
       return;
     }
     case 'create': {
@@ -322,17 +330,25 @@ async function readDeleteOptions(
   return deleteOptions(query, buf, media, type.apiVersion);
 }
 
-/** How to present bodies: the negotiated representation, plus Table options. */
-type Presentation =
+/** How to present bodies: the negotiated representation (its meta.k8s.io version), plus Table options. */
+type Presentation = { readonly metaApiVersion: string } & (
   | { readonly as: Exclude<Representation, 'Table'> }
-  | { readonly as: 'Table'; readonly include: IncludeObject; readonly now: number };
+  | { readonly as: 'Table'; readonly include: IncludeObject; readonly now: number }
+);
 
 function tableNow(env: HandlerEnv): number {
   return env.engine.config.now();
 }
 
-function partial(o: KObj): KObj {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(o.metadata) };
+function partial(o: KObj, apiVersion: string): KObj {
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: typedObjectMeta(o.metadata) };
+}
+
+/** The Go type kube-apiserver names in a 406 (`*core.ConfigMap`, `*unstructured.UnstructuredList`). */
+function goTypeName(type: ResourceType, list: boolean): string {
+  if (!type.builtin) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  const pkg = type.group === '' || type.group === 'events.k8s.io' ? 'core' : (type.group.split('.')[0] ?? '');
+  return `*${pkg}.${type.kind}${list ? 'List' : ''}`;
 }
 
 /** One object for a response; `wire` = already in wire form. */
@@ -340,9 +356,11 @@ function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Presentati
   const full = wire ? o : engine.present(type, o);
   if (rep.as === 'Table') {
     const meta = { resourceVersion: full.metadata.resourceVersion ?? '' };
-    return tableOf(type, [full], meta, rep.include, rep.now);
+    return tableOf(type, [full], meta, rep.include, rep.now, rep.metaApiVersion);
   }
-  if (rep.as !== 'object') return partial(o);
+  if (rep.as === 'PartialObjectMetadataList')
+    throw new ApiError(notAcceptableShape(rep.as, false, goTypeName(type, false)));
+  if (rep.as !== 'object') return partial(o, rep.metaApiVersion);
   return full;
 }
 
@@ -353,16 +371,18 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
     const objects = r.items.map((o) => engine.present(type, o));
-    return tableOf(type, objects, meta, rep.include, rep.now);
+    return tableOf(type, objects, meta, rep.include, rep.now, rep.metaApiVersion);
   }
+  if (rep.as === 'PartialObjectMetadata')
+    throw new ApiError(notAcceptableShape(rep.as, true, goTypeName(type, true)));
   if (rep.as !== 'object') {
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
     return {
       kind: 'PartialObjectMetadataList',
-      apiVersion: 'meta.k8s.io/v1',
+      apiVersion: rep.metaApiVersion,
       metadata: meta,
-      items: r.items.map(partial),
+      items: r.items.map((o) => partial(o, rep.metaApiVersion)),
     };
   }
   if (type.builtin) {
@@ -391,6 +411,7 @@ function startWatch(
   type: ResourceType,
   rep: Representation,
   opts: ListQuery,
+  metaApiVersion: string,
 ): void {
   const { route } = r;
   const { engine } = env;
@@ -415,6 +436,7 @@ function startWatch(
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,
       metadataOnly: rep !== 'object',
+      metaApiVersion,
       maxQueuedEvents: env.maxQueuedWatchEvents,
     },
     (s) => env.watches.delete(s),

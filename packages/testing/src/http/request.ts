@@ -96,9 +96,23 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
 /** What body shape the client asked for. */
 export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
 
+/** The `meta.k8s.io` version a PartialObjectMetadata or Table answer is in (both are served). */
+export type MetaVersion = 'v1' | 'v1beta1';
+
+/** What an `Accept` header asks for: the representation and, for meta.k8s.io ones, the version. */
+export interface AcceptChoice {
+  readonly as: Representation;
+  readonly metaVersion: MetaVersion;
+}
+
 /** Negotiates the `Accept` header; undefined when nothing acceptable (→ 406). */
 export function negotiate(accept: string | undefined): Representation | undefined {
-  if (accept === undefined || accept.trim() === '') return 'object';
+  return negotiateAccept(accept)?.as;
+}
+
+/** Like {@link negotiate}, with the meta.k8s.io version asked for (`v=v1beta1` is served too). */
+export function negotiateAccept(accept: string | undefined): AcceptChoice | undefined {
+  if (accept === undefined || accept.trim() === '') return { as: 'object', metaVersion: 'v1' };
   for (const clause of accept.split(',')) {
     const [type = '', ...paramParts] = clause.split(';').map((s) => s.trim());
     const params = new Map<string, string>();
@@ -109,7 +123,7 @@ export function negotiate(accept: string | undefined): Representation | undefine
     const mt = type.toLowerCase();
     if (mt !== 'application/json' && mt !== '*/*' && mt !== 'application/*') continue;
     const as = params.get('as');
-    if (as === undefined) return 'object';
+    if (as === undefined) return { as: 'object', metaVersion: 'v1' };
     const g = params.get('g');
     const v = params.get('v');
     if (
@@ -117,7 +131,7 @@ export function negotiate(accept: string | undefined): Representation | undefine
       g === 'meta.k8s.io' &&
       (v === 'v1' || v === 'v1beta1')
     ) {
-      return as;
+      return { as, metaVersion: v };
     }
   }
   return undefined;

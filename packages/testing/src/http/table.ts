@@ -16,7 +16,7 @@
 import type { ResourceType } from '../registry/types.js';
 import { ApiError, badRequest } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { isObject, orderMeta } from '../store/object.js';
+import { isObject, typedObjectMeta } from '../store/object.js';
 
 /** One column of a Table, as sent. */
 export interface TableColumn {
@@ -174,9 +174,11 @@ function printersOf(type: ResourceType): Printer[] {
     if (cols.length === 0) {
       return [
         NAME,
+        // apiextensions' serveDefaultColumnsIfEmpty: described like ObjectMeta.creationTimestamp
         crPrinter({
           name: 'Age',
           type: 'date',
+          description: CREATION_DESCRIPTION,
           jsonPath: '.metadata.creationTimestamp',
         }),
       ];
@@ -238,6 +240,7 @@ export function parseIncludeObject(value: string | null): IncludeObject {
  * @param meta the list metadata (`resourceVersion`, `continue`, `remainingItemCount`).
  * @param include what each row's `object` holds.
  * @param now milliseconds since the epoch (for ages).
+ * @param metaApiVersion `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`, as asked for.
  */
 export function tableOf(
   type: ResourceType,
@@ -245,11 +248,12 @@ export function tableOf(
   meta: Json,
   include: IncludeObject,
   now: number,
+  metaApiVersion = 'meta.k8s.io/v1',
 ): Json {
   const printers = printersOf(type);
   return {
     kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
+    apiVersion: metaApiVersion,
     metadata: meta,
     columnDefinitions: printers.map((p) => p.column),
     rows: objects.map((o) => ({
@@ -261,8 +265,8 @@ export function tableOf(
             ? o
             : {
                 kind: 'PartialObjectMetadata',
-                apiVersion: 'meta.k8s.io/v1',
-                metadata: orderMeta(o.metadata),
+                apiVersion: metaApiVersion,
+                metadata: typedObjectMeta(o.metadata),
               },
     })),
   };
