@@ -43,20 +43,32 @@ export interface WatchParams {
 export interface WatchControl {
   /** Destroys the connection at once. */
   drop(): void;
-  /** Stops writing (connection stays open, no bytes). */
-  stall(): void;
-  /** Writes half of the next line, then destroys the connection. */
-  cutNext(): void;
+  /** Stops writing (connection stays open, no bytes). False when already stalled or closed. */
+  stall(): boolean;
+  /** Writes half of the next line, then destroys the connection. False when already armed, stalled or closed. */
+  cutNext(): boolean;
+  /** Writes one whole line that is not JSON after what is queued. False when stalled or closed. */
+  sendMalformedLine(): boolean;
   readonly closed: boolean;
 }
 
-type Line = { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj };
+/**
+ * The line {@link WatchSession.sendMalformedLine} writes: newline-terminated and shaped like an
+ * event, but not JSON (a trailing comma), as a broken proxy or encoder could send.
+ */
+export const MALFORMED_WATCH_LINE =
+  '{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"malformed",}}}\n';
+
+type Line =
+  { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj } | { kind: 'raw'; text: string };
 
 /** A running watch. */
 export class WatchSession implements WatchControl {
   closed = false;
   /** Called when a mid-line cut happened. */
   onCut: (() => void) | undefined;
+  /** Called when an injected malformed line was written. */
+  onMalformedLine: (() => void) | undefined;
   private stalled = false;
   private cutPending = false;
   private endWhenDrained = false;
@@ -189,12 +201,15 @@ export class WatchSession implements WatchControl {
       }
       const text = this.render(line);
       if (text === undefined) continue;
-      if (!this.writeRaw(text)) this.waitingDrain = true;
+      const written = this.writeRaw(text);
+      if (line.kind === 'raw' && !this.closed) this.onMalformedLine?.();
+      if (!written) this.waitingDrain = true;
     }
   }
 
   private render(line: Line): string | undefined {
     const { type, namespace, selectors } = this.p;
+    if (line.kind === 'raw') return line.text;
     if (line.kind === 'synthetic') {
       return this.encode('ADDED', line.object);
     }
@@ -266,8 +281,10 @@ export class WatchSession implements WatchControl {
     this.finish(false);
   }
 
-  stall(): void {
+  stall(): boolean {
+    if (this.closed || this.stalled) return false;
     this.stalled = true;
+    return true;
   }
 
   /** The CRD whose custom resources this watch streams, if any. */
@@ -289,7 +306,21 @@ export class WatchSession implements WatchControl {
     this.pump();
   }
 
-  cutNext(): void {
+  cutNext(): boolean {
+    if (this.closed || this.stalled || this.cutPending) return false;
     this.cutPending = true;
+    return true;
+  }
+
+  /** Whether a mid-line cut is armed and has not happened yet. */
+  get cutArmed(): boolean {
+    return this.cutPending && !this.closed;
+  }
+
+  sendMalformedLine(): boolean {
+    if (this.closed || this.stalled) return false;
+    this.queue.push({ kind: 'raw', text: MALFORMED_WATCH_LINE });
+    this.pump();
+    return true;
   }
 }

@@ -113,7 +113,13 @@ export class WatchReader {
         while ((i = this.buffer.indexOf('\n')) >= 0) {
           const line = this.buffer.slice(0, i);
           this.buffer = this.buffer.slice(i + 1);
-          if (line.trim() !== '') this.lines.push(JSON.parse(line) as WatchLine);
+          if (line.trim() === '') continue;
+          try {
+            this.lines.push(JSON.parse(line) as WatchLine);
+          } catch {
+            // a line that is not JSON (fault injection): kept as is
+            this.lines.push({ type: '<malformed>', object: line });
+          }
         }
         this.wake();
       });
