@@ -30,3 +30,16 @@ export type {
   ApplyOptions,
   UpdateOptions,
 } from './apply/field-manager.js';
+export { startControlPlane } from './control-plane/control-plane.js';
+export type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane/control-plane.js';
+export {
+  ControlPlaneAssetsError,
+  controlPlaneAssetsAvailable,
+  findControlPlaneAssets,
+} from './control-plane/assets.js';
+export type { ControlPlaneBinary } from './control-plane/assets.js';
+export type { TestCluster } from './cluster/cluster.js';
+export { REAL_TIER_HOW, selectedBackends, startTestBackend, TEST_BACKEND_ENV } from './backends/backends.js';
+export type { BackendName, BackendSelection, TestBackend, TestBackendOptions } from './backends/backends.js';
+export { waitFor } from './wait-for.js';
+export type { Settled, WaitForOptions } from './wait-for.js';

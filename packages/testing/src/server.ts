@@ -19,6 +19,9 @@ import { stringify as toYaml } from 'yaml';
 
 import type { AuthOptions, RequestUser } from './auth.js';
 import { authenticate } from './auth.js';
+import { AdminClient } from './cluster/admin-client.js';
+import type { TestCluster } from './cluster/cluster.js';
+import { clusterReads } from './cluster/cluster.js';
 import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
 import { Faults } from './faults.js';
@@ -95,8 +98,12 @@ export interface ApiServerOptions {
   readonly logger?: ApiServerLogger;
 }
 
-/** A running API server. */
-export interface ApiServer {
+/**
+ * A running API server. It is a {@link TestCluster} like a real control plane (`url`, kubeconfig,
+ * token, `list`/`get` over HTTP, `stop`), plus what only an in-memory server can offer: fault
+ * injection, synchronous reads of its state, restarts.
+ */
+export interface ApiServer extends TestCluster {
   /** `http://127.0.0.1:PORT` (or https). */
   readonly url: string;
   readonly port: number;
@@ -218,6 +225,8 @@ class ApiServerImpl implements ApiServer {
   private tempDir: string | undefined;
   private compactionTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private admin: AdminClient | undefined;
+  private httpReads: Pick<TestCluster, 'list' | 'get'> | undefined;
 
   constructor(private readonly options: ApiServerOptions) {
     this.logger = options.logger ?? { error: (m, e) => console.error(`[rxkube-apiserver] ${m}`, e ?? '') };
@@ -570,9 +579,31 @@ class ApiServerImpl implements ApiServer {
     await this.listen(this.port);
   }
 
+  /** Reads over HTTP as the admin, like a real control plane's (see {@link TestCluster.list}). */
+  list(resource: string, namespace?: string): Promise<KObj[]> {
+    return this.reads().list(resource, namespace);
+  }
+
+  get(resource: string, namespace: string | undefined, name: string): Promise<KObj | undefined> {
+    return this.reads().get(resource, namespace, name);
+  }
+
+  private reads(): Pick<TestCluster, 'list' | 'get'> {
+    if (this.httpReads === undefined) {
+      this.admin = new AdminClient({
+        url: this.url,
+        token: this.token,
+        ...(this.tls !== undefined ? { ca: this.tls.ca } : {}),
+      });
+      this.httpReads = clusterReads(this.admin);
+    }
+    return this.httpReads;
+  }
+
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.admin?.close();
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
     this.deployments?.stop();

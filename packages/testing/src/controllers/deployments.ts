@@ -125,7 +125,7 @@ export class DeploymentController {
  * The status of `deployment` once its rollout completed with every replica ready, keeping the
  * condition times of `current` where the real controller keeps them.
  */
-function rolledOutStatus(deployment: KObj, current: Json | undefined, now: string): Json {
+export function rolledOutStatus(deployment: KObj, current: Json | undefined, now: string): Json {
   const spec = isObject(deployment['spec']) ? deployment['spec'] : {};
   const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
   const name = deployment.metadata.name ?? '';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { omitEmptyBuiltin } from './builtins.js';
+import { omitEmptyBuiltin } from './omit-empty.js';
 
 describe('omitEmptyBuiltin (Go omitempty)', () => {
   it('drops empty maps and omitempty lists, also nested (template metadata)', () => {

@@ -1,0 +1,201 @@
+/**
+ * `runSoak()`: the chaos soak. Seeds thousands of objects, starts twenty-odd controllers on one
+ * Manager, then writes and injects faults of every kind at once; when the storm ends it waits for
+ * convergence and checks it (see checks.ts), measuring how long convergence took, the operator's
+ * heap before and after, and every error that escaped.
+ *
+ * @module
+ */
+import { KubeClient, loadKubeConfigFile, Manager } from '@rxkube/kube';
+import type { FaultCounts } from '@rxkube/testing';
+
+import type { Verdict } from './checks.js';
+import { serverState, verdict } from './checks.js';
+import type { SoakConfig } from './config.js';
+import type { FaultKind } from './faults.js';
+import { FAULT_KINDS, FAULT_WEIGHTS } from './faults.js';
+import { addControllers } from './operators.js';
+import { Random } from './random.js';
+import { startSoakServer } from './server.js';
+import type { WriteCounts } from './workload.js';
+import { layoutOf, seed, storm } from './workload.js';
+
+/** Everything a soak run measured and found. */
+export interface SoakReport {
+  readonly config: SoakConfig;
+  readonly ms: {
+    readonly seed: number;
+    readonly initialSync: number;
+    readonly storm: number;
+    readonly converge: number;
+  };
+  readonly writes: WriteCounts;
+  /** Faults injected, by kind (what the storm asked for). */
+  readonly injected: Readonly<Record<FaultKind, number>>;
+  /** What the server counted as happening. */
+  readonly happened: FaultCounts;
+  readonly controllers: number;
+  readonly watches: number;
+  readonly reconciles: number;
+  readonly injectedFailures: number;
+  readonly verdict: Verdict;
+  /** Reconciles started after convergence was reached (must be 0: idle means idle). */
+  readonly afterIdle: number;
+  /** Operator heap after GC, MB: after the initial sync, and after convergence. */
+  readonly heapMb: { readonly start: number; readonly end: number };
+  readonly errors: { readonly observable: number; readonly unhandled: number; readonly terminal: number };
+  readonly ok: boolean;
+}
+
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const heapMb = (): number => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+
+/**
+ * Runs one soak.
+ *
+ * ## Example
+ * ```ts
+ * const report = await runSoak(SHORT, (line) => console.log(line));
+ * if (!report.ok) process.exitCode = 1;
+ * ```
+ */
+export async function runSoak(
+  config: SoakConfig,
+  log: (line: string) => void = () => undefined,
+): Promise<SoakReport> {
+  const random = new Random(config.seed);
+  const layout = layoutOf(config);
+  const errors = { observable: 0, unhandled: 0, terminal: 0 };
+  const onUnhandled = (): void => {
+    errors.unhandled++;
+  };
+  process.on('unhandledRejection', onUnhandled);
+  process.on('uncaughtException', onUnhandled);
+  const server = await startSoakServer(config.serverInWorker);
+  const client = KubeClient.fromKubeConfig(loadKubeConfigFile(server.kubeconfigPath));
+  const mgr = new Manager({
+    client,
+    name: 'soak',
+    logLevel: 'silent',
+    // the storm stalls watches often: notice a stall sooner than the default 70 s (the server
+    // sends bookmarks every 5 s here, so a healthy watch is never idle that long)
+    watcher: { idleTimeoutMs: 8_000 },
+  });
+  try {
+    let t = Date.now();
+    log(`soak: seeding ${config.objects} ConfigMaps over ${config.namespaces} namespaces`);
+    await seed(client, layout, random, config.writeConcurrency);
+    const seedMs = Date.now() - t;
+
+    const controllers = addControllers(mgr, layout, random, config.failureRate, config.maxReconcileMs);
+    const results = mgr.results$.subscribe({
+      next: (r) => {
+        const c = controllers.find((x) => x.name === r.controller);
+        if (r.outcome === 'skipped') c?.seen.set(r.key, 'absent');
+        if (r.outcome === 'terminal') errors.terminal++;
+      },
+      error: () => errors.observable++,
+    });
+    t = Date.now();
+    await mgr.start();
+    await converge(mgr, controllers, client, config.convergeTimeoutMs, 'the initial sync');
+    const initialSyncMs = Date.now() - t;
+    const heapStart = heapMb();
+    log(
+      `soak: ${controllers.length} controllers on ${mgr.targets().length} watches synced in ${initialSyncMs} ms; storm of ${config.writes} writes and ${config.faults} faults`,
+    );
+
+    t = Date.now();
+    const injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
+    let writing = true;
+    const writes = storm(client, layout, random, config.writes, config.writeConcurrency).finally(() => {
+      writing = false;
+    });
+    let n = 0;
+    while (writing || n < config.faults) {
+      const kind = random.weighted(FAULT_WEIGHTS);
+      await server.fault(kind, n).catch(() => undefined);
+      injected[kind]++;
+      n++;
+      // spread the faults over the writes: a short pause, shorter while faults are behind
+      await new Promise((r) => setTimeout(r, n < config.faults ? 1 : 5));
+    }
+    const writeCounts = await writes;
+    await server.reset();
+    const stormMs = Date.now() - t;
+    log(
+      `soak: storm done in ${stormMs} ms (${writeCounts.succeeded} writes landed, ${n} faults); converging`,
+    );
+
+    t = Date.now();
+    const final = await converge(
+      mgr,
+      controllers,
+      client,
+      config.convergeTimeoutMs,
+      'convergence after the storm',
+    );
+    const convergeMs = Date.now() - t;
+    const before = controllers.reduce((s, c) => s + c.reconciles, 0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const afterIdle = controllers.reduce((s, c) => s + c.reconciles, 0) - before;
+    const heapEnd = heapMb();
+    results.unsubscribe();
+    const happened = await server.counts();
+    const report: SoakReport = {
+      config,
+      ms: { seed: seedMs, initialSync: initialSyncMs, storm: stormMs, converge: convergeMs },
+      writes: writeCounts,
+      injected,
+      happened,
+      controllers: controllers.length,
+      watches: mgr.targets().length,
+      reconciles: controllers.reduce((s, c) => s + c.reconciles, 0),
+      injectedFailures: controllers.reduce((s, c) => s + c.failures, 0),
+      verdict: final,
+      afterIdle,
+      heapMb: { start: heapStart, end: heapEnd },
+      errors,
+      ok:
+        final.ok &&
+        afterIdle === 0 &&
+        errors.observable === 0 &&
+        errors.unhandled === 0 &&
+        errors.terminal === 0 &&
+        (!config.serverInWorker || heapEnd - heapStart < 8),
+    };
+    return report;
+  } finally {
+    await mgr.stop();
+    client.close();
+    await server.stop();
+    process.off('unhandledRejection', onUnhandled);
+    process.off('uncaughtException', onUnhandled);
+  }
+}
+
+/** Polls the checks until they pass (returning the passing verdict) or `timeoutMs` ends (returning the last). */
+async function converge(
+  mgr: Manager,
+  controllers: Parameters<typeof verdict>[1],
+  client: KubeClient,
+  timeoutMs: number,
+  what: string,
+): Promise<Verdict> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Verdict | undefined;
+  for (;;) {
+    const state = await serverState(client);
+    last = verdict(mgr, controllers, state);
+    if (last.ok && controllers.every((c) => c.inFlight.size === 0)) return last;
+    if (Date.now() > deadline) {
+      console.error(`soak: no ${what} within ${timeoutMs} ms`);
+      return last;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
