@@ -91,7 +91,12 @@ export class WatchReader {
   private readonly reqHandle: ReturnType<typeof httpRequest>;
   readonly ready: Promise<void>;
 
-  constructor(base: string, path: string, accept = 'application/json') {
+  constructor(
+    base: string,
+    path: string,
+    accept = 'application/json',
+    opts: { readonly headers?: Record<string, string>; readonly ca?: string } = {},
+  ) {
     const url = new URL(path, base);
     const requester = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let onReady: () => void = () => undefined;
@@ -100,7 +105,12 @@ export class WatchReader {
       onReady = resolve;
       onFail = reject;
     });
-    this.reqHandle = requester(url, { method: 'GET', headers: { Accept: accept } }, (res) => {
+    const options = {
+      method: 'GET',
+      headers: { Accept: accept, ...opts.headers },
+      ...(opts.ca ? { ca: opts.ca } : {}),
+    };
+    this.reqHandle = requester(url, options, (res) => {
       this.res = res;
       this.status = res.statusCode ?? 0;
       this.headers = res.headers;
