@@ -6,6 +6,7 @@
 import type { StatusCause } from '../../status.js';
 import type { KObj } from '../../store/object.js';
 import { deepEqual, isObject } from '../../store/object.js';
+import { deploymentSelectorImmutable } from '../../validation/services.js';
 import type { ResourceType } from '../types.js';
 import { builtin, labelsOf } from './builtin.js';
 
@@ -93,7 +94,7 @@ export function appsKinds(): ResourceType[] {
       hasGeneration: true,
       knownFields: ['spec', 'status'],
       defaults: deploymentDefaults,
-      validate: deploymentValidate,
+      validate: (o, old) => [...deploymentValidate(o), ...(old ? deploymentSelectorImmutable(o, old) : [])],
     }),
   ];
 }

@@ -6,7 +6,15 @@
  */
 import { isObject } from '../../store/object.js';
 import type { ResourceType } from '../types.js';
-import { builtin, checkStringMap, configKeyCauses, UPDATE_AND_CREATE } from './builtin.js';
+import {
+  base64DecodeError,
+  configMapCauses,
+  configMapUpdateCauses,
+  secretCauses,
+  secretUpdateCauses,
+} from '../../validation/config-data.js';
+import { defaultServicePorts, serviceCauses } from '../../validation/services.js';
+import { builtin, checkStringMap, UPDATE_AND_CREATE } from './builtin.js';
 
 /** The core/v1 kinds (Events excepted). */
 export function coreKinds(): ResourceType[] {
@@ -59,8 +67,10 @@ export function coreKinds(): ResourceType[] {
       shortNames: ['cm'],
       knownFields: ['immutable', 'data', 'binaryData'],
       decodeCheck: (o) =>
-        checkStringMap(o, 'data', 'ConfigMap') ?? checkStringMap(o, 'binaryData', 'ConfigMap'),
-      validate: (o) => [...configKeyCauses(o, 'data'), ...configKeyCauses(o, 'binaryData')],
+        checkStringMap(o, 'data', 'ConfigMap') ??
+        checkStringMap(o, 'binaryData', 'ConfigMap') ??
+        base64DecodeError(o, 'binaryData', 'ConfigMap'),
+      validate: (o, old) => (old ? configMapUpdateCauses(o, old) : configMapCauses(o)),
     }),
     builtin({
       group: '',
@@ -72,7 +82,10 @@ export function coreKinds(): ResourceType[] {
       knownFields: ['immutable', 'data', 'stringData', 'type'],
       selectableFields: ['type'],
       fields: (o) => ({ type: typeof o['type'] === 'string' ? o['type'] : '' }),
-      decodeCheck: (o) => checkStringMap(o, 'data', 'Secret') ?? checkStringMap(o, 'stringData', 'Secret'),
+      decodeCheck: (o) =>
+        checkStringMap(o, 'data', 'Secret') ??
+        checkStringMap(o, 'stringData', 'Secret') ??
+        base64DecodeError(o, 'data', 'Secret'),
       defaults: (o) => {
         const sd = o['stringData'];
         if (isObject(sd)) {
@@ -81,24 +94,9 @@ export function coreKinds(): ResourceType[] {
           o['data'] = data;
         }
         delete o['stringData'];
-        o['type'] ??= 'Opaque';
+        if (o['type'] === undefined || o['type'] === '') o['type'] = 'Opaque';
       },
-      validate: (o) => {
-        const causes = configKeyCauses(o, 'data');
-        const data = o['data'];
-        if (isObject(data)) {
-          for (const [k, v] of Object.entries(data)) {
-            if (typeof v === 'string' && !/^[A-Za-z0-9+/]*={0,2}$/.test(v)) {
-              causes.push({
-                reason: 'FieldValueInvalid',
-                message: 'Invalid value: illegal base64 data',
-                field: `data[${k}]`,
-              });
-            }
-          }
-        }
-        return causes;
-      },
+      validate: (o, old) => (old ? secretUpdateCauses(o, old) : secretCauses(o)),
     }),
     builtin({
       group: '',
@@ -168,7 +166,9 @@ export function coreKinds(): ResourceType[] {
         spec['sessionAffinity'] ??= 'None';
         o['spec'] = spec;
         o['status'] ??= { loadBalancer: {} };
+        defaultServicePorts(o);
       },
+      validate: serviceCauses,
     }),
     builtin({
       group: '',
