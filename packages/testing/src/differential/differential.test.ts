@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { dryRunCases } from './cases/dry-run.js';
+import { kindCases } from './cases/kinds.js';
 import { metadataCases } from './cases/metadata.js';
 import { optionCases } from './cases/options.js';
 import { patchCases } from './cases/patch.js';
@@ -23,6 +24,7 @@ const groups: [string, DiffCase[]][] = [
   ['patch bodies', patchCases],
   ['dry runs and deletecollection', dryRunCases],
   ['generation, Events, representations', semanticsCases],
+  ['per-kind rules', kindCases],
 ];
 
 describe.skipIf(skip !== undefined)('embedded server vs kube-apiserver v1.24', () => {
