@@ -246,6 +246,20 @@ describe('immutable metadata on PUT and every patch type', () => {
   });
 });
 
+describe('namespaces/finalize', () => {
+  it('checks each finalizer name (ValidateNamespaceFinalizeUpdate)', async () => {
+    await call(server.url, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'meta-fin' } } });
+    const r = await call(server.url, 'PUT', '/api/v1/namespaces/meta-fin/finalize', {
+      body: { metadata: { name: 'meta-fin' }, spec: { finalizers: ['kubernetes', 'bad name'] } },
+    });
+    expect(r.status).toBe(422);
+    expect(fieldsOf(r.body)).toEqual(['spec.finalizers[1]', 'spec.finalizers[1]']);
+    expect(r.body.details.causes[1].message).toBe(
+      'Invalid value: "bad name": name is neither a standard finalizer name nor is it fully qualified',
+    );
+  });
+});
+
 describe('what a status write may change in metadata', () => {
   const statusPatch = {
     metadata: { labels: { st: 'x' }, annotations: { st: 'y' } },

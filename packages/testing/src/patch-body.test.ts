@@ -134,6 +134,17 @@ describe('TypeMeta a patch changes', () => {
   });
 });
 
+describe('a patched object that no longer decodes', () => {
+  it('is a 422 on the patch field with the decoder error (not a 400)', async () => {
+    const r = await call(server.url, 'PATCH', `${CM}/p1`, { body: { data: { a: 1 } }, contentType: MERGE });
+    expect(r.status).toBe(422);
+    expect(r.body.details.causes[0].field).toBe('patch');
+    expect(r.body.message).toMatch(
+      /^ "" is invalid: patch: Invalid value: ".*": json: cannot unmarshal number into Go struct field ConfigMap.data of type string$/,
+    );
+  });
+});
+
 describe('the name on the URL must be in the object (handlers/rest.go checkName)', () => {
   const undeterminable = 'the name of the object (p1 based on URL) was undeterminable: name must be provided';
 

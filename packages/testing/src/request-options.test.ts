@@ -293,6 +293,15 @@ describe('ListOptions', () => {
     );
   });
 
+  it('a get at a resourceVersion not reached yet is a 504 like a list', async () => {
+    const r = await call(server.url, 'GET', `${CM}/o1?resourceVersion=99999999`);
+    expect(r.status).toBe(504);
+    expect(r.headers['retry-after']).toBe('1');
+    expect(r.body.message).toBe(
+      `Timeout: Too large resource version: 99999999, current: ${String(server.resourceVersion)}`,
+    );
+  });
+
   it('a bad includeObject is reported by the Table conversion', async () => {
     const r = await call(server.url, 'GET', `${CM}?includeObject=Bogus`, {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',

@@ -23,7 +23,13 @@ import {
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import { applyConflict } from './apply-conflict.js';
-import { checkPatchedObject, decodeApplyConfig, parsePatchBody } from './patch-body.js';
+import {
+  checkPatchedObject,
+  decodeApplyConfig,
+  goPatchedJson,
+  parsePatchBody,
+  patchInvalid,
+} from './patch-body.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
@@ -79,8 +85,13 @@ export function patchObject(
   }
   const candidate = checkPatchedObject(type, patched, ct === 'application/strategic-merge-patch+json', name);
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
+  // the patched object is decoded again: a decoder error is a 422 on the patch field
   const msg = type.decodeCheck?.(candidate);
-  if (msg !== undefined) throw new ApiError(badRequest(msg));
+  if (msg !== undefined)
+    throw patchInvalid(
+      goPatchedJson(candidate, type.builtin),
+      msg.replace(/^.* cannot be handled as a \w+: /, ''),
+    );
   const rv = candidate.metadata.resourceVersion;
   if (rv !== undefined && rv !== old.metadata.resourceVersion) {
     parseResourceVersion(rv);

@@ -26,6 +26,7 @@ import {
   methodNotAllowed,
   notAcceptable,
   notAcceptableShape,
+  resourceVersionTooLarge,
   unsupportedBodyMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
@@ -186,8 +187,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   switch (verb) {
     case 'get': {
       const rv = query.get('resourceVersion');
-      if (rv !== null && rv !== '')
-        parseResourceVersion(rv, `resourceVersion: Invalid value: ${JSON.stringify(rv)}: `);
+      if (rv !== null && rv !== '') {
+        const n = parseResourceVersion(rv, `resourceVersion: Invalid value: ${JSON.stringify(rv)}: `);
+        const current = engine.store.resourceVersion;
+        // a get at a resourceVersion not reached yet waits for it, then times out like a list
+        if (n > current) throw new ApiError(resourceVersionTooLarge(n, current), { 'Retry-After': '1' });
+      }
       const o = engine.getStored(type, ns, name);
       sendJson(res, 200, presentOne(engine, type, o, rep), ctx);
       return;

@@ -27,6 +27,7 @@ import {
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
+import { validateFinalizers, validateKubeFinalizerNames } from '../validation/object-meta.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson } from './respond.js';
 
@@ -211,6 +212,15 @@ async function finalize(r: SubresourceRequest): Promise<void> {
   const finalizers = Array.isArray(spec['finalizers'])
     ? spec['finalizers'].filter((f): f is string => typeof f === 'string')
     : [];
+  // ValidateNamespaceFinalizeUpdate: each name qualified, and standard when it has no domain
+  const causes = finalizers.flatMap((f, i) => {
+    const field = `spec.finalizers[${String(i)}]`;
+    return [
+      ...validateFinalizers([f], field),
+      ...validateKubeFinalizerNames([f]).map((c) => ({ ...c, field })),
+    ];
+  });
+  if (causes.length > 0) throw new ApiError(invalid(r.type, r.name, causes));
   if (r.dryRun) {
     sendJson(r.res, 200, r.engine.present(r.type, r.engine.getStored(r.type, undefined, r.name)), r.ctx);
     return;

@@ -104,6 +104,11 @@ export const optionCases: DiffCase[] = [
         { method: 'GET', path: `${p}/o1?resourceVersion=0` },
         {
           method: 'GET',
+          path: `${p}/o1?resourceVersion=99999999`,
+          pick: (b: { reason?: string }) => b.reason,
+        },
+        {
+          method: 'GET',
           path: `${p}?includeObject=Bogus`,
           accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
         },

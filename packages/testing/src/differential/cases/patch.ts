@@ -35,6 +35,7 @@ export const patchCases: DiffCase[] = [
           pick: (b: { details?: { causes?: { field?: string }[] } }) => b.details?.causes?.[0]?.field,
         },
         { method: 'PATCH', path: p, body: { kind: null }, contentType: MERGE },
+        { method: 'PATCH', path: p, body: { data: { a: 1 } }, contentType: MERGE },
         {
           method: 'PATCH',
           path: p,
