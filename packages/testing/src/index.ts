@@ -2,6 +2,7 @@ export {};
 export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
+export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
 export type {
   FaultCounts,
   FailRule,

@@ -53,8 +53,15 @@ export interface WatchControl {
 }
 
 /**
- * The line {@link WatchSession.sendMalformedLine} writes: newline-terminated and shaped like an
- * event, but not JSON (a trailing comma), as a broken proxy or encoder could send.
+ * The line `faults.sendMalformedWatchLines()` makes each watch write: newline-terminated and shaped
+ * like an event, but not JSON (a trailing comma), as a broken proxy or encoder could send.
+ *
+ * ## Example
+ * ```ts
+ * server.faults.sendMalformedWatchLines();
+ * // a watch client reads MALFORMED_WATCH_LINE, then the stream goes on
+ * expect(() => JSON.parse(MALFORMED_WATCH_LINE)).toThrow();
+ * ```
  */
 export const MALFORMED_WATCH_LINE =
   '{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"malformed",}}}\n';
