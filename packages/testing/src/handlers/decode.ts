@@ -14,7 +14,7 @@ import { ApiError, badRequest } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import { applySchemaDefaults, pruneUnknownFields } from '../validation/schema.js';
-import { goJsonSyntaxError, summarizeBody } from './go-json.js';
+import { parseJsonLikeGo, summarizeBody } from './go-json.js';
 
 const KNOWN_META = new Set([
   'name',
@@ -46,18 +46,20 @@ export function decodeBody(type: ResourceType, body: Buffer, yaml = false): KObj
   let value: unknown;
   if (text.trim() === '') return unrecognized('unexpected end of JSON input');
   if (!yaml) {
-    const syntax = goJsonSyntaxError(body);
-    if (syntax !== undefined) return unrecognized(syntax);
-  }
-  try {
-    value = yaml ? parseYaml(text) : JSON.parse(text);
-  } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const pos = /at position (\d+)/.exec(msg);
-    const atEnd =
-      /end of (JSON )?input|Unterminated|Unexpected end/i.test(msg) ||
-      (pos !== null && Number(pos[1]) >= text.length);
-    return unrecognized(atEnd ? 'unexpected end of JSON input' : msg);
+    const parsed = parseJsonLikeGo(body);
+    if (!parsed.ok) return unrecognized(parsed.error);
+    value = parsed.value;
+  } else {
+    try {
+      value = parseYaml(text);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      const pos = /at position (\d+)/.exec(msg);
+      const atEnd =
+        /end of (JSON )?input|Unterminated|Unexpected end/i.test(msg) ||
+        (pos !== null && Number(pos[1]) >= text.length);
+      return unrecognized(atEnd ? 'unexpected end of JSON input' : msg);
+    }
   }
   if (!isObject(value)) {
     return unrecognized(

@@ -14,7 +14,7 @@ import { ApiError, badRequest, failure, invalid } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject, sortKeys } from '../store/object.js';
 import { goQuote } from '../validation/names.js';
-import { goJsonSyntaxError } from './go-json.js';
+import { parseJsonLikeGo } from './go-json.js';
 
 const TYPE_STRUCT =
   'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
@@ -64,13 +64,11 @@ export function nameUndeterminable(name: string): ApiError {
  * merge patch, whose library answers `Invalid JSON Patch`.
  */
 export function parsePatchBody(body: Buffer, contentType: string): unknown {
-  const syntax = goJsonSyntaxError(body);
-  if (syntax !== undefined) {
-    throw new ApiError(
-      badRequest(contentType === 'application/merge-patch+json' ? 'Invalid JSON Patch' : syntax),
-    );
-  }
-  return JSON.parse(body.toString('utf8')) as unknown;
+  const parsed = parseJsonLikeGo(body);
+  if (parsed.ok) return parsed.value;
+  throw new ApiError(
+    badRequest(contentType === 'application/merge-patch+json' ? 'Invalid JSON Patch' : parsed.error),
+  );
 }
 
 /**

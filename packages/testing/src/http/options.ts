@@ -12,7 +12,7 @@
 import { parse as parseYaml } from 'yaml';
 
 import type { DeleteOptions } from '../handlers/engine-types.js';
-import { goJsonSyntaxError } from '../handlers/go-json.js';
+import { parseJsonLikeGo } from '../handlers/go-json.js';
 import type { StatusCause } from '../status.js';
 import { ApiError, badRequest, failure, invalidOptions } from '../status.js';
 import { isObject } from '../store/object.js';
@@ -234,9 +234,9 @@ function decodeDeleteBody(
 ): Record<string, unknown> {
   let parsed: unknown;
   if (media === 'json') {
-    const syntax = goJsonSyntaxError(body);
-    if (syntax !== undefined) throw internal(`couldn't get version/kind; json parse error: ${syntax}`);
-    parsed = JSON.parse(body.toString('utf8'));
+    const result = parseJsonLikeGo(body);
+    if (!result.ok) throw internal(`couldn't get version/kind; json parse error: ${result.error}`);
+    parsed = result.value;
   } else {
     try {
       parsed = parseYaml(body.toString('utf8'));

@@ -9,7 +9,7 @@
 import type { StatusCause } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
-import { goJsonSyntaxError } from '../handlers/go-json.js';
+import { parseJsonLikeGo } from '../handlers/go-json.js';
 import { invalidCause, isConfigMapKey } from './names.js';
 
 /** `core.MaxSecretSize`, also the ConfigMap limit. */
@@ -128,11 +128,10 @@ export function configMapUpdateCauses(next: KObj, old: KObj): StatusCause[] {
 }
 
 function jsonCauses(field: string, b64: string): StatusCause[] {
-  const bytes = Buffer.from(b64, 'base64');
-  const syntax = goJsonSyntaxError(bytes);
-  let detail = syntax;
-  if (detail === undefined) {
-    const v: unknown = JSON.parse(bytes.toString('utf8'));
+  const parsed = parseJsonLikeGo(Buffer.from(b64, 'base64'));
+  let detail = parsed.ok ? undefined : parsed.error;
+  if (parsed.ok) {
+    const v = parsed.value;
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       const t = Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
       detail = `json: cannot unmarshal ${t} into Go value of type map[string]interface {}`;
