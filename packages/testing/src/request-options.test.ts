@@ -339,6 +339,25 @@ describe('body media types (negotiation.NegotiateInputSerializer)', () => {
     }
   });
 
+  it('subresource PUTs too (scale, finalize)', async () => {
+    await call(server.url, 'POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+      body: {
+        metadata: { name: 'd' },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
+      },
+    });
+    for (const path of [
+      `/apis/apps/v1/namespaces/${NS}/deployments/d/scale`,
+      `/api/v1/namespaces/${NS}/finalize`,
+    ]) {
+      const r = await call(server.url, 'PUT', path, { body: { spec: {} }, contentType: 'text/plain' });
+      expect([r.status, r.body.message]).toEqual([415, unknownFormat]);
+    }
+  });
+
   it('JSON with parameters and YAML are decoded; a JSON body labelled protobuf is refused like the real decoder', async () => {
     const json = await call(server.url, 'POST', `${CM}?dryRun=All`, {
       body: { metadata: { name: 'j1' } },

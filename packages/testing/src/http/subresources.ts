@@ -23,11 +23,13 @@ import {
   invalidGeneric,
   methodNotAllowed,
   notFound,
+  unsupportedBodyMediaType,
   unsupportedMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import { validateFinalizers, validateKubeFinalizerNames } from '../validation/object-meta.js';
+import { inputMediaType } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson } from './respond.js';
 
@@ -234,6 +236,9 @@ export async function handleSubresource(r: SubresourceRequest): Promise<void> {
   const verb =
     r.method === 'GET' ? 'get' : r.method === 'PUT' ? 'update' : r.method === 'PATCH' ? 'patch' : '';
   if (!verbs.includes(verb)) throw new ApiError(methodNotAllowed());
+  // a PUT body is negotiated like any other (NegotiateInputSerializer)
+  if (verb === 'update' && inputMediaType(r.contentType) === undefined)
+    throw new ApiError(unsupportedBodyMediaType());
   if (r.subresource === 'scale') return scale(r);
   if (r.subresource === 'log') return podLog(r);
   if (r.subresource === 'finalize') return finalize(r);
