@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServer, type ApiServer } from '@rxkube/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { main } from './main.js';
 
@@ -15,6 +15,7 @@ const root = join(pkg, '..', '..');
 const bin = join(pkg, 'bin', 'rxkube.js');
 const hello = join(pkg, 'dist', 'fixtures', 'hello-operator.js');
 const sample = join(pkg, 'fixtures', 'sample.yaml');
+const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
 
 /** Runs main() in-process, capturing its output. */
 async function cli(args: string[], env: Record<string, string | undefined> = {}) {
@@ -72,114 +73,107 @@ class Child {
   }
 }
 
+/**
+ * Bound of a test that runs `rxkube` in child processes (each loads Node and the workspace): a
+ * failure bound for a loaded machine, not a wait.
+ */
+const CHILD_TIMEOUT_MS = 60_000;
+
+/** The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`). */
+function build(): void {
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
+    cwd: root,
+  });
+}
+
+/** The suite of the embedded server the CLI starts itself (`--embedded`), and of what needs no server. */
 describe('rxkube CLI', () => {
-  let server: ApiServer;
   const tmp = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
 
-  beforeAll(async () => {
-    // The bin runs the built JavaScript: make sure dist is current (a no-op after `tsc -b`).
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-b', pkg], {
-      cwd: root,
-    });
-    server = await startApiServer();
-  }, 120_000);
-  afterAll(async () => {
-    await server.stop();
-  });
+  beforeAll(build, 120_000);
 
-  it('run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--embedded',
-      '-f',
-      sample,
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/Namespace hello applied/);
-    // Namespaces and CRDs before the module's setup, the rest after it (before the manager starts).
-    await child.line(/ConfigMap hello\/greet-me applied/);
-    await child.line(
-      /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
-    );
-    const started = JSON.parse(await child.line(/"msg":"manager started"/)) as Record<string, unknown>;
-    expect(started).toMatchObject({ name: 'hello', controllers: ['greeter'], leaderElection: false });
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-    expect(
-      child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
-    ).toBe(true);
-  });
+  it(
+    'run --embedded -f applies the manifests, reconciles, and exits 0 after a graceful SIGTERM',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Namespace hello applied/);
+      // Namespaces and CRDs before the module's setup, the rest after it (before the manager starts).
+      await child.line(/ConfigMap hello\/greet-me applied/);
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      const started = JSON.parse(await child.line(/"msg":"manager started"/)) as Record<string, unknown>;
+      expect(started).toMatchObject({ name: 'hello', controllers: ['greeter'], leaderElection: false });
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      expect(
+        child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+      ).toBe(true);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('run against a kubeconfig (--kubeconfig) works the same as with --embedded', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--kubeconfig',
-      server.kubeconfigPath,
-      '-f',
-      sample,
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-      '-n',
-      'hello',
-    ]);
-    await child.line(/"key":"hello\/greet-me"/);
-    child.kill('SIGINT');
-    expect(await child.exited).toBe(0);
-    const cm = server.object('configmaps', 'hello', 'greet-me');
-    expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
-  });
+  it(
+    'applies a custom resource given with -f after the setup of the module installed its CRD',
+    async () => {
+      const child = new Child([
+        'run',
+        gadgets,
+        '--embedded',
+        '-f',
+        join(pkg, 'fixtures', 'gadget.yaml'),
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Gadget default\/g1 applied/);
+      await child.line(/"key":"default\/g1"/);
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('applies a custom resource given with -f after the setup of the module installed its CRD', async () => {
-    const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
-    const child = new Child([
-      'run',
-      gadgets,
-      '--embedded',
-      '-f',
-      join(pkg, 'fixtures', 'gadget.yaml'),
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/Gadget default\/g1 applied/);
-    await child.line(/"key":"default\/g1"/);
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-  });
-
-  it('--watch restarts the operator when a file next to the module changes, keeping the embedded server', async () => {
-    const child = new Child([
-      'run',
-      hello,
-      '--embedded',
-      '-f',
-      sample,
-      '--watch',
-      '--health-port',
-      '0',
-      '--metrics-port',
-      'off',
-    ]);
-    await child.line(/"msg":"manager started"/);
-    writeFileSync(join(dirname(hello), 'watch-marker.txt'), String(process.hrtime.bigint()));
-    await child.line(/restarting the operator \(files changed\)/);
-    // The restarted operator finds the ConfigMap already greeted on the same server.
-    await child.line(/"msg":"manager stopped"/);
-    const starts = () => child.stdout.filter((l) => l.includes('"msg":"manager started"')).length;
-    while (starts() < 2)
-      await child.line(/"msg":"manager started"/).then(() => new Promise((r) => setImmediate(r)));
-    expect(child.stderr.filter((l) => l.includes('embedded API server at'))).toHaveLength(1);
-    child.kill('SIGTERM');
-    expect(await child.exited).toBe(0);
-  });
+  it(
+    '--watch restarts the operator when a file next to the module changes, keeping the embedded server',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--watch',
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/"msg":"manager started"/);
+      writeFileSync(join(dirname(hello), 'watch-marker.txt'), String(process.hrtime.bigint()));
+      await child.line(/restarting the operator \(files changed\)/);
+      // The restarted operator finds the ConfigMap already greeted on the same server.
+      await child.line(/"msg":"manager stopped"/);
+      const starts = () => child.stdout.filter((l) => l.includes('"msg":"manager started"')).length;
+      while (starts() < 2)
+        await child.line(/"msg":"manager started"/).then(() => new Promise((r) => setImmediate(r)));
+      expect(child.stderr.filter((l) => l.includes('embedded API server at'))).toHaveLength(1);
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
   it('says clearly when there is no kubeconfig', async () => {
     const r = await cli(['run', hello], { KUBECONFIG: join(tmp, 'missing'), HOME: tmp });
@@ -239,8 +233,35 @@ current-context: x
     expect(r.out).not.toContain('secrets');
   });
 
+  it('rbac resolves the built-in kinds an operator owns (CronJob, Job, PVC, StatefulSet, Ingress) on the embedded server', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'backup-operator.js')]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    for (const [group, resource] of [
+      ['""', 'persistentvolumeclaims'] as const,
+      ['apps', 'statefulsets'],
+      ['batch', 'cronjobs'],
+      ['batch', 'jobs'],
+      ['networking.k8s.io', 'ingresses'] as const,
+    ])
+      expect(r.out).toMatch(
+        new RegExp(
+          `- apiGroups:\\s+- ${group.replace(/\./g, '\\.')}\\s+resources:\\s+- ${resource}\\s+verbs:`,
+        ),
+      );
+  });
+
+  it('rbac names a kind nobody serves and what to do, instead of blaming a missing CRD', async () => {
+    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'snapshot-operator.js')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(
+      'VolumeSnapshot (snapshot.storage.k8s.io/v1) is not served by the embedded API server rxkube rbac reads discovery from',
+    );
+    expect(r.err).toContain('Install its CRD in setup (mgr.ensureCrd), or run `rxkube rbac');
+  });
+
   it('rbac grants get and patch on the CRD the module installs with mgr.ensureCrd, by name only', async () => {
-    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js')]);
+    const r = await cli(['rbac', gadgets]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
@@ -249,7 +270,7 @@ current-context: x
   });
 
   it('rbac for a namespace-restricted operator: Roles per namespace, cluster-scoped grants in a ClusterRole', async () => {
-    const r = await cli(['rbac', join(pkg, 'dist', 'fixtures', 'gadget-operator.js'), '-n', 'team-a,team-b']);
+    const r = await cli(['rbac', gadgets, '-n', 'team-a,team-b']);
     expect(r.code).toBe(0);
     const docs = r.out.split('---\n');
     const kindName = docs.map((d) =>
@@ -271,5 +292,82 @@ current-context: x
     expect(docs[1]).toContain('customresourcedefinitions'); // a Role cannot grant a cluster-scoped kind
     expect(docs[3]).not.toContain('customresourcedefinitions');
     expect(docs[3]).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+  });
+});
+
+/**
+ * What `rxkube` does against a cluster named by a kubeconfig — the embedded server's and a real
+ * kube-apiserver's alike (a real cluster is just a kubeconfig: there is no `--real` flag).
+ */
+describeEachBackend('rxkube CLI against a cluster (--kubeconfig)', (b) => {
+  beforeAll(build, 120_000);
+
+  it(
+    'run applies -f, reconciles, and exits 0 after a graceful SIGINT with drained: true',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--kubeconfig',
+        b.cluster.kubeconfigPath,
+        '-f',
+        sample,
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+        '-n',
+        'hello',
+      ]);
+      expect(await child.line(/rxkube: API server /)).toBe(`rxkube: API server ${b.cluster.url}`);
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      child.kill('SIGINT');
+      expect(await child.exited).toBe(0);
+      expect(
+        child.stdout.some((l) => l.includes('"msg":"manager stopped"') && l.includes('"drained":true')),
+      ).toBe(true);
+      const cm = await b.cluster.get('configmaps', 'hello', 'greet-me');
+      expect(cm?.metadata.annotations?.['hello.rxkube.io/greeted']).toBe('yes');
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
+    'applies a custom resource given with -f after the setup of the module installed its CRD',
+    async () => {
+      const child = new Child([
+        'run',
+        gadgets,
+        '--kubeconfig',
+        b.cluster.kubeconfigPath,
+        '-f',
+        join(pkg, 'fixtures', 'gadget.yaml'),
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(/Gadget default\/g1 applied/);
+      await child.line(
+        /"msg":"reconcile success".*"key":"default\/g1"|"key":"default\/g1".*"msg":"reconcile success"/,
+      );
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      expect(await b.cluster.get('gadgets.fixtures.rxkube.io', 'default', 'g1')).toMatchObject({
+        spec: { size: 3 },
+      });
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it('rbac resolves what the module watches through that cluster’s discovery', async () => {
+    const r = await cli(['rbac', gadgets, '--kubeconfig', b.cluster.kubeconfigPath]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(
+      /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
+    );
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
   });
 });

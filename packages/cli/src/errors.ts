@@ -7,7 +7,13 @@
 
 /** Why the CLI could not run. */
 export type CliErrorReason =
-  'Usage' | 'NoKubeconfig' | 'Unreachable' | 'ModuleNotFound' | 'NotRunnable' | 'InvalidManifest';
+  | 'Usage'
+  | 'NoKubeconfig'
+  | 'Unreachable'
+  | 'ModuleNotFound'
+  | 'NotRunnable'
+  | 'InvalidManifest'
+  | 'KindNotServed';
 
 /**
  * A failure the user can fix (a missing kubeconfig, an unreachable server, a module exporting

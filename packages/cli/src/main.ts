@@ -21,6 +21,7 @@ import {
   ManagerConfigError,
   managerRbac,
   rbacManifests,
+  ResourceNotFoundError,
   settingsFromEnv,
   settingsFromFlags,
   withSettings,
@@ -244,7 +245,23 @@ async function rbac(modulePath: string, values: Values, io: Io): Promise<number>
           { ...options, leaderElection: { ...election, leaseNamespace: namespace } }
         : options,
     );
-    const objects = rbacManifests(await managerRbac(mgr), { name, namespace });
+    let grants: Awaited<ReturnType<typeof managerRbac>>;
+    try {
+      grants = await managerRbac(mgr);
+    } catch (e) {
+      if (e instanceof ResourceNotFoundError && values.kubeconfig === undefined) {
+        throw new CliError(
+          'KindNotServed',
+          `${e.kind} (${e.apiVersion}) is not served by the embedded API server rxkube rbac reads discovery from, ` +
+            "and the module's setup does not install a CRD for it. Install its CRD in setup " +
+            '(mgr.ensureCrd), or run `rxkube rbac ' +
+            `${modulePath} --kubeconfig <file>\` against a cluster that serves it.`,
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+    const objects = rbacManifests(grants, { name, namespace });
     io.out(objects.map((o) => stringify(o)).join('---\n'));
     return 0;
   } finally {

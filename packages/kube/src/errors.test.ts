@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
-
+import {
+  kubeWireTranscript,
+  type KubeWireExchange,
+  type KubeWireTranscriptName,
+} from '@rxkube/testing/fixtures';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -19,20 +22,15 @@ import {
   retryAfterSeconds,
 } from './errors.js';
 
-interface Exchange {
-  request: { method: string; path: string };
-  response: { status: number; headers: Record<string, string>; body: unknown } | null;
-}
-
 /** The error responses of a kube-wire transcript (a real kube-apiserver v1.24). */
-function recorded(file: string): Exchange[] {
-  const doc = JSON.parse(
-    readFileSync(new URL(`../../../../shared/kube-wire/${file}`, import.meta.url), 'utf8'),
-  ) as { exchanges: Exchange[] };
-  return doc.exchanges.filter((e) => e.response !== null && e.response.status >= 400);
+function recorded(name: KubeWireTranscriptName): KubeWireExchange[] {
+  return kubeWireTranscript(name).exchanges.filter((e) => e.response !== null && e.response.status >= 400);
 }
 
-function fromRecorded(ex: Exchange, target = { verb: 'get', resource: 'configmaps', namespace: 'wire' }) {
+function fromRecorded(
+  ex: KubeWireExchange,
+  target = { verb: 'get', resource: 'configmaps', namespace: 'wire' },
+) {
   const text = typeof ex.response!.body === 'string' ? ex.response!.body : JSON.stringify(ex.response!.body);
   const status = parseStatus(text);
   return new KubeApiError({
@@ -47,16 +45,16 @@ function fromRecorded(ex: Exchange, target = { verb: 'get', resource: 'configmap
 
 describe('KubeApiError from recorded responses', () => {
   it('parses every recorded error Status: code and reason as sent, guards agree with the reason', () => {
-    const files = [
-      '01-discovery.json',
-      '02-create-get.json',
-      '03-invalid-objects.json',
-      '05-expired-continue.json',
-      '08-watch-too-old.json',
-      '09-optimistic-concurrency.json',
-      '10-patches.json',
-      '11-server-side-apply.json',
-      '15-forbidden.json',
+    const files: KubeWireTranscriptName[] = [
+      '01-discovery',
+      '02-create-get',
+      '03-invalid-objects',
+      '05-expired-continue',
+      '08-watch-too-old',
+      '09-optimistic-concurrency',
+      '10-patches',
+      '11-server-side-apply',
+      '15-forbidden',
     ];
     let seen = 0;
     for (const ex of files.flatMap(recorded)) {
@@ -139,7 +137,7 @@ describe('KubeApiError from recorded responses', () => {
     expect(isTooManyRequests(throttled)).toBe(true);
     expect(retryAfterSeconds(throttled)).toBe(7);
     expect(throttled.message).toContain('retry after 7 s');
-    const timeout = fromRecorded(recorded('08-watch-too-old.json').find((x) => x.response!.status === 504)!);
+    const timeout = fromRecorded(recorded('08-watch-too-old').find((x) => x.response!.status === 504)!);
     expect(timeout.reason).toBe('Timeout');
     expect(retryAfterSeconds(timeout)).toBe(1);
     expect(retryAfterSeconds(new Error('x'))).toBeUndefined();
@@ -160,7 +158,7 @@ describe('KubeApiError from recorded responses', () => {
   });
 
   it('lists Invalid causes in the message', () => {
-    const ex = recorded('03-invalid-objects.json').find((x) => x.response!.status === 422)!;
+    const ex = recorded('03-invalid-objects').find((x) => x.response!.status === 422)!;
     const e = fromRecorded(ex, { verb: 'create', resource: 'configmaps', namespace: 'wire' });
     expect(isInvalid(e)).toBe(true);
     expect(e.details?.causes?.length).toBeGreaterThan(0);

@@ -196,6 +196,7 @@ export {
   DEFAULT_RENEW_DEADLINE_MS,
   DEFAULT_RETRY_PERIOD_MS,
   defaultIdentity,
+  LEADER_ELECTION_JITTER_FACTOR,
   LeaderElector,
   microTime,
 } from './leader/leader-elector.js';

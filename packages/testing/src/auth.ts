@@ -1,6 +1,7 @@
 /**
  * Optional bearer-token authentication and a simple allow-list authorizer, answering 401/403 like
- * kube-apiserver (kube-wire file 15). Users in the group `system:masters` may do anything.
+ * kube-apiserver (packages/testing/fixtures/kube-wire/15-forbidden.json). Users in the group `system:masters`
+ * may do anything.
  *
  * @module
  */

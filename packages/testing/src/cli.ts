@@ -1,15 +1,18 @@
 /**
- * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments]`:
- * runs the in-memory API server until SIGINT/SIGTERM and prints where its kubeconfig is.
+ * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments] [-f file-or-dir]...`:
+ * runs the in-memory API server until SIGINT/SIGTERM and prints where its kubeconfig is. `-f`
+ * (repeatable) creates the manifests of a file or folder at start: CRDs first, then the rest.
  *
  * @module
  */
+import { readManifests } from './preload.js';
 import { startApiServer } from './server.js';
 import type { ApiServerOptions } from './server.js';
 
 /** Parses CLI arguments into server options; throws a RangeError naming the bad argument. */
 export function parseArgs(argv: readonly string[]): ApiServerOptions {
   const opts: { -readonly [K in keyof ApiServerOptions]: ApiServerOptions[K] } = {};
+  const files: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = (): string => {
@@ -28,14 +31,20 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
     else if (a === '--no-gc') opts.gc = false;
     else if (a === '--simulate-deployments') opts.simulateDeployments = true;
     else if (a === '--no-namespace-lifecycle') opts.namespaceLifecycle = false;
+    else if (a === '-f' || a === '--filename') files.push(value());
     else if (a === '--help' || a === '-h') throw new RangeError('usage');
     else throw new RangeError(`unknown argument ${String(a)}`);
+  }
+  if (files.length > 0) {
+    const manifests = readManifests(files);
+    opts.crds = manifests.crds;
+    opts.objects = manifests.objects;
   }
   return opts;
 }
 
 const USAGE =
-  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments]';
+  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments] [-f file-or-dir]...';
 
 /** Runs the CLI. */
 export async function main(argv: readonly string[]): Promise<void> {
@@ -48,7 +57,14 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const server = await startApiServer(opts);
+  let server: Awaited<ReturnType<typeof startApiServer>>;
+  try {
+    server = await startApiServer(opts);
+  } catch (e) {
+    process.stderr.write(`rxkube-apiserver: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+    return;
+  }
   process.stdout.write(`rxkube-apiserver listening on ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n`);
   const stop = (): void => {
     server.stop().then(

@@ -3,6 +3,10 @@ export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
 export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
+export { KindDefinitionError } from './registry/custom-kinds.js';
+export type { KindDefinition } from './registry/custom-kinds.js';
+export { PreloadError, readManifests } from './preload.js';
+export type { Manifests } from './preload.js';
 export type {
   FaultCounts,
   FailRule,

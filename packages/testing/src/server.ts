@@ -24,15 +24,19 @@ import type { TestCluster } from './cluster/cluster.js';
 import { clusterReads } from './cluster/cluster.js';
 import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
+import { PvcProtectionController } from './controllers/pvc-protection.js';
 import { Faults } from './faults.js';
 import { Engine } from './handlers/engine.js';
 import type { WatchSession } from './handlers/watch.js';
 import type { HandlerEnv } from './http/handlers.js';
 import { handleResource } from './http/handlers.js';
+import { negotiateErrorMedia } from './http/negotiate.js';
 import type { Route } from './http/request.js';
 import { parsePath } from './http/request.js';
 import type { ResponseContext } from './http/respond.js';
 import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
+import { OpenApiDocuments } from './openapi/documents.js';
+import { serveOpenApi } from './openapi/handler.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
@@ -48,6 +52,9 @@ import {
 import type { KObj } from './store/object.js';
 import { clone } from './store/object.js';
 import { ObjectStore } from './store/store.js';
+import { preload } from './preload.js';
+import type { KindDefinition } from './registry/custom-kinds.js';
+import { customKindType, KindDefinitionError } from './registry/custom-kinds.js';
 
 /** Where log lines go. */
 export interface ApiServerLogger {
@@ -96,6 +103,19 @@ export interface ApiServerOptions {
   readonly kubeconfigPath?: string;
   /** Logger (default: errors to console.error). */
   readonly logger?: ApiServerLogger;
+  /**
+   * Kinds to serve besides the built-in ones and CRDs (a built-in the server does not emulate, or
+   * any type a test needs), with their schema and subresources; see {@link KindDefinition}. A
+   * definition that cannot be served fails the start with a `KindDefinitionError`.
+   */
+  readonly kinds?: readonly KindDefinition[];
+  /** CustomResourceDefinitions created at start; the start waits until each is served. */
+  readonly crds?: readonly KObj[];
+  /**
+   * Objects created at start, after `crds` (Namespaces first), as `kubectl create` would; the first
+   * refusal fails the start with a `PreloadError` naming the object.
+   */
+  readonly objects?: readonly KObj[];
 }
 
 /**
@@ -194,6 +214,12 @@ const HEALTH_CHECKS = {
  */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const s = new ApiServerImpl(options);
+  try {
+    await s.preload(options.crds ?? [], options.objects ?? []);
+  } catch (e) {
+    await s.stop();
+    throw e;
+  }
   await s.listen(options.port ?? 0);
   s.writeKubeconfig();
   return s;
@@ -202,6 +228,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 class ApiServerImpl implements ApiServer {
   readonly store: ObjectStore;
   readonly registry = new Registry();
+  private readonly openapi = new OpenApiDocuments(this.registry);
   readonly engine: Engine;
   readonly faults: Faults;
   readonly token: string;
@@ -213,6 +240,7 @@ class ApiServerImpl implements ApiServer {
   private readonly watches = new Set<WatchSession>();
   private readonly controllers: Controllers;
   private readonly deployments: DeploymentController | undefined;
+  private readonly pvcProtection: PvcProtectionController;
   private readonly crds: CrdController;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
@@ -252,6 +280,7 @@ class ApiServerImpl implements ApiServer {
       { gc, namespaceLifecycle, namespaceDeletionDelayMs: options.namespaceDeletionDelayMs ?? 200 },
       log,
     );
+    this.pvcProtection = new PvcProtectionController(this.engine, this.registry, log);
     this.deployments = options.simulateDeployments
       ? new DeploymentController(this.engine, this.registry, log)
       : undefined;
@@ -298,6 +327,18 @@ class ApiServerImpl implements ApiServer {
         this.faults.counts.streamsCut++;
       },
     };
+    (options.kinds ?? []).forEach((def, i) => {
+      const t = customKindType(def, i);
+      if (
+        this.registry.lookup(t.group, t.version, t.resource) ||
+        this.registry.byKind(t.apiVersion, t.kind)
+      ) {
+        throw new KindDefinitionError(
+          `kinds[${String(i)}] (${t.kind}): ${t.resource}.${t.group || 'core'}/${t.version} is already served; remove it from kinds`,
+        );
+      }
+      this.registry.add(t);
+    });
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
     this.store.compact();
     const ttl = options.continueTokenTtlMs ?? 300_000;
@@ -307,6 +348,12 @@ class ApiServerImpl implements ApiServer {
       mark = this.store.resourceVersion;
     }, ttl);
     this.compactionTimer.unref();
+  }
+
+  /** Creates the start-up CRDs and objects (`preload.ts`). */
+  async preload(crds: readonly KObj[], objects: readonly KObj[]): Promise<void> {
+    if (crds.length === 0 && objects.length === 0) return;
+    await preload(this.engine, this.registry, crds, objects);
   }
 
   private seedNamespace(name: string): void {
@@ -416,29 +463,31 @@ class ApiServerImpl implements ApiServer {
     };
     if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);
     const ctx: ResponseContext = { headers: this.apiHeaders(user) };
+    // errors are written in the encoding the client accepts (responsewriters.ErrorNegotiated)
+    const errorMedia = negotiateErrorMedia(req.headers.accept);
     const injected = this.faults.takeFailure(method, pathWithQuery);
     if (injected) {
       req.resume();
       const retry = injected.retryAfterSeconds ?? 1;
       if (injected.status === 429)
-        sendStatus(res, tooManyRequests(retry), ctx, { 'Retry-After': String(retry) });
+        sendStatus(res, tooManyRequests(retry), ctx, { 'Retry-After': String(retry) }, errorMedia);
       else if (injected.status === 503)
-        sendStatus(res, serviceUnavailable(), ctx, { 'Retry-After': String(retry) });
-      else sendStatus(res, internalError('Internal error occurred: injected fault'), ctx);
+        sendStatus(res, serviceUnavailable(), ctx, { 'Retry-After': String(retry) }, errorMedia);
+      else sendStatus(res, internalError('Internal error occurred: injected fault'), ctx, {}, errorMedia);
       return;
     }
     const route = parsePath(url.pathname);
     try {
       if (!user) {
         req.resume();
-        sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } });
+        sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } }, {}, errorMedia);
         return;
       }
       await this.dispatch(req, res, route, url.searchParams, user, ctx);
     } catch (e) {
       if (e instanceof ApiError) {
         req.resume();
-        sendStatus(res, e.status, ctx, e.headers);
+        sendStatus(res, e.status, ctx, e.headers, errorMedia);
         return;
       }
       this.logger.error(`${method} ${pathWithQuery} failed`, e);
@@ -447,6 +496,8 @@ class ApiServerImpl implements ApiServer {
         res,
         internalError(`Internal error occurred: ${e instanceof Error ? e.message : String(e)}`),
         ctx,
+        {},
+        errorMedia,
       );
     }
   }
@@ -518,6 +569,9 @@ class ApiServerImpl implements ApiServer {
         else sendPageNotFound(res, ctx);
         return;
       }
+      case 'openapi':
+        serveOpenApi(this.openapi, { path: route.path, accept: req.headers.accept, query, res, ctx });
+        return;
       case 'resource':
         await handleResource(this.env, { req, res, route, query, user, ctx });
         return;
@@ -607,6 +661,7 @@ class ApiServerImpl implements ApiServer {
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
     this.deployments?.stop();
+    this.pvcProtection.stop();
     this.crds.stop();
     await this.closeServer();
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });

@@ -2,9 +2,10 @@
  * `metav1.Status` bodies shaped exactly like kube-apiserver v1.24's (key order included), and the
  * {@link ApiError} that carries one from a handler to the HTTP layer.
  *
- * Naming rules (see the kube-wire README): `details.kind` is the resource (`configmaps`) for
- * NotFound, AlreadyExists, update conflicts, Forbidden and delete results, the Kind for `Invalid` and
- * for DELETE precondition conflicts. Messages name objects as `<resource>[.<group>] "<name>"`.
+ * Naming rules (see packages/testing/fixtures/kube-wire/README.md): `details.kind` is the resource
+ * (`configmaps`) for NotFound, AlreadyExists, update conflicts, Forbidden and delete results, the
+ * Kind for `Invalid` and for DELETE precondition conflicts. Messages name objects as
+ * `<resource>[.<group>] "<name>"`.
  *
  * @module
  */

@@ -162,11 +162,12 @@ export async function printSummary(
   mgr: Pick<Manager, 'client'>,
   log: (line: string) => void = console.log,
 ): Promise<void> {
-  log('rule                  type       source    sources  copies  ready  namespaces');
+  // `ready` is True, False or Unknown: 7 characters, so the column is 9 wide
+  log('rule                  type       source    sources  copies  ready    namespaces');
   for (const r of await summarize(mgr.client)) {
     log(
       `${r.rule.padEnd(22)}${r.type.padEnd(11)}${r.source.padEnd(10)}${String(r.sources).padEnd(9)}` +
-        `${String(r.copies).padEnd(8)}${r.ready.padEnd(7)}${r.namespaces.join(',')}`,
+        `${String(r.copies).padEnd(8)}${r.ready.padEnd(9)}${r.namespaces.join(',')}`,
     );
   }
 }

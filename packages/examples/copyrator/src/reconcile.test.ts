@@ -1,10 +1,12 @@
 import { Action } from '@rxkube/core';
 import { KubeApiError } from '@rxkube/kube';
 import type { ObjectRef } from '@rxkube/kube';
+import { of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   CopyFailedError,
+  type CopyFailure,
   type CopyObject,
   type CopyPlan,
   type CopyratorRule,
@@ -19,6 +21,7 @@ import {
   cleanupCopies,
   copyOf,
   executePlan,
+  MAX_FAILURE_MESSAGE,
   planCopies,
   ruleProblems,
   ruleStatus,
@@ -98,7 +101,16 @@ const input = (over: Partial<PlanInput> = {}): PlanInput => ({
   ...over,
 });
 
-const apiError = (code: number, reason: string, verb = 'patch') =>
+/** What kube-apiserver's RBAC authorizer says when it refuses `verb` on the copy. */
+const rbacDenial = (verb: string) =>
+  `configmaps "settings" is forbidden: User "copyrator" cannot ${verb} resource "configmaps" in API group "" in the namespace "a"`;
+
+const apiError = (
+  code: number,
+  reason: string,
+  verb = 'patch',
+  message = code === 403 ? rbacDenial(verb) : reason,
+) =>
   new KubeApiError({
     httpStatus: code,
     method: verb === 'delete' ? 'DELETE' : 'PATCH',
@@ -111,7 +123,7 @@ const apiError = (code: number, reason: string, verb = 'patch') =>
       status: 'Failure',
       reason,
       code,
-      message: reason,
+      message,
     },
   });
 
@@ -514,7 +526,15 @@ describe('executePlan (marbles)', () => {
           applied: [],
           deleted: [ref('gone', 'settings'), ref('recreated', 'settings')],
           conflicts: [{ ref: ref('taken', 'settings'), heldBy: 'unmanaged' }],
-          failed: [{ ref: ref('forbidden', 'settings'), op: 'apply', code: 403, reason: 'Forbidden' }],
+          failed: [
+            {
+              ref: ref('forbidden', 'settings'),
+              op: 'apply',
+              code: 403,
+              reason: 'Forbidden',
+              message: rbacDenial('patch'),
+            },
+          ],
         },
       });
     });
@@ -539,7 +559,7 @@ describe('executePlan (marbles)', () => {
           applied: [],
           deleted: [],
           conflicts: [],
-          failed: [{ ref: sref, op: 'delete', code: 500, reason: 'InternalError' }],
+          failed: [{ ref: sref, op: 'delete', code: 500, reason: 'InternalError', message: 'InternalError' }],
         },
       });
       expectSubscriptions(apply.subscriptions).toBe([]);
@@ -618,6 +638,7 @@ describe('syncRule (marbles)', () => {
             op: 'apply',
             code: 422,
             reason: 'Invalid',
+            message: 'Invalid',
           },
         ]),
       );
@@ -720,9 +741,70 @@ describe('cleanupCopies (marbles)', () => {
             op: 'delete',
             code: 403,
             reason: 'Forbidden',
+            message: rbacDenial('delete'),
           },
         ]),
       );
     });
+  });
+});
+
+describe('CopyFailedError: what failed and what to do, by cause', () => {
+  const ref: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'a', name: 'settings' };
+  const failure = (error: unknown): CopyFailure => {
+    let failed: CopyFailure | undefined;
+    const plan: CopyPlan = {
+      sources: ['src/settings'],
+      targets: ['a'],
+      desired: [],
+      apply: [{ copy: copyOf(cm('src', 'settings', {}), 'r', 'a'), force: true, reason: 'changed' }],
+      delete: [],
+      conflicts: [],
+      unchanged: 0,
+    };
+    executePlan(plan, { apply: () => throwError(() => error), delete: () => of(undefined) }).subscribe(
+      (report) => (failed = report.failed[0]),
+    );
+    if (failed === undefined) throw new Error('no failure reported');
+    return failed;
+  };
+
+  it('blames RBAC only when the authorizer refused', () => {
+    const denied = failure(apiError(403, 'Forbidden', 'patch'));
+    expect(denied).toMatchObject({ ref, code: 403, reason: 'Forbidden', message: rbacDenial('patch') });
+    const message = new CopyFailedError('r', [denied]).message;
+    expect(message).toContain(`apply ConfigMap a/settings: 403 Forbidden: ${rbacDenial('patch')}`);
+    expect(message).toContain("check the operator's RBAC");
+  });
+
+  it('names a quota (a 403 that is not RBAC) as the reason, without blaming RBAC', () => {
+    // kube-apiserver's ResourceQuota admission, as a real server answers it
+    const quota =
+      'configmaps "settings" is forbidden: exceeded quota: no-configmaps, requested: configmaps=1, used: configmaps=0, limited: configmaps=0';
+    const message = new CopyFailedError('r', [failure(apiError(403, 'Forbidden', 'patch', quota))]).message;
+    expect(message).toContain(`403 Forbidden: ${quota}`);
+    expect(message).toContain('which RBAC does not change');
+    expect(message).not.toContain("check the operator's RBAC");
+  });
+
+  it('says an error without an API answer is the operator’s own, naming it, without blaming RBAC', () => {
+    // what the cleanup reported on a real server before KubeClient.list read `items: null` as []
+    const run = cleanupCopies('r', {
+      list: () => throwError(() => new TypeError('list.items is not iterable')),
+      delete: () => of(undefined),
+    });
+    let error: unknown;
+    run.subscribe({ error: (e: unknown) => (error = e) });
+    expect(error).toBeInstanceOf(CopyFailedError);
+    const message = (error as Error).message;
+    expect(message).toContain('list ConfigMap /*: TypeError: list.items is not iterable');
+    expect(message).toContain('an error inside the operator, not an answer from the API server');
+    expect(message).not.toContain('RBAC');
+  });
+
+  it('keeps at most MAX_FAILURE_MESSAGE characters of a message', () => {
+    const long = failure(apiError(422, 'Invalid', 'patch', 'x'.repeat(1_000)));
+    expect(long.message).toHaveLength(MAX_FAILURE_MESSAGE);
+    expect(long.message?.endsWith('…')).toBe(true);
   });
 });

@@ -529,15 +529,24 @@ export interface CopyPorts {
   readonly delete: (ref: ObjectRef, uid: string | undefined) => ObservableInput<unknown>;
 }
 
-/** A write that failed: the copy, the verb and the API's code/reason — never the object or the response body. */
+/** A write that failed: the copy, the verb, the API's code/reason and why — never the object. */
 export interface CopyFailure {
   readonly ref: ObjectRef;
   readonly op: 'apply' | 'delete' | 'list';
-  /** HTTP code when the API answered, else undefined. */
+  /** HTTP code when the API answered, else undefined (the error came from inside the operator). */
   readonly code?: number;
   /** `Status.reason` (`Invalid`, `Forbidden`, …) or the error's name. */
   readonly reason: string;
+  /**
+   * Why, in the API server's words (`Status.message`: it names fields, never Secret values — the
+   * API server redacts them) or, for an error without an answer, the error's message; at most
+   * {@link MAX_FAILURE_MESSAGE} characters.
+   */
+  readonly message?: string;
 }
+
+/** The longest {@link CopyFailure.message} kept. */
+export const MAX_FAILURE_MESSAGE = 300;
 
 /** What carrying out a plan did. */
 export interface ExecutionReport {
@@ -561,12 +570,31 @@ type Step =
   | { readonly kind: 'failed'; readonly failure: CopyFailure };
 
 function failureOf(ref: ObjectRef, op: CopyFailure['op'], error: unknown): CopyFailure {
-  const e = error as { code?: unknown; reason?: unknown; name?: unknown } | null;
+  const e = error as {
+    code?: unknown;
+    reason?: unknown;
+    name?: unknown;
+    message?: unknown;
+    status?: { message?: unknown };
+  } | null;
+  const said =
+    typeof e?.status?.message === 'string'
+      ? e.status.message
+      : typeof e?.message === 'string'
+        ? e.message
+        : undefined;
+  const message =
+    said === undefined || said === ''
+      ? undefined
+      : said.length > MAX_FAILURE_MESSAGE
+        ? `${said.slice(0, MAX_FAILURE_MESSAGE - 1)}…`
+        : said;
   return {
     ref,
     op,
     ...(typeof e?.code === 'number' ? { code: e.code } : {}),
     reason: typeof e?.reason === 'string' ? e.reason : typeof e?.name === 'string' ? e.name : 'Error',
+    ...(message !== undefined ? { message } : {}),
   };
 }
 
@@ -672,7 +700,38 @@ export interface RuleStatusUpdate {
 
 const refText = (r: ObjectRef): string => `${r.kind} ${r.namespace ?? ''}/${r.name}`;
 const failureText = (f: CopyFailure): string =>
-  `${f.op} ${refText(f.ref)}: ${f.code !== undefined ? `${f.code} ` : ''}${f.reason}`;
+  `${f.op} ${refText(f.ref)}: ${f.code !== undefined ? `${f.code} ` : ''}${f.reason}${
+    f.message !== undefined && f.message !== f.reason ? `: ${f.message}` : ''
+  }`;
+
+/**
+ * Whether a failure is an RBAC denial: a 403 whose message is the authorizer's (`User "…" cannot
+ * <verb> resource "…"`, as kube-apiserver's RBAC authorizer words it). Other 403s — a
+ * ResourceQuota, an admission webhook, a terminating namespace — are refusals more RBAC does not
+ * change.
+ */
+function isRbacDenial(f: CopyFailure): boolean {
+  return f.code === 403 && (f.message === undefined || /\bcannot \S+ (resource|path) /.test(f.message));
+}
+
+/** What to do about `failures`, by cause: RBAC only when the authorizer said no. */
+function failureAdvice(failures: readonly CopyFailure[]): string {
+  const advice: string[] = [];
+  if (failures.some(isRbacDenial)) {
+    advice.push(
+      "check the operator's RBAC (get/list/watch/create/patch/delete on configmaps and secrets) in the namespaces named",
+    );
+  }
+  if (failures.some((f) => f.code === 403 && !isRbacDenial(f))) {
+    advice.push(
+      'the API server refused for the reason given (a quota, an admission policy or a terminating namespace), which RBAC does not change',
+    );
+  }
+  if (failures.some((f) => f.code === undefined)) {
+    advice.push('an error inside the operator, not an answer from the API server: please report it');
+  }
+  return advice.length > 0 ? ` — ${advice.join('; ')}` : '';
+}
 
 function listText(items: readonly string[], max = 5): string {
   return items.length <= max
@@ -760,8 +819,11 @@ export function invalidRuleStatus(rule: CopyratorRule, problems: readonly string
 }
 
 /**
- * Some copy writes failed; the reconcile fails with this so the controller retries it with
- * backoff. Names the copies, verbs and API reasons — never contents.
+ * Some copy requests (writes, or the cleanup's lists) failed; the reconcile fails with this so
+ * the controller retries it with backoff. Names the copies, verbs, API reasons and messages —
+ * never contents — and what to do by cause: RBAC only when the authorizer refused
+ * (`User "…" cannot …`); a quota, an admission policy or a terminating namespace is named as such;
+ * an error without an API answer is the operator's own.
  *
  * ## Example
  * ```ts
@@ -776,9 +838,9 @@ export class CopyFailedError extends Error {
     readonly failures: readonly CopyFailure[],
   ) {
     super(
-      `CopyratorRule ${rule}: ${failures.length} copy write(s) failed (${listText(
+      `CopyratorRule ${rule}: ${failures.length} copy request(s) failed (${listText(
         failures.map(failureText),
-      )}); retrying with backoff — check the operator's RBAC (get/list/watch/create/patch/delete on configmaps and secrets) and the namespaces named`,
+      )}); retrying with backoff${failureAdvice(failures)}`,
     );
   }
 }

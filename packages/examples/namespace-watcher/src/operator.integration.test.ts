@@ -1,27 +1,28 @@
 /**
- * The namespace watcher through the Manager, over HTTP against `@rxkube/testing`'s API server:
+ * The namespace watcher through the Manager, over HTTP, on both test backends (the embedded API
+ * server and a real kube-apiserver, whose kube-controller-manager deletes namespaces):
  * namespaces created → welcome ConfigMaps appear; a label change → the ConfigMap is updated; an
  * opt-out label → it is removed; a deleted ConfigMap comes back; a deleted namespace is skipped
- * (Terminating, then gone) and nothing fails. Waits are deterministic: on the manager's results
- * and the operator's log lines (firstValueFrom + filter + timeout), never on time.
+ * (Terminating, then gone) and nothing fails. Waits are for outcomes — the server's state read
+ * over HTTP, the manager's results, the operator's log lines — bounded, never a sleep.
  */
 import { KubeClient, Manager, type ManagedResult } from '@rxkube/kube';
-import { type ApiServer, startApiServer } from '@rxkube/testing';
-import { Subject, filter, firstValueFrom, timeout } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LineFields, name, setup, summarise } from './operator.js';
 import { type ConfigMap, WELCOME_CONFIGMAP } from './reconcile.js';
 
-describe('namespace-watcher against the embedded API server (HTTP, through the Manager)', () => {
-  let server: ApiServer;
+/** A failure bound, not a wait: a real namespace deletion alone takes ~5 s. */
+const BOUND = { timeoutMs: 30_000 };
+
+describeEachBackend('namespace-watcher (HTTP, through the Manager)', (b) => {
   let client: KubeClient;
-  beforeAll(async () => {
-    server = await startApiServer();
-    client = KubeClient.fromKubeConfig(server.kubeConfig);
+  beforeAll(() => {
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
   });
-  afterAll(async () => {
+  afterAll(() => {
     client.close();
-    await server.stop();
   });
 
   it('refuses a Manager restricted to namespaces (Namespaces are cluster-scoped)', async () => {
@@ -35,37 +36,28 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
     const mgr = new Manager({ client, name, logLevel: 'silent' });
     const lines: { line: string; fields: LineFields }[] = [];
     const results: ManagedResult[] = [];
-    const changed = new Subject<void>();
-    await setup(mgr, {
-      log: (line, fields) => {
-        lines.push({ line, fields });
-        changed.next();
-      },
-    });
-    const sub = mgr.results$.subscribe((r) => {
-      results.push(r);
-      changed.next();
-    });
-    /** Resolves once `probe()` holds, re-checking after each result or log line; rejects after 10 s. */
-    const waitFor = async (what: string, probe: () => boolean): Promise<void> => {
-      if (probe()) return;
-      await firstValueFrom(
-        changed.pipe(
-          filter(() => probe()),
-          timeout({ first: 10_000, with: () => Promise.reject(new Error(`timed out waiting for ${what}`)) }),
-        ),
-      );
-    };
-    const welcome = (ns: string) =>
-      server.object('configmaps', ns, WELCOME_CONFIGMAP) as ConfigMap | undefined;
+    await setup(mgr, { log: (line, fields) => lines.push({ line, fields }) });
+    const sub = mgr.results$.subscribe((r) => results.push(r));
+    /** Resolves once `probe()` holds, reading again until it does (bounded); names failed reconciles. */
+    const until = (what: string, probe: () => Promise<boolean>): Promise<unknown> =>
+      waitFor(what, probe, BOUND).catch((e: unknown) => {
+        const failed = results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal');
+        throw new Error(
+          `${(e as Error).message}; last failed reconciles: ${JSON.stringify(
+            failed.slice(-3).map((r) => [r.key, r.error?.message]),
+          )}`,
+        );
+      });
+    const welcome = async (ns: string) =>
+      (await b.cluster.get('configmaps', ns, WELCOME_CONFIGMAP)) as ConfigMap | undefined;
     const nsRef = (ns: string) => ({ apiVersion: 'v1', kind: 'Namespace', name: ns });
     const linesOf = (ns: string) => lines.filter((l) => l.fields.namespace === ns).map((l) => l.line);
 
     try {
       await mgr.start();
       // existing namespaces: default is welcomed, the kube-* ones are excluded
-      await waitFor('default welcomed', () => welcome('default') !== undefined);
-      expect(welcome('kube-system')).toBeUndefined();
+      await until('default welcomed', async () => (await welcome('default')) !== undefined);
+      expect(await welcome('kube-system')).toBeUndefined();
 
       // create namespaces → ConfigMaps appear, created by server-side apply as namespace-watcher
       await client.create({
@@ -74,11 +66,11 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
         metadata: { name: 'team-a', labels: { team: 'a' } },
       });
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-b' } });
-      await waitFor(
+      await until(
         'team-a and team-b welcomed',
-        () => welcome('team-a') !== undefined && welcome('team-b') !== undefined,
+        async () => (await welcome('team-a')) !== undefined && (await welcome('team-b')) !== undefined,
       );
-      const a1 = welcome('team-a');
+      const a1 = await welcome('team-a');
       expect(a1?.data).toEqual({
         namespace: 'team-a',
         phase: 'Active',
@@ -98,11 +90,11 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
         type: 'merge',
         body: { metadata: { labels: { team: 'alpha' } } },
       });
-      await waitFor(
+      await until(
         'team-a updated',
-        () => welcome('team-a')?.data?.['labels']?.includes('team=alpha') === true,
+        async () => (await welcome('team-a'))?.data?.['labels']?.includes('team=alpha') === true,
       );
-      expect(welcome('team-a')?.data?.['summary']).toBe(
+      expect((await welcome('team-a'))?.data?.['summary']).toBe(
         'Welcome to team-a (Active), labels: kubernetes.io/metadata.name=team-a,team=alpha',
       );
       expect(linesOf('team-a')).toContain(
@@ -115,39 +107,39 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
         type: 'merge',
         body: { metadata: { labels: { 'rxkube.io/welcome': 'false' } } },
       });
-      await waitFor('team-b opted out', () => welcome('team-b') === undefined);
+      await until('team-b opted out', async () => (await welcome('team-b')) === undefined);
       expect(linesOf('team-b')).toContain(`deleted  team-b/${WELCOME_CONFIGMAP} (namespace opted out)`);
 
       // a deleted welcome ConfigMap comes back (the mapped ConfigMap watch re-reconciles its namespace)
-      const before = welcome('team-a')?.metadata.uid;
+      const before = (await welcome('team-a'))?.metadata.uid;
       await client.delete({
         apiVersion: 'v1',
         kind: 'ConfigMap',
         namespace: 'team-a',
         name: WELCOME_CONFIGMAP,
       });
-      await waitFor(
-        'team-a healed',
-        () => welcome('team-a') !== undefined && welcome('team-a')?.metadata.uid !== before,
-      );
+      await until('team-a healed', async () => {
+        const healed = await welcome('team-a');
+        return healed !== undefined && healed.metadata.uid !== before;
+      });
 
       // delete a namespace → Terminating (skipped), then gone: the controller reports it skipped
       const since = results.length;
       await client.delete(nsRef('team-a'));
-      await waitFor(
+      await until(
         'team-a gone and skipped',
-        () =>
+        async () =>
           results
             .slice(since)
             .some((r) => r.controller === name && r.key === 'team-a' && r.outcome === 'skipped') &&
-          server.object('namespaces', undefined, 'team-a') === undefined &&
-          linesOf('team-a').includes('DELETED  namespace team-a'),
+          linesOf('team-a').includes('DELETED  namespace team-a') &&
+          (await b.cluster.get('namespaces', undefined, 'team-a')) === undefined,
       );
       expect(linesOf('team-a')).toContain('MODIFIED namespace team-a: phase Active → Terminating');
 
       // nothing crashed: a namespace created afterwards is welcomed, and no reconcile failed
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-c' } });
-      await waitFor('team-c welcomed', () => welcome('team-c') !== undefined);
+      await until('team-c welcomed', async () => (await welcome('team-c')) !== undefined);
       expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
 
       // the summary agrees: every namespace is as the operator wants it
@@ -166,12 +158,22 @@ describe('namespace-watcher against the embedded API server (HTTP, through the M
       sub.unsubscribe();
       expect(report.drained).toBe(true);
     }
-    // the journal stops with the manager: once the watches are closed, nothing is logged any more
+  });
+
+  b.itOn(
+    'embedded',
+    "needs the embedded server's count of open watches to know the manager's watches are closed; a real server gives no such barrier",
+  )('the journal stops with the manager: nothing is logged once its watches are closed', async () => {
+    const mgr = new Manager({ client, name, logLevel: 'silent' });
+    const lines: string[] = [];
+    await setup(mgr, { log: (line) => lines.push(line) });
+    await mgr.start();
+    await waitFor('the default namespace journaled', () =>
+      lines.some((l) => l.startsWith('ADDED    namespace default')),
+    );
+    expect((await mgr.stop()).drained).toBe(true);
     const count = lines.length;
-    for (let i = 0; server.openWatches > 0; i++) {
-      if (i > 10_000) throw new Error(`${server.openWatches} watches still open after stop()`);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    await waitFor('every watch closed after stop()', () => b.apiServer.openWatches === 0);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'after-stop' } });
     expect(lines.length).toBe(count);
   });

@@ -18,7 +18,7 @@ export const OPERATOR_NAMESPACE = 'rxkube-system';
 export const HEALTH_PORT = 8081;
 /** Port of `/metrics`. */
 export const METRICS_PORT = 8080;
-/** The Manager's shutdown deadline (DESIGN.md "Defaults"), seconds. */
+/** The Manager's shutdown deadline (docs/defaults.md), seconds. */
 export const SHUTDOWN_DEADLINE_SECONDS = 30;
 /** Kubernetes' grace period: the 30 s drain, the lease release and the servers' close fit in it. */
 export const TERMINATION_GRACE_SECONDS = 45;

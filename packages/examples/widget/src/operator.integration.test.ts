@@ -1,15 +1,16 @@
 /**
- * The Widget operator through the Manager, over HTTP against `@rxkube/testing`'s API server:
+ * The Widget operator through the Manager, over HTTP, on both test backends (the embedded API
+ * server and a real kube-apiserver with kube-controller-manager):
  * CRD installed by `setup` → create → finalizer present → inventory + status.observedGeneration 1
  * → a label change reconciles with no status request → a spec change → observedGeneration 2 (one
  * more request) → delete → cleanup deleted the inventory once (one Event) → Widget gone, never
  * reconciled again.
  *
  * Status requests are counted at the status port (a wrapper of `statusPortFromClient`) and,
- * independently, by the Widget's resourceVersion (a status PATCH bumps it). Waits are
- * deterministic: on the manager's results and the operator's activity (firstValueFrom + filter +
- * timeout), never on time. "Nothing else happened" is proved with a barrier: the controller runs
- * with concurrency 1 and its queue is FIFO, so once a later-created barrier Widget is reconciled,
+ * independently, by the Widget's resourceVersion (a status PATCH bumps it). Waits are for
+ * outcomes — the server's state, read over HTTP until it holds (`waitFor`, bounded) — never for a
+ * duration. "Nothing else happened" is proved with a barrier: the controller runs with
+ * concurrency 1 and its queue is FIFO, so once a later-created barrier Widget is reconciled,
  * every trigger delivered before it has been handled.
  */
 import {
@@ -23,9 +24,10 @@ import {
   type StatusPort,
   statusPortFromClient,
 } from '@rxkube/kube';
-import { type ApiServer, startApiServer } from '@rxkube/testing';
-import { Subject, defer, filter, firstValueFrom, from, timeout } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { defer, from } from 'rxjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exampleFile } from '../../src/paths.js';
 import { type WidgetActivity, setup, summarise } from './operator.js';
 import { FINALIZER, type ConfigMap } from './reconcile.js';
@@ -33,18 +35,17 @@ import type { Widget } from './widget.js';
 
 const NS = 'shop';
 const RESOURCE = 'widgets.example.com';
+/** A failure bound, not a wait: generous, for a real control plane on a loaded machine. */
+const BOUND = { timeoutMs: 30_000 };
 
-describe('widget operator against the embedded API server (HTTP, through the Manager)', () => {
-  let server: ApiServer;
+describeEachBackend('widget operator (HTTP, through the Manager)', (b) => {
   let client: KubeClient;
   beforeAll(async () => {
-    server = await startApiServer();
-    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   });
-  afterAll(async () => {
+  afterAll(() => {
     client.close();
-    await server.stop();
   });
 
   it('create → finalizer → observedGeneration 1 → label: no status PATCH → spec: observedGeneration 2 → delete → inventory deleted once → gone', async () => {
@@ -62,33 +63,23 @@ describe('widget operator against the embedded API server (HTTP, through the Man
     const mgr = new Manager({ client, name: 'widget-operator', logLevel: 'silent' });
     const activity: WidgetActivity[] = [];
     const results: ManagedResult[] = [];
-    const changed = new Subject<void>();
-    await setup(mgr, {
-      statusPort: port,
-      onActivity: (a) => {
-        activity.push(a);
-        changed.next();
-      },
-    });
+    await setup(mgr, { statusPort: port, onActivity: (a) => activity.push(a) });
     expect(
-      server.objects('customresourcedefinitions.apiextensions.k8s.io').map((c) => c.metadata.name),
+      (await b.cluster.list('customresourcedefinitions.apiextensions.k8s.io')).map((c) => c.metadata.name),
     ).toEqual([RESOURCE]);
     // installed through the manager: `managerRbac` (`rxkube rbac`) grants get/patch on it by name
     expect(mgr.installedCrds).toEqual([RESOURCE]);
-    const sub = mgr.results$.subscribe((r) => {
-      results.push(r);
-      changed.next();
-    });
-    /** Resolves once `probe()` holds, re-checking after each result or activity; rejects after 10 s. */
-    const waitFor = async (what: string, probe: () => boolean): Promise<void> => {
-      if (probe()) return;
-      await firstValueFrom(
-        changed.pipe(
-          filter(() => probe()),
-          timeout({ first: 10_000, with: () => Promise.reject(new Error(`timed out waiting for ${what}`)) }),
-        ),
-      );
-    };
+    const sub = mgr.results$.subscribe((r) => results.push(r));
+    /** `waitFor` with the bound, and the last failed reconciles in the error when it times out. */
+    const until = (what: string, probe: () => Promise<boolean>): Promise<unknown> =>
+      waitFor(what, probe, BOUND).catch((e: unknown) => {
+        const failed = results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal');
+        throw new Error(
+          `${(e as Error).message}; last failed reconciles: ${JSON.stringify(
+            failed.slice(-3).map((r) => [r.key, r.error?.message]),
+          )}`,
+        );
+      });
     const ref = (n: string): ObjectRef => ({
       apiVersion: 'example.com/v1',
       kind: 'Widget',
@@ -101,16 +92,22 @@ describe('widget operator against the embedded API server (HTTP, through the Man
       metadata: { name: n, namespace: NS },
       spec: { size },
     });
-    const stored = (n: string) => server.object(RESOURCE, NS, n) as Widget | undefined;
-    const inventory = (n: string) =>
-      server.object('configmaps', NS, `widget-${n}-inventory`) as ConfigMap | undefined;
+    const stored = async (n: string) => (await b.cluster.get(RESOURCE, NS, n)) as Widget | undefined;
+    const inventory = async (n: string) =>
+      (await b.cluster.get('configmaps', NS, `widget-${n}-inventory`)) as ConfigMap | undefined;
+    /** Resolves once the Widget's status has observed `generation`. */
+    const observed = (n: string, generation: number) =>
+      until(
+        `${n} observedGeneration ${generation}`,
+        async () => (await stored(n))?.status?.observedGeneration === generation,
+      );
     const patchesOf = (n: string) => patches.filter((p) => p.key === `${NS}/${n}`);
     const resultsOf = (n: string, since = 0) => results.slice(since).filter((r) => r.key === `${NS}/${n}`);
     let barriers = 0;
     const barrier = async (): Promise<void> => {
-      const b = `barrier-${++barriers}`;
-      await client.create(widget(b, 1));
-      await waitFor(b, () => stored(b)?.status?.observedGeneration === 1);
+      const name = `barrier-${++barriers}`;
+      await client.create(widget(name, 1));
+      await observed(name, 1);
     };
 
     try {
@@ -118,8 +115,8 @@ describe('widget operator against the embedded API server (HTTP, through the Man
 
       // create → finalizer → inventory → status observedGeneration 1, Ready
       await client.create(widget('w', 1));
-      await waitFor('w ready', () => stored('w')?.status?.observedGeneration === 1);
-      const first = stored('w');
+      await observed('w', 1);
+      const first = await stored('w');
       expect(first?.metadata.finalizers).toEqual([FINALIZER]);
       expect(first?.spec?.color).toBe('blue'); // the CRD's default
       expect(first?.status).toMatchObject({
@@ -135,8 +132,8 @@ describe('widget operator against the embedded API server (HTTP, through the Man
           },
         ],
       });
-      expect(inventory('w')?.data).toEqual({ widget: 'w', size: '1', color: 'blue' });
-      expect(inventory('w')?.metadata.ownerReferences).toEqual([
+      expect((await inventory('w'))?.data).toEqual({ widget: 'w', size: '1', color: 'blue' });
+      expect((await inventory('w'))?.metadata.ownerReferences).toEqual([
         expect.objectContaining({ kind: 'Widget', name: 'w', uid: first?.metadata.uid, controller: true }),
       ]);
       await barrier();
@@ -151,19 +148,19 @@ describe('widget operator against the embedded API server (HTTP, through the Man
       await barrier();
       expect(resultsOf('w', since).some((r) => r.outcome === 'success')).toBe(true);
       expect(patchesOf('w')).toHaveLength(1);
-      expect(stored('w')?.metadata.resourceVersion).toBe(relabelled.metadata.resourceVersion);
-      expect(stored('w')?.metadata.generation).toBe(1);
+      expect((await stored('w'))?.metadata.resourceVersion).toBe(relabelled.metadata.resourceVersion);
+      expect((await stored('w'))?.metadata.generation).toBe(1);
 
       // a spec change → generation 2 → inventory updated, one more status PATCH
       await client.patch(ref('w'), { type: 'merge', body: { spec: { size: 3, color: 'red' } } });
-      await waitFor('observedGeneration 2', () => stored('w')?.status?.observedGeneration === 2);
-      expect(stored('w')?.metadata.generation).toBe(2);
-      expect(stored('w')?.status?.conditions?.[0]).toMatchObject({
+      await observed('w', 2);
+      expect((await stored('w'))?.metadata.generation).toBe(2);
+      expect((await stored('w'))?.status?.conditions?.[0]).toMatchObject({
         message: 'widget-w-inventory holds 3 red widgets',
         observedGeneration: 2,
         lastTransitionTime: first?.status?.conditions?.[0]?.lastTransitionTime, // still True since then
       });
-      expect(inventory('w')?.data).toEqual({ widget: 'w', size: '3', color: 'red' });
+      expect((await inventory('w'))?.data).toEqual({ widget: 'w', size: '3', color: 'red' });
       await barrier();
       expect(patchesOf('w')).toHaveLength(2);
       expect(patchesOf('w').map((p) => p.patch.type)).toEqual(['merge', 'merge']);
@@ -173,34 +170,33 @@ describe('widget operator against the embedded API server (HTTP, through the Man
       await client.delete(ref('w'));
       await waitFor(
         'w gone',
-        () => stored('w') === undefined && resultsOf('w', beforeDelete).some((r) => r.outcome === 'skipped'),
+        async () =>
+          resultsOf('w', beforeDelete).some((r) => r.outcome === 'skipped') &&
+          (await stored('w')) === undefined,
+        BOUND,
       );
-      expect(inventory('w')).toBeUndefined();
+      expect(await inventory('w')).toBeUndefined();
       await barrier();
       // The cleanup ran exactly once, although the inventory's own Delete event queued a rerun that
       // reads the Store's stale copy (still listing the finalizer): the finalizer's removal PATCH
       // is answered with the deleting object's unchanged resourceVersion (as a real API server
-      // does, kube-wire 13-finalizers #7), and the controller skips that version from then on.
+      // does, packages/testing/fixtures/kube-wire/13-finalizers.json #7), and the controller skips that
+      // version from then on.
       const cleanups = activity.filter((a) => a.type === 'cleanup' && a.key === `${NS}/w`);
       expect(cleanups[0]).toEqual({ type: 'cleanup', key: `${NS}/w`, outcome: 'deleted' });
       expect(cleanups).toHaveLength(1);
       expect(patchesOf('w')).toHaveLength(2);
       expect(results.filter((r) => r.outcome === 'error' || r.outcome === 'terminal')).toEqual([]);
 
-      // the cleanup's Event, written by the recorder in the background: poll the server (bounded)
-      const cleanupEvents = () =>
-        server
-          .objects('events.events.k8s.io', NS)
-          .filter(
-            (e) =>
-              (e['regarding'] as { name?: string } | undefined)?.name === 'w' &&
-              e['reason'] === 'InventoryDeleted',
-          );
-      for (let i = 0; cleanupEvents().length === 0; i++) {
-        if (i >= 200) throw new Error('no InventoryDeleted Event for w');
-        await client.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event' }, { namespace: NS });
-      }
-      expect(cleanupEvents()).toEqual([
+      // the cleanup's Event, written by the recorder in the background: read until it is there
+      const cleanupEvents = async () =>
+        (await b.cluster.list('events.events.k8s.io', NS)).filter(
+          (e) =>
+            (e['regarding'] as { name?: string } | undefined)?.name === 'w' &&
+            e['reason'] === 'InventoryDeleted',
+        );
+      await until('the InventoryDeleted Event of w', async () => (await cleanupEvents()).length > 0);
+      expect(await cleanupEvents()).toEqual([
         expect.objectContaining({ type: 'Normal', action: 'Cleanup', note: 'deleted widget-w-inventory' }),
       ]);
 

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
-import type { ApiServer } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
 import { widgetCrd } from '../client/widget-crd.test.helper.js';
@@ -15,18 +15,8 @@ const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 const childTypes = [CM, SECRET];
 const fieldManager = 'widget-operator';
 
-let server: ApiServer;
 let client: KubeClient;
-
-beforeAll(async () => {
-  server = await startApiServer();
-  client = KubeClient.fromKubeConfig(server.kubeConfig);
-  await ensureCrd(client, widgetCrd, { pollIntervalMs: 5 });
-});
-afterAll(async () => {
-  client.close();
-  await server.stop();
-});
+let snapshot: (prefix: string) => Promise<Record<string, string>>;
 
 async function widget(name: string): Promise<KubeObject> {
   return client.create<KubeObject>({
@@ -40,22 +30,32 @@ async function widget(name: string): Promise<KubeObject> {
 const cm = (name: string, data: Record<string, string>): KubeObject => ({ ...CM, metadata: { name }, data });
 const secret = (name: string): KubeObject => ({ ...SECRET, metadata: { name }, stringData: { token: 't' } });
 
-/** name → resourceVersion of the ConfigMaps and Secrets in `default` whose names start with `prefix`. */
-function snapshot(prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const resource of ['configmaps', 'secrets']) {
-    for (const o of server.objects(resource, 'default')) {
-      const m = (o as KubeObject).metadata;
-      if (m.name?.startsWith(prefix)) out[`${resource}/${m.name}`] = m.resourceVersion ?? '';
-    }
-  }
-  return out;
-}
-
 const names = (refs: readonly { kind: string; name: string }[]): string[] =>
   refs.map((r) => `${r.kind}/${r.name}`);
 
-describe('applyChildren against the API server', () => {
+describeEachBackend('applyChildren against the API server', (b) => {
+  beforeAll(async () => {
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
+    await ensureCrd(client, widgetCrd, { pollIntervalMs: 5 });
+    /**
+     * name → resourceVersion of the ConfigMaps and Secrets in `default` whose names start with
+     * `prefix` (`''`: all of them — unchanged means nothing was written), read over HTTP.
+     */
+    snapshot = async (prefix) => {
+      const out: Record<string, string> = {};
+      for (const resource of ['configmaps', 'secrets']) {
+        for (const o of await b.cluster.list(resource, 'default')) {
+          const m = (o as KubeObject).metadata;
+          if (m.name?.startsWith(prefix)) out[`${resource}/${m.name}`] = m.resourceVersion ?? '';
+        }
+      }
+      return out;
+    };
+  });
+  afterAll(() => {
+    client.close();
+  });
+
   it('creates children with a controller reference, then a second identical call writes nothing', async () => {
     const owner = await widget('a');
     const desired = [cm('a-config', { size: '1' }), cm('a-extra', { x: 'y' }), secret('a-token')];
@@ -80,14 +80,12 @@ describe('applyChildren against the API server', () => {
       expect.objectContaining({ manager: fieldManager, operation: 'Apply' }),
     );
 
-    const before = snapshot('a-');
-    const rv = server.resourceVersion;
+    const before = await snapshot('');
     const second = await applyChildren(client, owner, desired, { fieldManager, childTypes });
     expect(second.applied).toEqual([]);
     expect(names(second.unchanged)).toEqual(['ConfigMap/a-config', 'ConfigMap/a-extra', 'Secret/a-token']);
     expect(second.pruned).toEqual([]);
-    expect(snapshot('a-')).toEqual(before);
-    expect(server.resourceVersion).toBe(rv); // nothing at all was written
+    expect(await snapshot('')).toEqual(before); // nothing at all was written
   });
 
   it('updates changed children and prunes owned ones no longer desired, leaving others alone', async () => {
@@ -100,7 +98,7 @@ describe('applyChildren against the API server', () => {
     // not owned by b: unowned, and controlled by another widget
     await client.create({ ...cm('b-unowned', {}), metadata: { name: 'b-unowned', namespace: 'default' } });
     await applyChildren(client, other, [cm('b-others', {})], { fieldManager, childTypes });
-    const tokenRv = snapshot('b-token')['secrets/b-token'];
+    const tokenRv = (await snapshot('b-token'))['secrets/b-token'];
 
     const result = await applyChildren(client, owner, [cm('b-config', { size: '2' }), secret('b-token')], {
       fieldManager,
@@ -109,13 +107,13 @@ describe('applyChildren against the API server', () => {
     expect(names(result.applied)).toEqual(['ConfigMap/b-config']);
     expect(names(result.unchanged)).toEqual(['Secret/b-token']);
     expect(result.pruned).toEqual([{ ...CM, namespace: 'default', name: 'b-old' }]);
-    expect(Object.keys(snapshot('b-')).sort()).toEqual([
+    expect(Object.keys(await snapshot('b-')).sort()).toEqual([
       'configmaps/b-config',
       'configmaps/b-others',
       'configmaps/b-unowned',
       'secrets/b-token',
     ]);
-    expect(snapshot('b-token')['secrets/b-token']).toBe(tokenRv);
+    expect((await snapshot('b-token'))['secrets/b-token']).toBe(tokenRv);
     const config = await client.get<KubeObject>({ ...CM, namespace: 'default', name: 'b-config' });
     expect(config['data']).toEqual({ size: '2' });
   });
@@ -125,30 +123,33 @@ describe('applyChildren against the API server', () => {
     await applyChildren(client, owner, [cm('c-config', {}), secret('c-token')], { fieldManager, childTypes });
     const result = await applyChildren(client, owner, [], { fieldManager, childTypes: [CM] });
     expect(names(result.pruned)).toEqual(['ConfigMap/c-config']);
-    expect(Object.keys(snapshot('c-'))).toEqual(['secrets/c-token']);
+    expect(Object.keys(await snapshot('c-'))).toEqual(['secrets/c-token']);
   });
 
   it('the garbage collector removes the children when the owner is deleted', async () => {
     const owner = await widget('d');
     await applyChildren(client, owner, [cm('d-config', {}), secret('d-token')], { fieldManager, childTypes });
-    expect(Object.keys(snapshot('d-'))).toHaveLength(2);
+    expect(Object.keys(await snapshot('d-'))).toHaveLength(2);
     await client.delete({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'd' });
-    // GC runs asynchronously: wait for the outcome, not for a duration
-    await vi.waitFor(() => expect(snapshot('d-')).toEqual({}), { timeout: 5_000, interval: 5 });
+    // GC runs asynchronously (kube-controller-manager's garbage collector on a real server): wait
+    // for the outcome, not for a duration
+    await waitFor('the children collected', async () => Object.keys(await snapshot('d-')).length === 0, {
+      timeoutMs: 30_000,
+    });
   });
 
   it('refuses a child another object controls, before writing anything', async () => {
     const owner = await widget('e');
     const thief = await widget('e-thief');
     await applyChildren(client, owner, [cm('e-config', { v: '1' })], { fieldManager, childTypes });
-    const rv = server.resourceVersion;
+    const before = await snapshot('');
     const e = await applyChildren(client, thief, [cm('e-new', {}), cm('e-config', { v: '2' })], {
       fieldManager,
       childTypes,
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AlreadyOwnedError);
     expect((e as AlreadyOwnedError).existing.name).toBe('e');
-    expect(server.resourceVersion).toBe(rv);
+    expect(await snapshot('')).toEqual(before);
   });
 
   it('reports failed applies together and prunes nothing then', async () => {
@@ -165,12 +166,12 @@ describe('applyChildren against the API server', () => {
     expect(err.failures.map((f) => f.child.name)).toEqual(['f-bad', 'f-bad2']);
     expect(names(err.result.applied)).toEqual(['ConfigMap/f-good']);
     expect(err.message).toContain('Widget default/f: 2 child(ren) failed, so nothing was pruned');
-    expect(Object.keys(snapshot('f-')).sort()).toEqual(['configmaps/f-good', 'configmaps/f-old']);
+    expect(Object.keys(await snapshot('f-')).sort()).toEqual(['configmaps/f-good', 'configmaps/f-old']);
   });
 
   it('refuses bad input with InvalidArgumentError before any request', async () => {
     const owner = await widget('g');
-    const rv = server.resourceVersion;
+    const before = await snapshot('');
     await expect(
       applyChildren(client, owner, [cm('g', {}), cm('g', {})], { fieldManager, childTypes }),
     ).rejects.toThrow(/must be unique: ConfigMap default\/g is desired twice/);
@@ -192,6 +193,6 @@ describe('applyChildren against the API server', () => {
     await expect(applyChildren(client, owner, [], { fieldManager: '', childTypes })).rejects.toThrow(
       /options\.fieldManager must be a non-empty string/,
     );
-    expect(server.resourceVersion).toBe(rv);
+    expect(await snapshot('')).toEqual(before);
   });
 });

@@ -113,30 +113,34 @@ describeEachBackend('KubeClient over HTTP', (b) => {
     });
 
     it('lists all pages, or one page with its continue token, with selectors', async () => {
+      // kube-apiserver v1.24.0 drops matches of a paged selector list when it widens its etcd batch
+      // (kubernetes/kubernetes#111488, kube-wire quirk 1): in a namespace of their own, sorting
+      // before the kube-root-ca.crt a real cluster adds, every batch is full of matches.
+      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'paging' } });
       for (let i = 0; i < 5; i++) {
         await client.create({
-          ...cm(`page-${i}`),
-          metadata: { name: `page-${i}`, namespace: 'default', labels: { set: 'p', odd: String(i % 2) } },
+          ...cm(`a-page-${i}`),
+          metadata: { name: `a-page-${i}`, namespace: 'paging', labels: { set: 'p', odd: String(i % 2) } },
         });
       }
       const all = await client.list<ConfigMap>(CM, {
-        namespace: 'default',
+        namespace: 'paging',
         labelSelector: 'set=p',
         limit: 2,
       });
       expect(all.items.map((i) => i.metadata.name)).toEqual([
-        'page-0',
-        'page-1',
-        'page-2',
-        'page-3',
-        'page-4',
+        'a-page-0',
+        'a-page-1',
+        'a-page-2',
+        'a-page-3',
+        'a-page-4',
       ]);
       expect(all.metadata.continue).toBeUndefined();
       // Items of a built-in list carry apiVersion/kind like watch objects do.
       expect(all.items[0]).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
 
       const first = await client.list<ConfigMap>(CM, {
-        namespace: 'default',
+        namespace: 'paging',
         labelSelector: 'set=p',
         limit: 2,
         allPages: false,
@@ -144,25 +148,62 @@ describeEachBackend('KubeClient over HTTP', (b) => {
       expect(first.items).toHaveLength(2);
       expect(first.metadata.continue).toBeTruthy();
       const second = await client.list<ConfigMap>(CM, {
-        namespace: 'default',
+        namespace: 'paging',
         labelSelector: 'set=p',
         limit: 2,
         continue: first.metadata.continue!,
       });
-      expect(second.items.map((i) => i.metadata.name)).toEqual(['page-2', 'page-3']);
+      expect(second.items.map((i) => i.metadata.name)).toEqual(['a-page-2', 'a-page-3']);
 
-      const odd = await client.list<ConfigMap>(CM, { namespace: 'default', labelSelector: 'set=p,odd=1' });
-      expect(odd.items.map((i) => i.metadata.name)).toEqual(['page-1', 'page-3']);
-      const byName = await client.list<ConfigMap>(CM, { fieldSelector: 'metadata.name=page-4' });
-      expect(byName.items.map((i) => i.metadata.name)).toEqual(['page-4']);
+      const odd = await client.list<ConfigMap>(CM, { namespace: 'paging', labelSelector: 'set=p,odd=1' });
+      expect(odd.items.map((i) => i.metadata.name)).toEqual(['a-page-1', 'a-page-3']);
+      const byName = await client.list<ConfigMap>(CM, { fieldSelector: 'metadata.name=a-page-4' });
+      expect(byName.items.map((i) => i.metadata.name)).toEqual(['a-page-4']);
 
       const meta = await client.list(CM, {
-        namespace: 'default',
+        namespace: 'paging',
         labelSelector: 'set=p',
         metadataOnly: true,
       });
       expect(meta.kind).toBe('PartialObjectMetadataList');
       expect(meta.items[0]).not.toHaveProperty('data');
+    });
+
+    // A real server answers an empty PartialObjectMetadataList with `"items": null` (its Go slice
+    // is nil: apimachinery's metav1.PartialObjectMetadataList, `items` without omitempty), and a
+    // custom resource list with `"continue": ""`. The client gives an empty array and no token.
+    it('lists nothing as an empty array: metadata-only (items: null on the wire), paged, one page', async () => {
+      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-lists' } });
+      const secrets = { apiVersion: 'v1', kind: 'Secret' } as const;
+      const all = await client.list(secrets, { namespace: 'empty-lists', metadataOnly: true });
+      expect(all.items).toEqual([]);
+      expect(all.metadata.continue).toBeUndefined();
+      const paged = await client.list(secrets, {
+        namespace: 'empty-lists',
+        metadataOnly: true,
+        labelSelector: 'none=here',
+        limit: 1,
+      });
+      expect(paged.items).toEqual([]);
+      const onePage = await client.list(secrets, {
+        namespace: 'empty-lists',
+        metadataOnly: true,
+        allPages: false,
+      });
+      expect(onePage.items).toEqual([]);
+      expect(onePage.metadata).not.toHaveProperty('continue');
+
+      await client.create(widgetCrd).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+      await established('widgets.example.com');
+      const widgets = await waitFor('the Widget list served', () =>
+        client.list<Widget>(WIDGET, { namespace: 'empty-lists', allPages: false }).catch(() => undefined),
+      );
+      expect(widgets.items).toEqual([]);
+      expect(widgets.metadata).not.toHaveProperty('continue'); // the server sent "continue": ""
+      const widgetMeta = await client.list(WIDGET, { namespace: 'empty-lists', metadataOnly: true });
+      expect(widgetMeta.items).toEqual([]);
     });
 
     it('patches with merge, JSON patch and strategic merge, each with its Content-Type', async () => {
@@ -330,8 +371,9 @@ describeEachBackend('KubeClient over HTTP', (b) => {
     b.itOn('embedded', 'needs fault injection: an etcd compaction on demand')(
       '410 Gone for a continue token from before a compaction',
       async () => {
+        // the ConfigMaps of the paging test
         const first = await client.list(CM, {
-          namespace: 'default',
+          namespace: 'paging',
           labelSelector: 'set=p',
           limit: 1,
           allPages: false,
@@ -340,7 +382,7 @@ describeEachBackend('KubeClient over HTTP', (b) => {
         b.apiServer.faults.compact();
         const gone: unknown = await client
           .list(CM, {
-            namespace: 'default',
+            namespace: 'paging',
             labelSelector: 'set=p',
             limit: 1,
             continue: first.metadata.continue!,

@@ -142,7 +142,10 @@ const CONTENT_TYPE: Readonly<Record<Patch['type'], string>> = {
 };
 
 const ACCEPT_JSON = 'application/json';
-/** Metadata-only representations (see the kube-wire README, quirk 5, for the watch form). */
+/**
+ * Metadata-only representations (see quirk 5 of packages/testing/fixtures/kube-wire/README.md for the
+ * watch form).
+ */
 export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
@@ -267,7 +270,7 @@ export class KubeClient {
         },
         accept: options.metadataOnly ? ACCEPT_METADATA_LIST : ACCEPT_JSON,
         target: target('list', resource, options.namespace),
-      }).then((page) => fillTypeMeta(page, resource, options.metadataOnly === true));
+      }).then((page) => fillTypeMeta(normalizeList(page), resource, options.metadataOnly === true));
     const first = await request(options.continue);
     if (onePage) return first;
     const items = first.items;
@@ -572,9 +575,30 @@ function assertPatch(patch: Patch, options: PatchOptions): void {
   }
 }
 
+/**
+ * A list page as {@link ObjectList} promises it, whatever the server left out: a real server
+ * answers an empty `PartialObjectMetadataList` with `"items": null` (apimachinery's Go slice is nil
+ * and the field has no omitempty), custom resource lists with `"continue": ""`, and any list may
+ * omit `remainingItemCount`. Nothing → `[]`; an empty or null token → no `continue`.
+ */
+function normalizeList<T>(page: ObjectList<T>): ObjectList<T> {
+  const {
+    continue: token,
+    remainingItemCount: remaining,
+    ...rest
+  } = (page.metadata ?? {}) as Partial<ObjectList<T>['metadata']>;
+  const metadata: ObjectList<T>['metadata'] = {
+    ...rest,
+    resourceVersion: typeof rest.resourceVersion === 'string' ? rest.resourceVersion : '',
+  };
+  if (typeof token === 'string' && token !== '') metadata.continue = token;
+  if (typeof remaining === 'number') metadata.remainingItemCount = remaining;
+  return { ...page, metadata, items: Array.isArray(page.items) ? page.items : [] };
+}
+
 /** Built-in lists leave out the items' apiVersion/kind; watch events carry them. Same shape for both. */
 function fillTypeMeta<T>(list: ObjectList<T>, resource: ApiResource, metadataOnly: boolean): ObjectList<T> {
-  if (metadataOnly || !Array.isArray(list.items)) return list;
+  if (metadataOnly) return list;
   for (const item of list.items as (Record<string, unknown> | null)[]) {
     if (item === null || typeof item !== 'object') continue;
     if (item['apiVersion'] === undefined) item['apiVersion'] = resource.apiVersion;

@@ -47,7 +47,8 @@ export interface ListWatchOptions {
  *   `MALFORMED`); completes when the server ends the stream; an HTTP error status errors with
  *   `KubeApiError`.
  * - Metadata-only: `Accept: …;as=PartialObjectMetadataList` for lists and `as=PartialObjectMetadata`
- *   for watches (the List form makes a watch end at once; kube-wire quirk 5).
+ *   for watches (the List form makes a watch end at once; quirk 5 of
+ *   packages/testing/fixtures/kube-wire/README.md).
  * - unsubscribe: the request is aborted and its socket destroyed.
  * - The kind is resolved through discovery on every call (cached), so a CRD installed later is
  *   picked up when the watcher retries.

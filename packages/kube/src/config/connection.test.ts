@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServer, testCertificates } from '@rxkube/testing';
+import { testCertificates } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 
@@ -170,31 +171,33 @@ describe('connectionFromKubeConfig', () => {
   });
 });
 
-describe('TLS against the embedded API server', () => {
-  it('connects with the CA from the kubeconfig and refuses a server it cannot verify', async () => {
-    const server = await startApiServer({ tls: true });
-    try {
-      const ok = KubeClient.fromKubeConfig(server.kubeConfig);
+describeEachBackend(
+  'TLS against the API server',
+  (b) => {
+    it('connects with the CA from the kubeconfig and refuses a server it cannot verify', async () => {
+      const ok = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
       const list = await ok.list({ apiVersion: 'v1', kind: 'Namespace' });
       expect(list.items.map((n) => (n as { metadata: { name: string } }).metadata.name)).toContain('default');
       ok.close();
 
-      const noCa = KubeClient.fromKubeConfig(kubeconfig({ server: server.url }, { token: server.token }));
+      const noCa = KubeClient.fromKubeConfig(
+        kubeconfig({ server: b.cluster.url }, { token: b.cluster.token }),
+      );
       const e: unknown = await noCa.list({ apiVersion: 'v1', kind: 'Namespace' }).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(KubeTransportError);
       expect((e as KubeTransportError).failure).toBe('tls');
-      expect((e as Error).message).not.toContain(server.token);
+      expect((e as Error).message).not.toContain(b.cluster.token);
       noCa.close();
 
       const insecure = KubeClient.fromKubeConfig(
-        kubeconfig({ server: server.url, 'insecure-skip-tls-verify': true }, { token: server.token }),
+        kubeconfig({ server: b.cluster.url, 'insecure-skip-tls-verify': true }, { token: b.cluster.token }),
       );
       await expect(insecure.list({ apiVersion: 'v1', kind: 'Namespace' })).resolves.toMatchObject({
         kind: 'NamespaceList',
       });
       insecure.close();
-    } finally {
-      await server.stop();
-    }
-  });
-});
+    });
+  },
+  // the embedded server with the checked-in test CA; a real one with the CA it generated
+  { controllerManager: false, embedded: { tls: true } },
+);

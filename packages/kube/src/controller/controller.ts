@@ -167,7 +167,7 @@ export interface ControllerOptions<T extends KubeObject> {
    */
   readonly recorder?: EventRecorder;
   /**
-   * Graceful stop (DESIGN.md promise 10): when this emits, intake stops — no new trigger is taken,
+   * Graceful stop (docs/promises.md promise 10): when this emits, intake stops — no new trigger is taken,
    * debounced ones and reruns queued behind a running key are dropped (controller-runtime shuts
    * its queue down the same way) — reconciles in flight finish, then the status sink's queued
    * writes, then the run completes. Unsubscribing instead
@@ -625,8 +625,9 @@ export function controller<T extends KubeObject = KubeObject>(
                     tap((after) => {
                       if (before !== undefined) ownWrites.recorded(before, after);
                       // Our finalizer is off a deleting object: done with it. The server may answer
-                      // with the resourceVersion it had (kube-wire 13 #7), so read-own-writes cannot
-                      // tell the Store's copy is stale; remember both versions instead.
+                      // with the resourceVersion it had
+                      // (packages/testing/fixtures/kube-wire/13-finalizers.json #7), so read-own-writes cannot tell
+                      // the Store's copy is stale; remember both versions instead.
                       const meta = after.metadata;
                       if (
                         meta.deletionTimestamp !== undefined &&

@@ -1,7 +1,7 @@
 /**
  * `finalizer`: kube-rs's finalizer helper as a reconcile wrapper — the finalizer is added before
  * any side effect, `cleanup` runs when the object is being deleted, and the finalizer is removed
- * with a JSON Patch `test` + `remove` pinned to its index (DESIGN.md promise 8).
+ * with a JSON Patch `test` + `remove` pinned to its index (docs/promises.md promise 8).
  *
  * @module
  */

@@ -29,8 +29,19 @@ import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
-/** client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + random × 1.2)` between tries. */
-const JITTER_FACTOR = 1.2;
+/**
+ * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + random × 1.2)` between tries,
+ * so a standby takes over a dead leader's lease `leaseDuration − retryPeriod` to
+ * `leaseDuration + 2 × retryPeriod × (1 + factor)` after its death (13 s to 23.8 s with the
+ * defaults, plus request latency; tested in leader-failover.integration.test.ts).
+ *
+ * ## Example
+ * ```ts
+ * const worstFailoverMs =
+ *   DEFAULT_LEASE_DURATION_MS + 2 * DEFAULT_RETRY_PERIOD_MS * (1 + LEADER_ELECTION_JITTER_FACTOR);
+ * ```
+ */
+export const LEADER_ELECTION_JITTER_FACTOR = 1.2;
 
 const OPERATOR = 'LeaderElector';
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
@@ -185,7 +196,7 @@ export class LeaderElector {
         `must be greater than renewDeadlineMs (${this.renewDeadlineMs})`,
       );
     }
-    if (this.renewDeadlineMs <= JITTER_FACTOR * this.retryPeriodMs) {
+    if (this.renewDeadlineMs <= LEADER_ELECTION_JITTER_FACTOR * this.retryPeriodMs) {
       throw new InvalidArgumentError(
         OPERATOR,
         'options.renewDeadlineMs',
@@ -268,7 +279,9 @@ export class LeaderElector {
       // Another holder: step down at once. Any other failure: the deadline timer decides.
       if (this.isLeader && attempt.holder !== undefined && attempt.holder !== this.identity) this.lose();
       this.schedule(
-        this.isLeader ? this.retryPeriodMs : this.retryPeriodMs * (1 + this.random() * JITTER_FACTOR),
+        this.isLeader
+          ? this.retryPeriodMs
+          : this.retryPeriodMs * (1 + this.random() * LEADER_ELECTION_JITTER_FACTOR),
       );
     }
     this.attempts.next(attempt);

@@ -36,7 +36,7 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { ControllerOptions, ControllerReconcile, ControllerResult } from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
-import { ensureCrd } from '../crd/ensure-crd.js';
+import type { CrdInput } from '../crd/internal/load-crd.js';
 import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { isForbidden, isUnauthorized } from '../errors.js';
@@ -46,12 +46,14 @@ import { ControllerMetrics, resourceLabel } from '../ops/metrics.js';
 import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { startProbeServer, WatchHealthChecks } from '../ops/probes.js';
+import { WatchFailureLog } from '../ops/watch-failure-log.js';
 import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
 import { createWatchRegistry } from '../watch/create-watch-registry.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { CrdInstaller } from './crd-installer.js';
 import type { PolicyRule } from './rbac.js';
 
 const OPERATOR = 'Manager';
@@ -198,11 +200,12 @@ export class Manager {
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
   private readonly watchHealth = new WatchHealthChecks();
+  private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
   private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
     [];
   private readonly recorders = new Map<string, EventRecorder>();
-  private readonly crds = new Set<string>();
+  private readonly crds: CrdInstaller;
   private readonly results = new Subject<ManagedResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
@@ -230,6 +233,8 @@ export class Manager {
         ...(options.logLevel !== undefined ? { level: options.logLevel } : {}),
       });
     this.metrics = options.metrics ?? new ControllerMetrics({ scheduler: this.scheduler });
+    this.watchFailures = new WatchFailureLog(this.log);
+    this.crds = new CrdInstaller(options.client, options.name, this.log, this.scheduler);
     this.registry = createWatchRegistry(
       options.client,
       {
@@ -237,6 +242,7 @@ export class Manager {
         health: (target, health) => {
           this.metrics.recordWatchHealth(target, health);
           this.watchHealth.record(target, health);
+          this.watchFailures.record(target, health);
         },
       },
       this.scheduler,
@@ -327,6 +333,12 @@ export class Manager {
    * manager — and remembers it, so {@link managerRbac} grants `get` and `patch` on that CRD (by
    * name) instead of leaving a 403 for the first start in a cluster. Call it from `setup`.
    *
+   * Refused by the API server (401/403: the operator's RBAC does not allow it yet), it resolves
+   * `undefined` instead of rejecting: the operator starts and stays unready — `/readyz` names the
+   * CRD and the permission, one warning is logged — and the installation is retried with backoff
+   * (1 s doubling to 30 s) until it succeeds, then one line says so. Controllers of the CRD's
+   * kind wait meanwhile (their watch reports the kind as not served).
+   *
    * ## Example
    * ```ts
    * export async function setup(mgr: Manager) {
@@ -334,21 +346,17 @@ export class Manager {
    *   mgr.add('widget', { for: widgetType }, reconcile);
    * }
    * ```
-   * @throws what `ensureCrd` throws (`InvalidCrdError`, `CrdNotEstablishedError`, API errors).
+   * @returns the installed CRD and its resources, or `undefined` when refused (installing later).
+   * @throws what `ensureCrd` throws otherwise (`InvalidCrdError`, `CrdNotEstablishedError`, other
+   *   API errors).
    */
-  async ensureCrd(
-    crd: Parameters<typeof ensureCrd>[1],
-    options: EnsureCrdOptions = {},
-  ): Promise<EnsureCrdResult> {
-    const result = await ensureCrd(this.client, crd, { fieldManager: this.name, ...options });
-    const name = result.crd.metadata.name;
-    if (name !== undefined) this.crds.add(name);
-    return result;
+  async ensureCrd(crd: CrdInput, options: EnsureCrdOptions = {}): Promise<EnsureCrdResult | undefined> {
+    return this.crds.ensure(crd, options);
   }
 
-  /** Names of the CRDs installed through {@link ensureCrd}. */
+  /** Names of the CRDs installed (or being installed) through {@link ensureCrd}. */
   get installedCrds(): readonly string[] {
-    return [...this.crds];
+    return this.crds.installed;
   }
 
   /**
@@ -454,6 +462,7 @@ export class Manager {
         },
       },
       this.watchHealth.check,
+      this.crds.check,
     ];
     if (this.elector !== undefined) {
       const elector = this.elector;
@@ -671,6 +680,7 @@ export class Manager {
       }
       this.work.subscription.unsubscribe();
     }
+    this.crds.stop();
     for (const r of this.recorders.values()) r.complete();
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions.length = 0;

@@ -1,6 +1,6 @@
 /**
  * `OwnWrites`: the sink's memory of its own writes, shared with `suppressOwnEcho` so the watch
- * event a write causes does not trigger another reconcile (read-own-writes, DESIGN.md promise 7).
+ * event a write causes does not trigger another reconcile (read-own-writes, docs/promises.md promise 7).
  *
  * @module
  */

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-
+import { kubeWireTranscript } from '@rxkube/testing/fixtures';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -25,11 +24,8 @@ const line = (type: string, object: unknown) => `${JSON.stringify({ type, object
 
 /** The recorded lines of the kube-wire watch transcript 06 (a real kube-apiserver v1.24). */
 function recordedLines(): string[] {
-  const file = JSON.parse(
-    readFileSync(new URL('../../../../../shared/kube-wire/06-watch-basics.json', import.meta.url), 'utf8'),
-  ) as { exchanges: { response: { body: unknown } }[] };
-  for (const ex of file.exchanges) {
-    const body = ex.response.body as { lines?: string[] } | null;
+  for (const ex of kubeWireTranscript('06-watch-basics').exchanges) {
+    const body = ex.response?.body as { lines?: string[] } | null | undefined;
     if (body && Array.isArray(body.lines) && body.lines.length > 3) return body.lines;
   }
   throw new Error('no watch with lines in 06-watch-basics.json');

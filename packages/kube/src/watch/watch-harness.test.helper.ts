@@ -3,7 +3,7 @@
  * health snapshots, and waits for a condition on them with a bounded timeout (no sleeps: the
  * condition is re-checked on every event and every health change).
  */
-import type { ApiServer } from '@rxkube/testing';
+import type { TestCluster } from '@rxkube/testing';
 import type { Observable, Subscription } from 'rxjs';
 import { filter, firstValueFrom, Subject, take, throwError, timeout } from 'rxjs';
 
@@ -100,10 +100,17 @@ export function runWatch<T extends KubeObject = KubeObject>(
   };
 }
 
-/** `namespace/name → resourceVersion` of the server's objects of a resource (optionally one namespace). */
-export function serverState(server: ApiServer, resource: string, namespace?: string): Map<string, string> {
+/**
+ * `namespace/name → resourceVersion` of the server's objects of a resource (optionally one
+ * namespace), read over HTTP as the admin.
+ */
+export async function serverState(
+  cluster: TestCluster,
+  resource: string,
+  namespace?: string,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const o of server.objects(resource, namespace)) {
+  for (const o of await cluster.list(resource, namespace)) {
     const m = o.metadata as { namespace?: string; name: string; resourceVersion: string };
     out.set(m.namespace !== undefined ? `${m.namespace}/${m.name}` : m.name, m.resourceVersion);
   }

@@ -49,7 +49,7 @@ export interface WatchResourceOptions extends ListWatchOptions, WatcherConfig {}
  * - unsubscribe: the HTTP request in flight is aborted (its socket destroyed), timers cancelled.
  *
  * ## Guarantees
- * DESIGN.md promises 1, 2, 3 and 6 — each proved over HTTP by `watch-resource.integration.test.ts`
+ * docs/promises.md promises 1, 2, 3 and 6 — each proved over HTTP by `watch-resource.integration.test.ts`
  * and `watch-reliability.integration.test.ts` (see the README's "Watching over HTTP").
  *
  * ## Memory

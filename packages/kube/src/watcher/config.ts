@@ -1,5 +1,5 @@
 /**
- * Configuration of {@link watcher}: defaults from client-go and kube-rs (see DESIGN.md, Defaults),
+ * Configuration of {@link watcher}: defaults from client-go and kube-rs (see docs/defaults.md),
  * and the checks that turn a bad value into a clear error before anything subscribes.
  *
  * @module

@@ -612,12 +612,14 @@ describe('watcher: health and unsubscribe', () => {
       ['watching', true, '12', 0, 0], // bookmark at 2
       ['backoff', false, '12', 800, 1], // 403 at 4
       ['watching', true, '12', 0, 1], // at 804
+      ['watching', true, '13', 0, 1], // the first line after the failure, at 805: working again
       ['stopped', false, '13', 0, 1], // unsubscribed at 901
     ]);
     const afterFailure = seen[4];
     expect(afterFailure?.lastError).toMatchObject({ kind: 'watch', code: 403, reason: 'Forbidden', at: 4 });
     expect(afterFailure?.bookmarks).toBe(1);
     expect(afterFailure?.lastEventAt).toBe(2);
+    expect(seen[6]?.lastEventAt).toBe(805);
     expect(seen.at(-1)?.reconnects).toBe(1);
     expect(seen.at(-1)?.synced).toBe(true);
     expect(Object.isFrozen(afterFailure)).toBe(true);

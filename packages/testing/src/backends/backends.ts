@@ -75,9 +75,10 @@ export function selectedBackends(env: NodeJS.ProcessEnv = process.env): BackendS
 /** Options of {@link startTestBackend}, shared by both backends where they mean the same. */
 export interface TestBackendOptions {
   /**
-   * Simulated Deployment rollouts (the embedded server's `simulateDeployments`; on a real control
-   * plane the same simulation as a client, with kube-controller-manager's deployment controller
-   * off).
+   * Deployment rollouts complete although no pod runs: the embedded server's `simulateDeployments`
+   * writes the rolled-out status (and ReplicaSets); on a real control plane a stand-in kubelet
+   * marks every Pod Running and Ready (`simulatePods`) and kube-controller-manager's own
+   * controllers roll out — through the intermediate states a cluster shows.
    */
   readonly simulateDeployments?: boolean;
   /**
@@ -126,7 +127,7 @@ export async function startTestBackend(
   }
   const plane = await startControlPlane({
     controllerManager: options.controllerManager ?? true,
-    ...(options.simulateDeployments === true ? { simulateDeployments: true } : {}),
+    ...(options.simulateDeployments === true ? { simulatePods: true } : {}),
     ...options.real,
   });
   return backendOf('real', plane, undefined, plane);

@@ -21,7 +21,7 @@ import { stringify as toYaml } from 'yaml';
 import { AdminClient } from '../cluster/admin-client.js';
 import type { TestCluster } from '../cluster/cluster.js';
 import { clusterReads } from '../cluster/cluster.js';
-import { DeploymentSimulator } from '../cluster/deployment-simulator.js';
+import { KubeletSimulator } from '../cluster/kubelet-simulator.js';
 import type { ControlPlaneBinary } from './assets.js';
 import { findControlPlaneAssets } from './assets.js';
 import type { Child } from './processes.js';
@@ -45,12 +45,12 @@ export interface ControlPlaneOptions {
    */
   readonly controllerManager?: boolean | readonly string[];
   /**
-   * Simulate Deployment rollouts as the embedded server's `simulateDeployments` does, as a client
-   * over HTTP (there is no kubelet): a Deployment's status is written as a real cluster shows it
-   * once every pod is ready. kube-controller-manager's own deployment controller is then disabled
-   * so the two do not fight over the status. Default false.
+   * A stand-in kubelet (there are no nodes): every Pod is marked Running and Ready over HTTP, so
+   * kube-controller-manager's own ReplicaSet and Deployment controllers complete rollouts as on a
+   * cluster — what the embedded server's `simulateDeployments` shows, reached the real way.
+   * Starts kube-controller-manager even when `controllerManager` is not set. Default false.
    */
-  readonly simulateDeployments?: boolean;
+  readonly simulatePods?: boolean;
   /** Extra users by token (the admin is always there). */
   readonly users?: Readonly<Record<string, ControlPlaneUser>>;
   /** `--authorization-mode`; default `RBAC` (the admin is in `system:masters`). */
@@ -115,7 +115,9 @@ const ADMIN = 'admin';
  * @throws {Error} when a component does not come up, with the end of its log.
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const withKcm = options.controllerManager !== undefined && options.controllerManager !== false;
+  const withKcm =
+    options.simulatePods === true ||
+    (options.controllerManager !== undefined && options.controllerManager !== false);
   const needed: ControlPlaneBinary[] = [
     'etcd',
     'kube-apiserver',
@@ -150,7 +152,7 @@ class ControlPlaneImpl implements ControlPlane {
   private controllerManager: Child | undefined;
   private apiServerArgs: string[] = [];
   private admin: AdminClient | undefined;
-  private simulator: DeploymentSimulator | undefined;
+  private simulator: KubeletSimulator | undefined;
   private stopped = false;
 
   constructor(
@@ -240,14 +242,21 @@ class ControlPlaneImpl implements ControlPlane {
     const reads = clusterReads(this.adminClient());
     this.list = reads.list;
     this.get = reads.get;
+    // /readyz answers ok before the bootstrap controller has created the `default` namespace
+    // (seen within ~30 ms): a test's first write there would get 404
+    await waitUntil(
+      'the default namespace exists',
+      async () => (await this.get('namespaces', undefined, 'default')) !== undefined,
+      this.apiServer!,
+      timeout,
+      10,
+    );
 
     // kube-controller-manager
     if (withKcm) {
-      const requested = Array.isArray(this.options.controllerManager)
+      const controllers = Array.isArray(this.options.controllerManager)
         ? (this.options.controllerManager as readonly string[])
         : ['*'];
-      const controllers =
-        this.options.simulateDeployments === true ? [...requested, '-deployment'] : requested;
       this.controllerManager = startChild(
         'kube-controller-manager',
         join(this.assets, 'kube-controller-manager'),
@@ -293,8 +302,8 @@ class ControlPlaneImpl implements ControlPlane {
         kcmHealth?.close();
       }
     }
-    if (this.options.simulateDeployments === true) {
-      this.simulator = new DeploymentSimulator(this.adminClient());
+    if (this.options.simulatePods === true) {
+      this.simulator = new KubeletSimulator(this.adminClient());
       await this.simulator.start();
     }
   }

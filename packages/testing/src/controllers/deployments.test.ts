@@ -65,12 +65,15 @@ describe('simulated Deployment controller (simulateDeployments: true)', () => {
     const w = await watchOne(server, 'web');
     const created = await call(server.url, 'POST', DEPLOY, { body: deployment('web', 3) });
     expect(created.status).toBe(201);
-    expect(created.body.status).toBeUndefined();
+    // PrepareForCreate leaves `status: {}` (a real v1.24 server answers so)
+    expect(created.body.status).toEqual({});
     await w.count(2);
     await barrier(server);
 
-    expect(w.lines.map((l) => l.type)).toEqual(['ADDED', 'MODIFIED']); // one write, no echo loop
+    // the revision annotation and the status in one status write (the real UpdateStatus), no echo loop
+    expect(w.lines.map((l) => l.type)).toEqual(['ADDED', 'MODIFIED']);
     const d = w.lines[1]?.object;
+    expect(d.metadata.annotations).toEqual({ 'deployment.kubernetes.io/revision': '1' });
     expect(d.metadata.generation).toBe(1);
     expect(Object.keys(d.status)).toEqual([
       'observedGeneration',
@@ -115,9 +118,15 @@ describe('simulated Deployment controller (simulateDeployments: true)', () => {
     // the write is the controller's status Update; the user's create stays the user's
     const status = await call(server.url, 'GET', `${DEPLOY}/web/status`);
     expect(status.body.status).toEqual(d.status);
-    const entry = d.metadata.managedFields.find((m: any) => m.manager === 'kube-controller-manager');
+    const entry = d.metadata.managedFields.find(
+      (m: any) => m.manager === 'kube-controller-manager' && m.subresource === 'status',
+    );
     expect(entry).toMatchObject({ operation: 'Update', apiVersion: 'apps/v1', subresource: 'status' });
-    expect(Object.keys(entry.fieldsV1)).toEqual(['f:status']);
+    // as on a real v1.24 server: the revision annotation and the status, both through /status
+    expect(Object.keys(entry.fieldsV1)).toEqual(['f:metadata', 'f:status']);
+    expect(entry.fieldsV1['f:metadata']).toEqual({
+      'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} },
+    });
     expect(Object.keys(entry.fieldsV1['f:status'])).toEqual(
       expect.arrayContaining(['f:observedGeneration', 'f:readyReplicas', 'f:conditions']),
     );
@@ -175,6 +184,124 @@ describe('simulated Deployment controller (simulateDeployments: true)', () => {
     w.close();
   });
 
+  it('owns a ReplicaSet per template: revisions, kubectl rollout undo, revisionHistoryLimit', async () => {
+    const RS = `/apis/apps/v1/namespaces/${NS}/replicasets`;
+    const body = deployment('hist', 2);
+    body.metadata.annotations = { 'kubernetes.io/change-cause': 'v1' };
+    body.spec.revisionHistoryLimit = 1;
+    await call(server.url, 'POST', DEPLOY, { body });
+    const replicaSets = async (): Promise<any[]> =>
+      ((await call(server.url, 'GET', `${RS}?labelSelector=app%3Dhist`)).body.items as any[]).sort(
+        (a, b) =>
+          Number(a.metadata.annotations['deployment.kubernetes.io/revision']) -
+          Number(b.metadata.annotations['deployment.kubernetes.io/revision']),
+      );
+    const settled = async (count: number): Promise<any[]> => {
+      for (let i = 0; i < 200; i++) {
+        const list = await replicaSets();
+        const d = (await call(server.url, 'GET', `${DEPLOY}/hist`)).body;
+        if (
+          list.length === count &&
+          d.status?.observedGeneration === d.metadata.generation &&
+          list.every((r) => r.status?.observedGeneration === r.metadata.generation)
+        )
+          return list;
+        await new Promise((r) => setImmediate(r));
+      }
+      throw new Error(
+        `ReplicaSets of hist did not settle at ${String(count)}: ${JSON.stringify(await replicaSets())}`,
+      );
+    };
+    const [first] = await settled(1);
+    const uid = (await call(server.url, 'GET', `${DEPLOY}/hist`)).body.metadata.uid;
+    const hash = first.metadata.labels['pod-template-hash'];
+    // the real controller's shape: <name>-<hash>, hash label on labels/selector/template, owner, annotations
+    expect(first.metadata.name).toBe(`hist-${String(hash)}`);
+    expect(first.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        name: 'hist',
+        uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect(first.metadata.annotations).toEqual({
+      'deployment.kubernetes.io/desired-replicas': '2',
+      'deployment.kubernetes.io/max-replicas': '3',
+      'deployment.kubernetes.io/revision': '1',
+      'kubernetes.io/change-cause': 'v1',
+    });
+    expect(first.spec.selector.matchLabels).toEqual({ app: 'hist', 'pod-template-hash': hash });
+    expect(first.spec.template.metadata.labels).toEqual({ app: 'hist', 'pod-template-hash': hash });
+    expect(first.status).toEqual({
+      replicas: 2,
+      fullyLabeledReplicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      observedGeneration: 1,
+    });
+
+    // a new template: revision 2 takes the replicas, revision 1 is scaled to 0
+    const merge = 'application/merge-patch+json';
+    await call(server.url, 'PATCH', `${DEPLOY}/hist`, {
+      contentType: merge,
+      body: {
+        metadata: { annotations: { 'kubernetes.io/change-cause': 'v2' } },
+        spec: { template: { spec: { containers: [{ name: 'echo', image: 'hashicorp/http-echo:1.1' }] } } },
+      },
+    });
+    let list = await settled(2);
+    expect(
+      list.map((r) => [r.metadata.annotations['deployment.kubernetes.io/revision'], r.spec.replicas]),
+    ).toEqual([
+      ['1', 0],
+      ['2', 2],
+    ]);
+
+    // kubectl rollout undo: a JSON patch restoring revision 1's template and annotations
+    const template = structuredClone(list[0].spec.template);
+    delete template.metadata.labels['pod-template-hash'];
+    await call(server.url, 'PATCH', `${DEPLOY}/hist`, {
+      contentType: 'application/json-patch+json',
+      body: [
+        { op: 'replace', path: '/spec/template', value: template },
+        {
+          op: 'replace',
+          path: '/metadata/annotations',
+          value: { 'deployment.kubernetes.io/revision': '2', 'kubernetes.io/change-cause': 'v1' },
+        },
+      ],
+    });
+    list = await settled(2);
+    // the old ReplicaSet comes back as revision 3 (history 1), as the real controller renumbers it
+    expect(
+      list.map((r) => [
+        r.metadata.name,
+        r.metadata.annotations['deployment.kubernetes.io/revision'],
+        r.spec.replicas,
+      ]),
+    ).toEqual([
+      [list[0].metadata.name, '2', 0],
+      [first.metadata.name, '3', 2],
+    ]);
+    expect(list[1].metadata.annotations['deployment.kubernetes.io/revision-history']).toBe('1');
+    expect(
+      (await call(server.url, 'GET', `${DEPLOY}/hist`)).body.metadata.annotations[
+        'deployment.kubernetes.io/revision'
+      ],
+    ).toBe('3');
+
+    // a third template with revisionHistoryLimit 1: the oldest idle ReplicaSet is deleted
+    await call(server.url, 'PATCH', `${DEPLOY}/hist`, {
+      contentType: merge,
+      body: { spec: { template: { metadata: { labels: { app: 'hist', v: '3' } } } } },
+    });
+    list = await settled(2);
+    expect(list.map((r) => r.metadata.annotations['deployment.kubernetes.io/revision'])).toEqual(['3', '4']);
+  });
+
   it('is level-triggered: a foreign status write is corrected; a label change writes nothing', async () => {
     const w = await watchOne(server, 'lvl');
     await call(server.url, 'POST', DEPLOY, { body: deployment('lvl', 2) });
@@ -217,7 +344,7 @@ describe('without simulateDeployments (the default)', () => {
     await call(server.url, 'POST', DEPLOY, { body: deployment('idle', 2) });
     // a pass would have run on the tick after the create's response; this request comes later
     const got = await call(server.url, 'GET', `${DEPLOY}/idle`);
-    expect(got.body.status).toBeUndefined();
+    expect(got.body.status).toEqual({});
     expect(server.object('deployments.apps', NS, 'idle')?.metadata.managedFields).not.toContainEqual(
       expect.objectContaining({ manager: 'kube-controller-manager' }),
     );

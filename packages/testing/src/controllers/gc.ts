@@ -4,7 +4,8 @@
  *
  * - GC: dependents of a removed owner are deleted (Background) or lose the dangling reference when
  *   other owners still exist; `foregroundDeletion` owners wait for their dependents; `orphan` owners
- *   strip the reference from their dependents first (kube-wire file 14).
+ *   strip the reference from their dependents first
+ *   (packages/testing/fixtures/kube-wire/14-ownerref-gc.json).
  * - Namespaces: a terminating namespace (spec.finalizers `kubernetes`, phase Terminating) stays
  *   so for `namespaceDeletionDelayMs`, then its content is deleted honouring the content's
  *   finalizers, the `NamespaceDeletion…` conditions are written (kube-controller-manager, status),

@@ -381,8 +381,8 @@ export class Engine {
       delete next.metadata.managedFields;
     if (type.hasGeneration && !sameContent) {
       const specChanged =
-        type.generationChanged?.(next, oldWire) ??
-        !deepEqual(contentOf(next, type.hasStatus), contentOf(oldWire, type.hasStatus));
+        !deepEqual(contentOf(next, type.hasStatus), contentOf(oldWire, type.hasStatus)) ||
+        (type.generationChanged?.(next, oldWire) ?? false);
       const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
       next.metadata.generation = specChanged ? gen + 1 : gen;
     }

@@ -2,6 +2,9 @@
  * Watch streams with kube-apiserver's framing: `200`, chunked, headers flushed before any event,
  * one `{"type":…,"object":{…}}\n` line per event; resume from the event log; synthetic ADDED for
  * `resourceVersion` unset or `0`; BOOKMARKs; `timeoutSeconds`; too-old RV → one ERROR line.
+ * Each event's object in the negotiated view (the object, PartialObjectMetadata, or a one-row Table
+ * whose column definitions only the first event carries, as `serveWatch`'s Fixup does), in JSON
+ * lines or protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`).
  *
  * ## Guarantees
  * - A slow client never blocks the server or other watches: lines are written while the socket
@@ -16,9 +19,14 @@
  */
 import type { ServerResponse } from 'node:http';
 
+import type { IncludeObject } from '../http/table.js';
+import { tableOf } from '../http/table.js';
+import { encodeProtobuf } from '../protobuf/codec.js';
+import { encodeWatchFrame } from '../protobuf/envelope.js';
 import type { ResourceType } from '../registry/types.js';
+import type { StatusBody } from '../status.js';
 import { tooOldResourceVersion } from '../status.js';
-import type { KObj } from '../store/object.js';
+import type { Json, KObj } from '../store/object.js';
 import { typedObjectMeta } from '../store/object.js';
 import type { ObjectStore, StoreEvent } from '../store/store.js';
 import type { Engine, Selectors } from './engine.js';
@@ -33,11 +41,24 @@ export interface WatchParams {
   readonly bookmarks: boolean;
   readonly timeoutMs: number;
   readonly bookmarkIntervalMs: number;
-  readonly metadataOnly: boolean;
-  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` for metadata-only events (default v1). */
-  readonly metaApiVersion?: string;
+  /** How each event's object is presented. */
+  readonly view: WatchView;
+  /** Protobuf frames instead of JSON lines. */
+  readonly protobuf: boolean;
   readonly maxQueuedEvents: number;
 }
+
+/** How each event's object is presented (the negotiated `as=`). */
+export type WatchView =
+  | { readonly as: 'object' }
+  | { readonly as: 'PartialObjectMetadata'; readonly apiVersion: string }
+  | {
+      readonly as: 'Table';
+      readonly include: IncludeObject;
+      readonly apiVersion: string;
+      /** Milliseconds since the epoch (for the Age column). */
+      now(): number;
+    };
 
 /** Hooks the fault injector uses on a live watch. */
 export interface WatchControl {
@@ -87,6 +108,8 @@ export class WatchSession implements WatchControl {
   private unsubscribe: (() => void) | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
   private waitingDrain = false;
+  /** A Table event was sent (later ones carry `columnDefinitions: null`). */
+  private tableHeaderSent = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -103,7 +126,10 @@ export class WatchSession implements WatchControl {
     const { res, p, store } = this;
     res.statusCode = 200;
     res.setHeader('Cache-Control', 'no-cache, private');
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader(
+      'Content-Type',
+      p.protobuf ? 'application/vnd.kubernetes.protobuf;stream=watch' : 'application/json',
+    );
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.setHeader('Transfer-Encoding', 'chunked');
     res.flushHeaders();
@@ -114,24 +140,14 @@ export class WatchSession implements WatchControl {
     });
 
     if (expireNow) {
-      this.writeRaw(
-        JSON.stringify({
-          type: 'ERROR',
-          object: tooOldResourceVersion(p.fromRv ?? 0, store.compactedRevision + 1),
-        }) + '\n',
-      );
+      this.writeRaw(this.frame('ERROR', tooOldResourceVersion(p.fromRv ?? 0, store.compactedRevision + 1)));
       this.finish(true);
       return;
     }
     if (p.fromRv !== undefined) {
       const events = store.eventsSince(p.fromRv);
       if (events === 'expired') {
-        this.writeRaw(
-          JSON.stringify({
-            type: 'ERROR',
-            object: tooOldResourceVersion(p.fromRv, store.compactedRevision + 1),
-          }) + '\n',
-        );
+        this.writeRaw(this.frame('ERROR', tooOldResourceVersion(p.fromRv, store.compactedRevision + 1)));
         this.finish(true);
         return;
       }
@@ -186,7 +202,7 @@ export class WatchSession implements WatchControl {
           kind: this.p.type.kind,
           metadata: { resourceVersion: String(typeRv) },
         };
-    this.writeRaw(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
+    this.writeRaw(this.frame('BOOKMARK', this.view(object)));
   }
 
   private pump(): void {
@@ -214,7 +230,7 @@ export class WatchSession implements WatchControl {
     }
   }
 
-  private render(line: Line): string | undefined {
+  private render(line: Line): string | Buffer | undefined {
     const { type, namespace, selectors } = this.p;
     if (line.kind === 'raw') return line.text;
     if (line.kind === 'synthetic') {
@@ -245,22 +261,60 @@ export class WatchSession implements WatchControl {
     return this.encode(evType, e.object);
   }
 
-  private encode(evType: string, stored: KObj): string {
-    const object = this.p.metadataOnly
-      ? {
-          kind: 'PartialObjectMetadata',
-          apiVersion: this.p.metaApiVersion ?? 'meta.k8s.io/v1',
-          metadata: typedObjectMeta(stored.metadata),
-        }
-      : this.engine.present(this.p.type, stored);
+  private encode(evType: string, stored: KObj): string | Buffer {
+    const v = this.p.view;
+    if (v.as === 'object' && !this.p.protobuf) {
+      return JSON.stringify({ type: evType, object: this.engine.present(this.p.type, stored) }) + '\n';
+    }
+    return this.frame(
+      evType,
+      this.view(v.as === 'PartialObjectMetadata' ? stored : this.engine.present(this.p.type, stored)),
+    );
+  }
+
+  /** An object (in wire form) in the negotiated view. */
+  private view(o: KObj): Json {
+    const v = this.p.view;
+    if (v.as === 'object') return o;
+    if (v.as === 'PartialObjectMetadata') {
+      return {
+        kind: 'PartialObjectMetadata',
+        apiVersion: v.apiVersion,
+        metadata: typedObjectMeta(o.metadata),
+      };
+    }
+    const table = tableOf(
+      this.p.type,
+      [o],
+      { resourceVersion: o.metadata.resourceVersion ?? '' },
+      v.include,
+      v.now(),
+    );
+    if (this.tableHeaderSent) table['columnDefinitions'] = null;
+    this.tableHeaderSent = true;
+    if (v.apiVersion !== 'meta.k8s.io/v1') {
+      table['apiVersion'] = v.apiVersion;
+      for (const row of table['rows'] as { object?: Json | null }[]) {
+        if (row.object?.['apiVersion'] === 'meta.k8s.io/v1') row.object['apiVersion'] = v.apiVersion;
+      }
+    }
+    return table;
+  }
+
+  /** One event in the stream's framing: a JSON line or a protobuf frame. */
+  private frame(evType: string, object: Json | StatusBody): string | Buffer {
+    if (this.p.protobuf) {
+      const body = encodeProtobuf(object as Json);
+      if (body) return encodeWatchFrame(evType, body);
+    }
     return JSON.stringify({ type: evType, object }) + '\n';
   }
 
-  private writeRaw(text: string): boolean {
+  private writeRaw(text: string | Buffer): boolean {
     if (this.closed || this.res.destroyed) return false;
     if (this.cutPending) {
       this.cutPending = false;
-      const half = Buffer.from(text, 'utf8');
+      const half = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
       const socket = this.res.socket;
       this.res.write(half.subarray(0, Math.max(1, Math.floor(half.length / 2))), () => socket?.destroy());
       this.onCut?.();

@@ -12,34 +12,34 @@ import { authorize } from '../auth.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType } from '../handlers/patch.js';
-import { summarizeBody } from '../handlers/go-json.js';
+import type { WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
+import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
   ApiError,
-  badRequest,
   crdTerminating,
   deleteSuccess,
   forbidden,
   genericNotFound,
   methodNotAllowed,
-  notAcceptable,
-  notAcceptableShape,
   resourceVersionTooLarge,
   unsupportedBodyMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { typedObjectMeta } from '../store/object.js';
+import { isObject, typedObjectMeta } from '../store/object.js';
+import type { Negotiated } from './negotiate.js';
+import { checkShape, negotiateOutput } from './negotiate.js';
 import type { DeleteQuery, ListQuery, WriteQuery } from './options.js';
 import { createOptions, deleteOptions, goBool, listOptions, patchOptions, updateOptions } from './options.js';
 import type { InputMediaType, Representation, ResourceRoute } from './request.js';
 import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
-import { inputMediaType, negotiateAccept, readBody } from './request.js';
+import { inputMediaType, readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
-import { sendJson, sendPageNotFound } from './respond.js';
+import { sendBody, sendPageNotFound } from './respond.js';
 
 /** Everything a resource handler needs from the server. */
 export interface HandlerEnv {
@@ -140,19 +140,23 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   }
   // a PATCH's content type is checked before anything else (handlers/patch.go, go-restful)
   if (verb === 'patch' && !extraSubresource) checkPatchContentType(type, req.headers['content-type'] ?? '');
-  const choice = negotiateAccept(req.headers.accept);
-  if (choice === undefined) throw new ApiError(notAcceptable());
-  const negotiated = choice.as;
-  const metaApiVersion = `meta.k8s.io/${choice.metaVersion}`;
+  const negotiated = negotiateOutput(req.headers.accept, {
+    // the message table is built on first use: JSON-only clients never pay for it
+    protobuf: /protobuf/i.test(req.headers.accept ?? '') && speaksProtobuf(type),
+    watch: verb === 'watch',
+  });
+  if (verb === 'get' || verb === 'list' || verb === 'deletecollection')
+    checkShape(negotiated, type, verb !== 'get');
+  const media = negotiated.media;
   const rep: Presentation =
-    negotiated === 'Table'
+    negotiated.as === 'Table'
       ? {
           as: 'Table',
           include: parseIncludeObject(query.get('includeObject')),
           now: tableNow(env),
-          metaApiVersion,
+          metaVersion: negotiated.metaVersion,
         }
-      : { as: negotiated, metaApiVersion };
+      : { as: negotiated.as, metaVersion: negotiated.metaVersion };
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
@@ -194,45 +198,42 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         if (n > current) throw new ApiError(resourceVersionTooLarge(n, current), { 'Retry-After': '1' });
       }
       const o = engine.getStored(type, ns, name);
-      sendJson(res, 200, presentOne(engine, type, o, rep), ctx);
+      sendBody(res, 200, presentOne(engine, type, o, rep), ctx, media);
       return;
     }
     case 'list': {
       const result = engine.list(type, ns, engineListOptions(listOptions(query, false)));
-      sendJson(res, 200, listBody(engine, type, result, rep), ctx);
+      sendBody(res, 200, listBody(engine, type, result, rep), ctx, media);
       return;
     }
     case 'watch': {
-      const opts = listOptions(query, true);
-      // Table watches are not emulated
-      if (rep.as === 'Table') throw new ApiError(notAcceptable());
-      startWatch(env, r, type, rep.as, opts, rep.metaApiVersion);
+      startWatch(env, r, type, negotiated, rep, listOptions(query, true));
       return;
     }
     case 'create': {
-      const media = requireInputMediaType(req);
+      const bodyMedia = requireInputMediaType(req);
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = createOptions(query);
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
-      const body = decodeObject(engine, type, buf, media);
+      const body = decodeWriteBody(engine, type, buf, bodyMedia);
       engine.checkTypeMeta(type, body);
       const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'update': {
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = updateOptions(query);
-      const body = decodeObject(engine, type, buf, requireInputMediaType(req));
+      const body = decodeWriteBody(engine, type, buf, requireInputMediaType(req));
       engine.checkTypeMeta(type, body);
       const result = engine.update(type, ns, name, body, {
         manager: manager(opts),
         dryRun: opts.dryRun,
         subresource: sub,
       });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'patch': {
@@ -246,18 +247,18 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         force: opts.force,
         fieldManagerGiven: opts.fieldManager !== undefined,
       });
-      sendJson(res, result.code, presentOne(engine, type, result.object, rep, true), ctx);
+      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'delete': {
       const opts = await readDeleteOptions(env, req, query, type);
       const result = engine.delete(type, ns, name, opts, env.gc);
       if (result.gone) {
-        sendJson(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx);
+        sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
       } else {
         // 202 when cascading deletion was asked for the legacy way and the object stays (handlers/delete.go)
         const code = opts.orphanDependents === false ? 202 : 200;
-        sendJson(res, code, presentOne(engine, type, result.object, rep, true), ctx);
+        sendBody(res, code, presentOne(engine, type, result.object, rep, true), ctx, media);
       }
       return;
     }
@@ -274,7 +275,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         }
       }
       // store.DeleteCollection answers the list as it was listed, before the deletions
-      sendJson(res, 200, listBody(engine, type, listed, rep), ctx);
+      sendBody(res, 200, listBody(engine, type, listed, rep), ctx, media);
       return;
     }
   }
@@ -299,22 +300,10 @@ function requireInputMediaType(req: IncomingMessage): InputMediaType {
   return media;
 }
 
-const PROTOBUF_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-/**
- * Decodes an object body in its negotiated media type. Protobuf bodies are not decoded here: one
- * without the `k8s\0` envelope is refused as the real decoder does; a real envelope gets 415.
- */
-function decodeObject(engine: Engine, type: ResourceType, body: Buffer, media: InputMediaType): KObj {
-  if (media !== 'protobuf') return engine.decode(type, body, media === 'yaml');
-  if (!body.subarray(0, 4).equals(PROTOBUF_PREFIX)) {
-    throw new ApiError(
-      badRequest(
-        `the object provided is unrecognized (must be of type ${type.kind}): provided data does not appear to be a protobuf message, expected prefix [107 56 115 0] (${summarizeBody(body)})`,
-      ),
-    );
-  }
-  throw new ApiError(unsupportedBodyMediaType('application/json, application/yaml'));
+/** A create/update body in its negotiated media type: protobuf, JSON or YAML. */
+function decodeWriteBody(engine: Engine, type: ResourceType, buf: Buffer, media: InputMediaType): KObj {
+  if (media === 'protobuf') return decodeProtobufBody(type, buf);
+  return engine.decode(type, buf, media === 'yaml');
 }
 
 /** The manager of a write without `fieldManager`: the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
@@ -335,25 +324,47 @@ async function readDeleteOptions(
   return deleteOptions(query, buf, media, type.apiVersion);
 }
 
-/** How to present bodies: the negotiated representation (its meta.k8s.io version), plus Table options. */
-type Presentation = { readonly metaApiVersion: string } & (
-  | { readonly as: Exclude<Representation, 'Table'> }
-  | { readonly as: 'Table'; readonly include: IncludeObject; readonly now: number }
-);
+/** How to present bodies: the negotiated representation, plus Table options. */
+type Presentation =
+  | { readonly as: Exclude<Representation, 'Table'>; readonly metaVersion: Negotiated['metaVersion'] }
+  | {
+      readonly as: 'Table';
+      readonly include: IncludeObject;
+      readonly now: number;
+      readonly metaVersion: Negotiated['metaVersion'];
+    };
+
+/** Table and PartialObjectMetadata answers in `meta.k8s.io/v1beta1` (same shape, other apiVersion). */
+function inMetaVersion(body: Json, version: Negotiated['metaVersion']): Json {
+  if (version === 'v1') return body;
+  const apiVersion = `meta.k8s.io/${version}`;
+  const retag = (o: unknown): void => {
+    if (isObject(o) && o['apiVersion'] === 'meta.k8s.io/v1') o['apiVersion'] = apiVersion;
+  };
+  retag(body);
+  for (const item of Array.isArray(body['items']) ? body['items'] : []) retag(item);
+  for (const row of Array.isArray(body['rows']) ? body['rows'] : []) if (isObject(row)) retag(row['object']);
+  return body;
+}
 
 function tableNow(env: HandlerEnv): number {
   return env.engine.config.now();
 }
 
-function partial(o: KObj, apiVersion: string): KObj {
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata: typedObjectMeta(o.metadata) };
+/** The view of each watch event's object, from the negotiated representation. */
+function watchView(env: HandlerEnv, n: Negotiated, rep: Presentation): WatchView {
+  const apiVersion = `meta.k8s.io/${n.metaVersion}`;
+  if (rep.as === 'Table') return { as: 'Table', include: rep.include, apiVersion, now: () => tableNow(env) };
+  if (rep.as === 'object') return { as: 'object' };
+  return { as: 'PartialObjectMetadata', apiVersion };
 }
 
-/** The Go type kube-apiserver names in a 406 (`*core.ConfigMap`, `*unstructured.UnstructuredList`). */
-function goTypeName(type: ResourceType, list: boolean): string {
-  if (!type.builtin) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
-  const pkg = type.group === '' || type.group === 'events.k8s.io' ? 'core' : (type.group.split('.')[0] ?? '');
-  return `*${pkg}.${type.kind}${list ? 'List' : ''}`;
+function partial(o: KObj): KObj {
+  return {
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: typedObjectMeta(o.metadata),
+  };
 }
 
 /** One object for a response; `wire` = already in wire form. */
@@ -361,11 +372,9 @@ function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Presentati
   const full = wire ? o : engine.present(type, o);
   if (rep.as === 'Table') {
     const meta = { resourceVersion: full.metadata.resourceVersion ?? '' };
-    return tableOf(type, [full], meta, rep.include, rep.now, rep.metaApiVersion);
+    return inMetaVersion(tableOf(type, [full], meta, rep.include, rep.now), rep.metaVersion);
   }
-  if (rep.as === 'PartialObjectMetadataList')
-    throw new ApiError(notAcceptableShape(rep.as, false, goTypeName(type, false)));
-  if (rep.as !== 'object') return partial(o, rep.metaApiVersion);
+  if (rep.as !== 'object') return inMetaVersion(partial(o), rep.metaVersion);
   return full;
 }
 
@@ -376,19 +385,20 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
     const objects = r.items.map((o) => engine.present(type, o));
-    return tableOf(type, objects, meta, rep.include, rep.now, rep.metaApiVersion);
+    return inMetaVersion(tableOf(type, objects, meta, rep.include, rep.now), rep.metaVersion);
   }
-  if (rep.as === 'PartialObjectMetadata')
-    throw new ApiError(notAcceptableShape(rep.as, true, goTypeName(type, true)));
   if (rep.as !== 'object') {
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
-    return {
+    const list = {
       kind: 'PartialObjectMetadataList',
-      apiVersion: rep.metaApiVersion,
+      apiVersion: 'meta.k8s.io/v1',
       metadata: meta,
-      items: r.items.map((o) => partial(o, rep.metaApiVersion)),
+      // kube-apiserver sends a nil Go slice as null (metav1.PartialObjectMetadataList.Items has no
+      // omitempty): an empty metadata-only list is `"items": null`, as clients must expect
+      items: r.items.length === 0 ? null : r.items.map(partial),
     };
+    return inMetaVersion(list, rep.metaVersion);
   }
   if (type.builtin) {
     if (r.continue !== undefined) meta['continue'] = r.continue;
@@ -414,9 +424,9 @@ function startWatch(
   env: HandlerEnv,
   r: ResourceRequest,
   type: ResourceType,
-  rep: Representation,
+  negotiated: Negotiated,
+  rep: Presentation,
   opts: ListQuery,
-  metaApiVersion: string,
 ): void {
   const { route } = r;
   const { engine } = env;
@@ -440,8 +450,8 @@ function startWatch(
       bookmarks: opts.allowWatchBookmarks,
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,
-      metadataOnly: rep !== 'object',
-      metaApiVersion,
+      view: watchView(env, negotiated, rep),
+      protobuf: negotiated.media === 'protobuf',
       maxQueuedEvents: env.maxQueuedWatchEvents,
     },
     (s) => env.watches.delete(s),

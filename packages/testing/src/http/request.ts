@@ -1,6 +1,6 @@
 /**
- * Request parsing: URL paths into routes, `Accept` negotiation (JSON, metadata-only), bodies with a
- * size limit.
+ * Request parsing: URL paths into routes, bodies with a size limit (`Accept` negotiation is in
+ * `negotiate.ts`).
  *
  * @module
  */
@@ -16,6 +16,8 @@ export type Route =
   | { readonly kind: 'apis' }
   | { readonly kind: 'group'; readonly group: string }
   | { readonly kind: 'groupVersion'; readonly group: string; readonly version: string }
+  /** `/openapi/v2`, `/openapi/v3`, `/openapi/v3/apis/apps/v1`: `path` is what follows `/openapi/`. */
+  | { readonly kind: 'openapi'; readonly path: string }
   | ResourceRoute
   | { readonly kind: 'unknown' };
 
@@ -58,6 +60,7 @@ export function parsePath(pathname: string): Route {
       ? { kind: 'health', endpoint: first }
       : { kind: 'health', endpoint: first, check: tail[0] };
   }
+  if (first === 'openapi' && tail.length > 0) return { kind: 'openapi', path: tail.join('/') };
   if (first === 'api') {
     if (tail.length === 0) return { kind: 'api' };
     const [version, ...rest] = tail;
@@ -95,47 +98,6 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
 
 /** What body shape the client asked for. */
 export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
-
-/** The `meta.k8s.io` version a PartialObjectMetadata or Table answer is in (both are served). */
-export type MetaVersion = 'v1' | 'v1beta1';
-
-/** What an `Accept` header asks for: the representation and, for meta.k8s.io ones, the version. */
-export interface AcceptChoice {
-  readonly as: Representation;
-  readonly metaVersion: MetaVersion;
-}
-
-/** Negotiates the `Accept` header; undefined when nothing acceptable (→ 406). */
-export function negotiate(accept: string | undefined): Representation | undefined {
-  return negotiateAccept(accept)?.as;
-}
-
-/** Like {@link negotiate}, with the meta.k8s.io version asked for (`v=v1beta1` is served too). */
-export function negotiateAccept(accept: string | undefined): AcceptChoice | undefined {
-  if (accept === undefined || accept.trim() === '') return { as: 'object', metaVersion: 'v1' };
-  for (const clause of accept.split(',')) {
-    const [type = '', ...paramParts] = clause.split(';').map((s) => s.trim());
-    const params = new Map<string, string>();
-    for (const p of paramParts) {
-      const i = p.indexOf('=');
-      if (i > 0) params.set(p.slice(0, i).trim().toLowerCase(), p.slice(i + 1).trim());
-    }
-    const mt = type.toLowerCase();
-    if (mt !== 'application/json' && mt !== '*/*' && mt !== 'application/*') continue;
-    const as = params.get('as');
-    if (as === undefined) return { as: 'object', metaVersion: 'v1' };
-    const g = params.get('g');
-    const v = params.get('v');
-    if (
-      (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList' || as === 'Table') &&
-      g === 'meta.k8s.io' &&
-      (v === 'v1' || v === 'v1beta1')
-    ) {
-      return { as, metaVersion: v };
-    }
-  }
-  return undefined;
-}
 
 /** Media types a request body may have (`NegotiateInputSerializer`); anything else answers 415. */
 export type InputMediaType = 'json' | 'yaml' | 'protobuf';

@@ -1,15 +1,17 @@
 /**
  * `Accept: application/json;as=Table;g=meta.k8s.io;v=v1` answers (what `kubectl get` asks for):
  * a `meta.k8s.io/v1` Table with column definitions and one row per object, shaped like
- * kube-apiserver v1.24's (files 12 and 16 of kube-wire).
+ * kube-apiserver v1.24's (packages/testing/fixtures/kube-wire/12-crd-lifecycle.json and
+ * 16-metadata-only.json).
  *
  * Columns: a custom resource's `additionalPrinterColumns` after `Name` (or `Name`, `Age` when it
  * declares none), ConfigMap's printer (`Name`, `Data`, `Age`), Namespace's (`Name`, `Status`,
- * `Age`), and the default table convertor's `Name`, `Created At` for the other built-ins.
+ * `Age`), the printers of `pkg/printers/internalversion/printers.go` for the other built-ins
+ * (`printers/`: column definitions recorded from a real server, cells computed, wide ones
+ * included), and the default table convertor's `Name`, `Created At` for CustomResourceDefinitions.
  * `includeObject`: `Metadata` (default, a PartialObjectMetadata), `None` (null) or `Object`.
  *
- * Does not: emulate the printers of Pod, Service, Deployment, Event etc. (they get the default
- * columns), `priority` > 0 (wide) columns, or Table watches.
+ * Table watches are built from it in `handlers/watch.ts`.
  *
  * @module
  */
@@ -17,6 +19,27 @@ import type { ResourceType } from '../registry/types.js';
 import { ApiError, badRequest } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject, typedObjectMeta } from '../store/object.js';
+import { recordedColumns } from './printers/columns.js';
+import type { RowPrinter } from './printers/core.js';
+import {
+  endpointsRow,
+  eventRow,
+  leaseRow,
+  podRow,
+  pvcRow,
+  secretRow,
+  serviceAccountRow,
+  serviceRow,
+} from './printers/core.js';
+import { hpaRow, ingressRow, networkPolicyRow, pdbRow } from './printers/network.js';
+import {
+  cronJobRow,
+  daemonSetRow,
+  deploymentRow,
+  jobRow,
+  replicaSetRow,
+  statefulSetRow,
+} from './printers/workloads.js';
 
 /** One column of a Table, as sent. */
 export interface TableColumn {
@@ -168,6 +191,49 @@ function crPrinter(c: PrinterColumnSpec): Printer {
   };
 }
 
+/** The row printers of built-in kinds, by `group/resource` (the recorded columns' key). */
+const BUILTIN_ROWS: Readonly<Record<string, RowPrinter>> = {
+  '/pods': podRow,
+  '/services': serviceRow,
+  '/secrets': secretRow,
+  '/serviceaccounts': serviceAccountRow,
+  '/events': eventRow,
+  '/persistentvolumeclaims': pvcRow,
+  '/endpoints': endpointsRow,
+  'coordination.k8s.io/leases': leaseRow,
+  'apps/deployments': deploymentRow,
+  'apps/replicasets': replicaSetRow,
+  'apps/statefulsets': statefulSetRow,
+  'apps/daemonsets': daemonSetRow,
+  'batch/jobs': jobRow,
+  'batch/cronjobs': cronJobRow,
+  'networking.k8s.io/ingresses': ingressRow,
+  'networking.k8s.io/networkpolicies': networkPolicyRow,
+  'policy/poddisruptionbudgets': pdbRow,
+  'autoscaling/horizontalpodautoscalers': hpaRow,
+};
+
+/** The columns of a Table and how to compute one row. */
+interface TablePrinter {
+  readonly columns: readonly TableColumn[];
+  row(o: KObj, now: number): unknown[];
+}
+
+function tablePrinterOf(type: ResourceType): TablePrinter {
+  if (type.builtin) {
+    // events.k8s.io Events are printed by the core printer, on the core form (one storage)
+    const key = type.storageKey === 'events' ? '/events' : `${type.group}/${type.resource}`;
+    const row = BUILTIN_ROWS[key];
+    if (row) {
+      const convert =
+        key === '/events' && type.group !== '' ? (o: KObj) => type.toStorage(o) : (o: KObj) => o;
+      return { columns: recordedColumns(key), row: (o, now) => row(convert(o), now) };
+    }
+  }
+  const printers = printersOf(type);
+  return { columns: printers.map((p) => p.column), row: (o, now) => printers.map((p) => p.cell(o, now)) };
+}
+
 function printersOf(type: ResourceType): Printer[] {
   if (!type.builtin) {
     const cols = type.printerColumns ?? [];
@@ -250,14 +316,14 @@ export function tableOf(
   now: number,
   metaApiVersion = 'meta.k8s.io/v1',
 ): Json {
-  const printers = printersOf(type);
+  const printer = tablePrinterOf(type);
   return {
     kind: 'Table',
     apiVersion: metaApiVersion,
     metadata: meta,
-    columnDefinitions: printers.map((p) => p.column),
+    columnDefinitions: printer.columns,
     rows: objects.map((o) => ({
-      cells: printers.map((p) => p.cell(o, now)),
+      cells: printer.row(o, now),
       object:
         include === 'None'
           ? null

@@ -342,17 +342,31 @@ export class CrdController {
     const crd = store.get(CRD_KEY, name);
     if (!crd || crd.metadata.deletionTimestamp) return;
     const s = readSpec(crd);
-    // names conflict with another CRD of the same group?
-    let conflict: string | undefined;
+    // names conflict with another CRD of the same group? As apiextensions-apiserver's naming
+    // controller (pkg/controller/status/naming_controller.go): plural, singular, short names, kind,
+    // list kind, in this order, each against the names the group's other CRDs use; the last
+    // conflict found is the one reported.
+    const resources = new Set<string>();
+    const kinds = new Set<string>();
     for (const key of store.sortedKeys(CRD_KEY)) {
       if (key === name) continue;
       const other = store.get(CRD_KEY, key);
       if (!other) continue;
       const o = readSpec(other);
       if (o.group !== s.group) continue;
-      if (o.plural === s.plural) conflict = `"${s.plural}" is already in use`;
-      else if (o.kind === s.kind) conflict = `"${s.kind}" is already in use`;
+      for (const r of [o.plural, o.singular, ...o.shortNames]) resources.add(r);
+      kinds.add(o.kind).add(o.listKind);
     }
+    let conflict: { reason: string; message: string } | undefined;
+    const check = (requested: string, used: Set<string>, reason: string): void => {
+      if (requested !== '' && used.has(requested))
+        conflict = { reason, message: `"${requested}" is already in use` };
+    };
+    check(s.plural, resources, 'PluralConflict');
+    check(s.singular, resources, 'SingularConflict');
+    for (const short of s.shortNames) check(short, resources, 'ShortNamesConflict');
+    check(s.kind, kinds, 'KindConflict');
+    check(s.listKind, kinds, 'ListKindConflict');
     const now = this.engine.nowIso();
     const next = clone(crd);
     const status: Json = isObject(next['status']) ? next['status'] : {};
@@ -362,8 +376,8 @@ export class CrdController {
           type: 'NamesAccepted',
           status: 'False',
           lastTransitionTime: now,
-          reason: 'NameConflict',
-          message: conflict,
+          reason: conflict.reason,
+          message: conflict.message,
         },
         {
           type: 'Established',

@@ -1,11 +1,38 @@
 /**
  * The set of served resources (built-ins plus CRD-served types) and the discovery documents built
- * from it, shaped exactly like kube-apiserver v1.24's (file 01 of kube-wire).
+ * from it, shaped exactly like kube-apiserver v1.24's
+ * (packages/testing/fixtures/kube-wire/01-discovery.json).
  *
  * @module
  */
 import { builtinTypes } from './builtins.js';
 import type { ResourceType } from './types.js';
+
+/**
+ * The order of `/apis` on kube-apiserver v1.24 (the aggregator's APIService priorities), recorded
+ * from a real server.
+ */
+const GROUP_ORDER = [
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
 
 /** A served API group with its versions in preference order. */
 export interface ServedGroup {
@@ -20,6 +47,8 @@ export class Registry {
   /** group → ordered versions */
   private readonly groupOrder: string[] = [];
   private readonly groupVersions = new Map<string, string[]>();
+  /** Incremented by every {@link add} and {@link remove}: derived documents (OpenAPI) rebuild when it moved. */
+  revision = 0;
 
   constructor() {
     for (const t of builtinTypes()) this.add(t);
@@ -27,6 +56,7 @@ export class Registry {
 
   /** Adds (or replaces) a served type. */
   add(t: ResourceType): void {
+    this.revision++;
     const gv = `${t.group}/${t.version}`;
     let m = this.byGv.get(gv);
     if (!m) {
@@ -47,6 +77,7 @@ export class Registry {
 
   /** Removes a served type; drops the group-version/group when it becomes empty. */
   remove(group: string, version: string, resource: string): void {
+    this.revision++;
     const gv = `${group}/${version}`;
     const m = this.byGv.get(gv);
     if (!m) return;
@@ -97,11 +128,20 @@ export class Registry {
     return out;
   }
 
-  /** Served groups (core excluded) in registration order, versions in preference order. */
+  /**
+   * Served groups (core excluded): kube-apiserver's built-in groups in its order, then the others
+   * (CRD groups) in registration order; versions in preference order.
+   */
   groups(): ServedGroup[] {
+    const rank = (g: string): number => {
+      const i = GROUP_ORDER.indexOf(g);
+      return i < 0 ? GROUP_ORDER.length : i;
+    };
     return this.groupOrder
       .filter((g) => g !== '')
-      .map((g) => ({ name: g, versions: [...(this.groupVersions.get(g) ?? [])] }));
+      .map((g, i) => ({ g, i }))
+      .sort((a, b) => rank(a.g) - rank(b.g) || a.i - b.i)
+      .map(({ g }) => ({ name: g, versions: [...(this.groupVersions.get(g) ?? [])] }));
   }
 
   /** `/api` */

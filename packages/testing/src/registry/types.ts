@@ -31,6 +31,11 @@ export interface ResourceType {
   readonly hasStatus: boolean;
   /** `metadata.generation` is maintained (CRs, Deployments, CRDs). */
   readonly hasGeneration: boolean;
+  /**
+   * What else than the content outside `metadata`/`status` counts as a change of generation, as
+   * the type's strategy `PrepareForUpdate` decides (Deployments: annotations). Wire forms.
+   */
+  generationChanged?(next: KObj, old: KObj): boolean;
   /** Built-in (typed) resource: strategic merge allowed, struct key order, list items without TypeMeta. */
   readonly builtin: boolean;
   /** Shared by every version of the type. */
@@ -105,12 +110,6 @@ export interface ResourceType {
    * `status.storedVersions`). `old` is the stored object's wire form on update. Mutates `o`.
    */
   prepare?(o: KObj, old: KObj | undefined): void;
-  /**
-   * Whether an update bumps `metadata.generation` (types with `hasGeneration`), when the type's
-   * strategy deviates from "anything but metadata and status changed" (Deployments: spec or
-   * annotations, `pkg/registry/apps/deployment/strategy.go`). Both objects in wire form.
-   */
-  generationChanged?(next: KObj, old: KObj): boolean;
   /** Type-specific validation (causes with field paths); `old` (wire form) on update. */
   validate?(o: KObj, old?: KObj): StatusCause[];
   /**

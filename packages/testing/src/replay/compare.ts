@@ -1,6 +1,6 @@
 /**
  * Compares a response of the in-memory server with the response a real kube-apiserver v1.24 gave
- * (kube-wire transcripts): the parts that matter, with run-specific values (uids,
+ * (packages/testing/fixtures/kube-wire/): the parts that matter, with run-specific values (uids,
  * resourceVersions, timestamps, generated name suffixes) translated or normalised. Returns the
  * differences as readable lines; empty means "same". Test support only.
  *

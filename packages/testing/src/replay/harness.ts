@@ -104,7 +104,7 @@ export class Replayer {
     }
     const text = await res.text();
     const recorded = ex.response;
-    if (recorded === undefined) return [`no recorded response (${ex.error ?? 'unknown'})`];
+    if (recorded === null) return [`no recorded response (${ex.error ?? 'unknown'})`];
     const contentType = res.headers.get('content-type') ?? '';
     let body: unknown = text;
     if (contentType.includes('json') && text !== '') {
@@ -135,7 +135,7 @@ export class Replayer {
    */
   async startWatch(ex: Exchange, index: number): Promise<{ diffs: string[]; watch?: OpenWatch }> {
     const recorded = ex.response;
-    if (recorded === undefined) return { diffs: ['no recorded response'] };
+    if (recorded === null) return { diffs: ['no recorded response'] };
     const body = recorded.body as { lines?: string[] } | string;
     const lines = typeof body === 'object' && Array.isArray(body.lines) ? body.lines : undefined;
     const expected = (lines ?? [])

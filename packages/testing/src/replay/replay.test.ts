@@ -285,7 +285,7 @@ for (const file of transcriptFiles()) {
       }
       it(name, async () => {
         await BEFORE[id]?.(server);
-        if (isWatch(ex) && ex.response !== undefined && ex.response.status === 200) {
+        if (isWatch(ex) && ex.response !== null && ex.response.status === 200) {
           const { diffs, watch } = await replayer.startWatch(ex, index);
           if (watch !== undefined) watches.push({ index, label: ex.label, watch });
           expect(diffs, `\n${diffs.join('\n')}\n`).toEqual([]);

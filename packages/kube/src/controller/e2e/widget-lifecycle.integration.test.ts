@@ -1,7 +1,7 @@
 /**
  * End to end over HTTP against `@rxkube/testing`'s API server: a Widget custom resource with a
  * status subresource and a finalizer, reconciled by `controller()` with its status sink, finalizer
- * and Event recorder wired in (DESIGN.md promises 4–8).
+ * and Event recorder wired in (docs/promises.md promises 4–8).
  *
  * Waiting is deterministic: on controller results and recorder outcomes (firstValueFrom + filter +
  * timeout), never on time. "Nothing else happened" is proved with a barrier: the controller runs

@@ -85,7 +85,8 @@ describe('controller with status sink and finalizer (marbles)', () => {
         x: { type: 'Delete', object: deleting },
       });
       const port: FinalizerPort<Widget> = {
-        // The real API server answers with the deleting object's unchanged resourceVersion (kube-wire 13 #7).
+        // The real API server answers with the deleting object's unchanged resourceVersion
+        // (packages/testing/fixtures/kube-wire/13-finalizers.json #7).
         patch: () => cold('-(r|)', { r: w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }) }),
       };
       const results$ = finalizingController(primary, port, ts, () =>

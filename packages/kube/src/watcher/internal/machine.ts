@@ -201,6 +201,7 @@ export class WatcherMachine<T extends KubeObject> {
 
   private onLine(epoch: number, event: RawWatchEvent<T>): void {
     const now = this.scheduler.now();
+    const recovered = this.failedSinceLastLine;
     this.lastLineAt = now;
     this.linesThisWatch++;
     this.failedSinceLastLine = false;
@@ -211,6 +212,7 @@ export class WatcherMachine<T extends KubeObject> {
         const object = event.object;
         this.rememberRv(object.metadata.resourceVersion);
         this.known.set(objectKey(object), object);
+        if (recovered) this.reportRecovered();
         this.emit({ type: 'Apply', object });
         return;
       }
@@ -218,6 +220,7 @@ export class WatcherMachine<T extends KubeObject> {
         const object = event.object;
         this.rememberRv(object.metadata.resourceVersion);
         this.known.delete(objectKey(object));
+        if (recovered) this.reportRecovered();
         this.emit({ type: 'Delete', object });
         return;
       }
@@ -389,6 +392,15 @@ export class WatcherMachine<T extends KubeObject> {
 
   private emit(event: WatchEvent<T>): void {
     this.subscriber.next(event);
+  }
+
+  /**
+   * Health is not reported per event, but the first event after a failure is: it proves the watch
+   * works again (a refused watch request is open for a moment too), which readiness and the
+   * failure log read from the snapshots.
+   */
+  private reportRecovered(): void {
+    this.report('watching');
   }
 
   private report(phase: WatcherPhase): void {

@@ -53,6 +53,8 @@ export function typedWireForm(
 export interface BuiltinSpec {
   group: string;
   version: string;
+  /** The storage version when it is not `version` (its `storageVersionHash`). */
+  storageVersion?: string;
   resource: string;
   kind: string;
   namespaced: boolean;
@@ -110,7 +112,7 @@ export function builtin(s: BuiltinSpec): ResourceType {
     allowUnconditionalUpdate: s.allowUnconditionalUpdate ?? true,
     knownFields: s.knownFields,
     selectableFields: s.selectableFields ?? [],
-    storageVersionHash: storageVersionHash(s.group, s.version, s.kind),
+    storageVersionHash: storageVersionHash(s.group, s.storageVersion ?? s.version, s.kind),
     fromStorage: s.fromStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
     toStorage: s.toStorage ?? ((o) => typedWireForm(o, apiVersion, s.kind, s.knownFields)),
   };
@@ -120,6 +122,7 @@ export function builtin(s: BuiltinSpec): ResourceType {
         | 'decodeCheck'
         | 'defaults'
         | 'prepare'
+        | 'generationChanged'
         | 'validate'
         | 'fields'
         | 'invalidKind'
@@ -128,15 +131,14 @@ export function builtin(s: BuiltinSpec): ResourceType {
         | 'statusKeeps'
         | 'etcdPrefix'
         | 'deleteMarksTimestampOnly'
-        | 'generationChanged'
     ]?: ResourceType[K];
   } = {};
   if (s.metaValidation) opt.metaValidation = s.metaValidation;
   if (s.statusKeeps) opt.statusKeeps = s.statusKeeps;
   if (s.etcdPrefix) opt.etcdPrefix = s.etcdPrefix;
   if (s.deleteMarksTimestampOnly) opt.deleteMarksTimestampOnly = true;
-  if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.prepare) opt.prepare = s.prepare;
+  if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.subresources) opt.subresources = s.subresources;
   if (s.invalidKind) opt.invalidKind = s.invalidKind;
   if (s.decodeCheck) opt.decodeCheck = s.decodeCheck;

@@ -1,6 +1,10 @@
 /**
  * core/v1 kinds: Namespace (lifecycle fields of the namespace strategy), ConfigMap and Secret
- * (key validation, Secret `stringData`), Pod, Service, ServiceAccount. Events are in `events.ts`.
+ * (key validation, Secret `stringData`), Pod (PodSpec defaults of `pod-spec.ts`), Service,
+ * ServiceAccount, PersistentVolumeClaim (`volumeMode`, `phase: Pending`, the
+ * `kubernetes.io/pvc-protection` finalizer the StorageObjectInUseProtection admission plugin adds;
+ * `controllers/pvc-protection.ts` removes it), Endpoints (port protocols). Events are in
+ * `events.ts`.
  *
  * @module
  */
@@ -15,6 +19,36 @@ import {
 } from '../../validation/config-data.js';
 import { defaultServicePorts, serviceCauses } from '../../validation/services.js';
 import { builtin, checkStringMap, UPDATE_AND_CREATE } from './builtin.js';
+import { defaultPodSpec } from './pod-spec.js';
+
+/**
+ * `qos.GetPodQOS`: BestEffort without any request or limit, Guaranteed when every container limits
+ * CPU and memory with requests equal to the limits (or unset), Burstable otherwise.
+ */
+export function qosClass(spec: Record<string, unknown>): string {
+  const containers = [
+    ...(Array.isArray(spec['containers']) ? (spec['containers'] as unknown[]) : []),
+    ...(Array.isArray(spec['initContainers']) ? (spec['initContainers'] as unknown[]) : []),
+  ].filter(isObject);
+  let any = false;
+  let guaranteed = true;
+  for (const c of containers) {
+    const resources = isObject(c['resources']) ? c['resources'] : {};
+    const requests = isObject(resources['requests']) ? resources['requests'] : {};
+    const limits = isObject(resources['limits']) ? resources['limits'] : {};
+    if (Object.keys(requests).length > 0 || Object.keys(limits).length > 0) any = true;
+    for (const r of ['cpu', 'memory']) {
+      if (limits[r] === undefined) guaranteed = false;
+      else if (requests[r] !== undefined && JSON.stringify(requests[r]) !== JSON.stringify(limits[r]))
+        guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+/** The finalizer of the StorageObjectInUseProtection admission plugin on every new PVC. */
+export const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 
 /** The core/v1 kinds (Events excepted). */
 export function coreKinds(): ResourceType[] {
@@ -135,8 +169,19 @@ export function coreKinds(): ResourceType[] {
         };
       },
       defaults: (o) => {
+        const spec = isObject(o['spec']) ? o['spec'] : {};
+        defaultPodSpec(spec);
+        spec['enableServiceLinks'] ??= true;
+        o['spec'] = spec;
         const status = isObject(o['status']) ? o['status'] : {};
         status['phase'] ??= 'Pending';
+        o['status'] = status;
+      },
+      // pod strategy PrepareForCreate: `status.qosClass` from the containers' resources
+      prepare: (o, old) => {
+        if (old !== undefined) return;
+        const status = isObject(o['status']) ? o['status'] : {};
+        status['qosClass'] = qosClass(isObject(o['spec']) ? o['spec'] : {});
         o['status'] = status;
       },
       validate: (o) => {
@@ -164,6 +209,14 @@ export function coreKinds(): ResourceType[] {
         const spec = isObject(o['spec']) ? o['spec'] : {};
         spec['type'] ??= 'ClusterIP';
         spec['sessionAffinity'] ??= 'None';
+        if (spec['type'] === 'ClusterIP' || spec['type'] === 'NodePort' || spec['type'] === 'LoadBalancer')
+          spec['internalTrafficPolicy'] ??= 'Cluster';
+        if (Array.isArray(spec['ports']))
+          for (const p of spec['ports']) {
+            if (!isObject(p)) continue;
+            p['protocol'] ??= 'TCP';
+            p['targetPort'] ??= p['port'];
+          }
         o['spec'] = spec;
         o['status'] ??= { loadBalancer: {} };
         defaultServicePorts(o);
@@ -179,6 +232,46 @@ export function coreKinds(): ResourceType[] {
       namespaced: true,
       shortNames: ['sa'],
       knownFields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'persistentvolumeclaims',
+      kind: 'PersistentVolumeClaim',
+      namespaced: true,
+      shortNames: ['pvc'],
+      hasStatus: true,
+      knownFields: ['spec', 'status'],
+      defaults: (o) => {
+        const spec = isObject(o['spec']) ? o['spec'] : {};
+        spec['volumeMode'] ??= 'Filesystem';
+        o['spec'] = spec;
+        const status = isObject(o['status']) ? o['status'] : {};
+        status['phase'] ??= 'Pending';
+        o['status'] = status;
+      },
+      prepare: (o, old) => {
+        if (old !== undefined) return;
+        const finalizers = o.metadata.finalizers ?? [];
+        if (!finalizers.includes(PVC_PROTECTION)) o.metadata.finalizers = [...finalizers, PVC_PROTECTION];
+      },
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'endpoints',
+      kind: 'Endpoints',
+      namespaced: true,
+      shortNames: ['ep'],
+      knownFields: ['subsets'],
+      defaults: (o) => {
+        const subsets = o['subsets'];
+        if (!Array.isArray(subsets)) return;
+        for (const subset of subsets) {
+          if (!isObject(subset) || !Array.isArray(subset['ports'])) continue;
+          for (const port of subset['ports']) if (isObject(port)) port['protocol'] ??= 'TCP';
+        }
+      },
     }),
   ];
 }

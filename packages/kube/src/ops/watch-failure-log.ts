@@ -1,0 +1,200 @@
+/**
+ * Log lines for watch failures a person must act on. Metrics and `/readyz` already report them,
+ * but an operator whose watch is refused reconciles nothing, and the log is where people look:
+ * one warning when a streak of failures begins — a refusal (401/403, or a kind the server does not
+ * serve) at once, naming the permission to grant; any other failure once it repeated — and one line
+ * when the watch recovers. Never a line per retry.
+ *
+ * @module
+ */
+import type { Logger } from 'pino';
+
+import type { RequestTarget } from '../errors.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
+import { watchTargetKey } from '../reflector/watch-registry.js';
+import type { WatcherFailure, WatcherHealth } from '../watcher/health.js';
+
+/** Options of {@link WatchFailureLog}. */
+export interface WatchFailureLogOptions {
+  /** Failures in a row (without a watch open or a line received) before a non-refusal is logged; default 3. */
+  readonly repeatedAfter?: number;
+}
+
+interface Streak {
+  /** `at` of the newest failure counted (snapshots repeat `lastError`). */
+  seenAt: number;
+  /** Failures since the watch last made progress. */
+  failures: number;
+  /** The streak was logged: its end is logged too. */
+  logged: boolean;
+  /** The previous snapshot's phase (`backoff` for a watch request that was not open). */
+  phase: WatcherHealth['phase'];
+  /** The previous snapshot's `reconnects`: a new watch request counts one more. */
+  reconnects: number;
+  /** `lastError.at` when the current watch request started (`undefined`: none started yet). */
+  failureAtWatchStart: number | undefined;
+}
+
+/** Failure kinds that count towards "fails repeatedly" (410s, stalls and bad lines are handled). */
+const COUNTED = new Set<WatcherFailure['kind']>(['list', 'watch', 'watch-status', 'short-watch']);
+
+/**
+ * Folds watch health snapshots into log lines, once per streak.
+ *
+ * ## Example
+ * ```ts
+ * const failures = new WatchFailureLog(createLogger({ name: 'widget-operator' }));
+ * const registry = createWatchRegistry(client, { health: failures.record });
+ * // {"level":40,"watch":"v1/ConfigMap in namespace shop","verb":"watch","resource":"configmaps",
+ * //  "namespace":"shop","code":403,"msg":"watch refused: grant \"list\" and \"watch\" on …"}
+ * ```
+ *
+ * ## Memory
+ * One entry per watch target seen; {@link forget} drops one.
+ */
+export class WatchFailureLog {
+  private readonly streaks = new Map<string, Streak>();
+  private readonly repeatedAfter: number;
+
+  constructor(
+    private readonly log: Pick<Logger, 'warn' | 'info'>,
+    options: WatchFailureLogOptions = {},
+  ) {
+    this.repeatedAfter = options.repeatedAfter ?? 3;
+  }
+
+  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  readonly record = (target: WatchTarget, health: WatcherHealth): void => {
+    const id = watchTargetKey(target);
+    let streak = this.streaks.get(id);
+    if (streak === undefined) {
+      streak = {
+        seenAt: Number.NEGATIVE_INFINITY,
+        failures: 0,
+        logged: false,
+        phase: 'stopped',
+        reconnects: 0,
+        failureAtWatchStart: undefined,
+      };
+      this.streaks.set(id, streak);
+    }
+    const failure = health.lastError;
+    const newFailure = failure !== undefined && failure.at > streak.seenAt;
+    // Progress is what a refused or failing request never shows: a line received after the last
+    // failure, a list that completed (listing → watching), or a watch request that ended without
+    // a failure (the next one starts with no new failure). Opening a request is not progress: it
+    // is refused a moment later.
+    const watchStarts =
+      health.phase === 'watching' &&
+      health.connected &&
+      (streak.phase !== 'watching' || health.reconnects !== streak.reconnects);
+    const progressed =
+      !newFailure &&
+      ((health.lastEventAt !== undefined && health.lastEventAt > streak.seenAt) ||
+        (watchStarts && streak.phase === 'listing') ||
+        (watchStarts &&
+          streak.failureAtWatchStart !== undefined &&
+          streak.failureAtWatchStart === failure?.at));
+    if (watchStarts) streak.failureAtWatchStart = failure?.at ?? Number.NEGATIVE_INFINITY;
+    streak.phase = health.phase === 'watching' && !health.connected ? 'backoff' : health.phase;
+    streak.reconnects = health.reconnects;
+    if (newFailure) {
+      streak.seenAt = failure.at;
+      const refusal = refusalOf(failure);
+      if (refusal !== undefined || COUNTED.has(failure.kind)) {
+        streak.failures++;
+        if (!streak.logged && (refusal !== undefined || streak.failures >= this.repeatedAfter)) {
+          streak.logged = true;
+          this.warn(target, failure, refusal, streak.failures);
+        }
+      }
+    } else if (progressed && streak.failures > 0) {
+      if (streak.logged) {
+        this.log.info(
+          { watch: describe(target), failures: streak.failures },
+          `watch of ${describe(target)} recovered after ${String(streak.failures)} failure(s)`,
+        );
+      }
+      streak.failures = 0;
+      streak.logged = false;
+    }
+  };
+
+  /** Forgets a target (its watch stopped). */
+  forget(target: WatchTarget): void {
+    this.streaks.delete(watchTargetKey(target));
+  }
+
+  private warn(
+    target: WatchTarget,
+    failure: WatcherFailure,
+    refusal: Refusal | undefined,
+    failures: number,
+  ): void {
+    const watch = describe(target);
+    const fields = {
+      watch,
+      code: failure.code,
+      reason: failure.reason,
+      ...(refusal?.request !== undefined
+        ? {
+            verb: refusal.request.verb,
+            group: refusal.request.group ?? '',
+            resource: refusal.request.resource,
+            namespace: refusal.request.namespace ?? '(all namespaces)',
+          }
+        : {}),
+      error: failure.message,
+    };
+    if (refusal === undefined) {
+      this.log.warn(
+        { ...fields, failures },
+        `watch of ${watch} failed ${String(failures)} times in a row; retrying with backoff: ${failure.message}`,
+      );
+      return;
+    }
+    this.log.warn(fields, `watch of ${watch} refused: ${refusal.advice}; retrying until it is allowed`);
+  }
+}
+
+interface Refusal {
+  /** What to do, in words. */
+  readonly advice: string;
+  /** The refused request, when the error says (verb, group, resource, namespace). */
+  readonly request: RequestTarget | undefined;
+}
+
+/** A failure no retry can fix by itself: 401, 403, 404 or a kind the server does not serve. */
+function refusalOf(failure: WatcherFailure): Refusal | undefined {
+  const cause = failure.cause as
+    { readonly _tag?: unknown; readonly target?: RequestTarget } | null | undefined;
+  const tag = typeof cause === 'object' && cause !== null ? cause._tag : undefined;
+  const request = tag === 'KubeApiError' ? cause?.target : undefined;
+  if (failure.code === 403) {
+    const resource = request?.resource ?? 'the resource';
+    const where =
+      request?.namespace !== undefined
+        ? `in namespace ${request.namespace}`
+        : 'in all namespaces (cluster-wide)';
+    const rule = `{ apiGroups: ["${request?.group ?? ''}"], resources: ["${resource}"], verbs: ["list", "watch"] }`;
+    return {
+      request,
+      advice:
+        `grant "list" and "watch" on ${resource} ${where} (the server refused "${request?.verb ?? failure.kind}"): ` +
+        `a ${request?.namespace !== undefined ? 'Role' : 'ClusterRole'} rule ${rule} bound to the operator's identity`,
+    };
+  }
+  if (failure.code === 401) {
+    return { request, advice: 'the API server rejected the credentials; check the kubeconfig user or token' };
+  }
+  if (failure.code === 404 || tag === 'ResourceNotFoundError') {
+    return { request, advice: 'the server does not serve this kind; is its CRD installed?' };
+  }
+  return undefined;
+}
+
+function describe(target: WatchTarget): string {
+  const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
+  const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
+  return `${target.resource.apiVersion}/${target.resource.kind} in ${where}${selector}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * Drives the `kubectl` binary of this machine against a server, as a user would: its default
+ * flags, a kubeconfig, a private HOME and discovery cache, no proxy (loopback only), and bounded
+ * time (`--request-timeout` on every call, the process killed at a deadline). Test support only:
+ * not exported.
+ *
+ * `RXKUBE_KUBECTL` names another binary; without one on PATH, {@link findKubectl} says why, and
+ * suites skip with that reason printed (see `suite.ts`).
+ *
+ * ## Example
+ * ```ts
+ * const kubectl = new Kubectl(found.path, server.kubeconfigPath);
+ * const r = await kubectl.run(['create', 'configmap', 'a', '--from-literal=k=v']);
+ * const w = kubectl.watch(['get', 'configmaps', '-w']);
+ * await w.until((lines) => lines.some((l) => l.startsWith('a ')));
+ * w.stop();
+ * ```
+ *
+ * @module
+ */
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A kubectl found on this machine, or why there is none. */
+export type FoundKubectl =
+  | { readonly found: true; readonly path: string; readonly version: string }
+  | { readonly found: false; readonly reason: string };
+
+/** The outcome of one kubectl run. */
+export interface KubectlResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Looks for kubectl (`RXKUBE_KUBECTL`, else `kubectl` on PATH) and reads its client version. */
+export function findKubectl(): Promise<FoundKubectl> {
+  const path = process.env['RXKUBE_KUBECTL'] ?? 'kubectl';
+  return new Promise((resolve) => {
+    execFile(path, ['version', '--client', '-o', 'json'], { timeout: 20_000 }, (err, stdout) => {
+      if (err) {
+        const why =
+          (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : err.message.split('\n')[0];
+        resolve({
+          found: false,
+          reason: `kubectl (${path}) ${why ?? 'failed'}; install kubectl or set RXKUBE_KUBECTL to run these tests`,
+        });
+        return;
+      }
+      let version = 'unknown';
+      try {
+        const parsed = JSON.parse(stdout) as { clientVersion?: { gitVersion?: string } };
+        version = parsed.clientVersion?.gitVersion ?? version;
+      } catch {
+        // an unparseable version still runs
+      }
+      resolve({ found: true, path, version });
+    });
+  });
+}
+
+/** A running `kubectl … -w`. */
+export interface KubectlWatch {
+  /** Complete stdout lines so far. */
+  readonly lines: readonly string[];
+  /** Waits until `pred` holds for the lines read so far (checked on every chunk). */
+  until(pred: (lines: readonly string[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Stops kubectl (SIGTERM to its pid) and waits for it to exit. */
+  stop(): Promise<KubectlResult>;
+}
+
+/** kubectl bound to one kubeconfig, with its own HOME and cache. */
+export class Kubectl {
+  private readonly home: string;
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor(
+    private readonly binary: string,
+    kubeconfigPath: string,
+    private readonly defaultTimeoutMs = 30_000,
+  ) {
+    this.home = mkdtempSync(join(tmpdir(), 'rxkube-kubectl-'));
+    // only what kubectl needs: no proxies (everything stays on loopback), no user config
+    this.env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: this.home,
+      KUBECONFIG: kubeconfigPath,
+      KUBECACHEDIR: join(this.home, 'cache'),
+      NO_PROXY: '127.0.0.1,localhost',
+      LANG: 'C',
+    };
+  }
+
+  private args(args: readonly string[]): string[] {
+    // bounded: every request of this kubectl gives up after the timeout
+    const i = args.indexOf('--');
+    const flag = `--request-timeout=${String(Math.ceil(this.defaultTimeoutMs / 1000))}s`;
+    return i < 0 ? [...args, flag] : [...args.slice(0, i), flag, ...args.slice(i)];
+  }
+
+  /**
+   * Runs kubectl to completion (killed after `timeoutMs`).
+   *
+   * @param input written to its stdin (for `-f -`).
+   */
+  run(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        this.binary,
+        this.args(args),
+        { env: this.env, timeout: opts.timeoutMs ?? this.defaultTimeoutMs, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          if (err && typeof err.code !== 'number') {
+            reject(new Error(`kubectl ${args.join(' ')}: ${err.message}\n${stderr}`));
+            return;
+          }
+          resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+        },
+      );
+      if (opts.input !== undefined) child.stdin?.end(opts.input);
+      else child.stdin?.end();
+    });
+  }
+
+  /** Runs kubectl, fails unless it exits 0, and parses its JSON output (`-o json` is added). */
+  async json<T = unknown>(args: readonly string[]): Promise<T> {
+    const r = await this.run([...args, '-o', 'json']);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${String(r.code)}: ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Starts a long-running kubectl (`get -w`), read line by line until stopped. */
+  watch(args: readonly string[], maxRunMs = 60_000): KubectlWatch {
+    const child: ChildProcess = spawn(this.binary, args, {
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: string[] = [];
+    let partial = '';
+    let stderr = '';
+    let waiters: (() => void)[] = [];
+    const wake = (): void => {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    };
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    void exited.then(wake);
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      partial += chunk;
+      const parts = partial.split('\n');
+      partial = parts.pop() ?? '';
+      lines.push(...parts);
+      wake();
+    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    // never outlive the test: killed at the deadline whatever happens
+    const deadline = setTimeout(() => child.kill('SIGKILL'), maxRunMs);
+    deadline.unref();
+    let done = false;
+    void exited.then(() => {
+      done = true;
+    });
+    return {
+      lines,
+      async until(pred, what, timeoutMs = 15_000) {
+        const end = Date.now() + timeoutMs;
+        while (!pred(lines)) {
+          const left = end - Date.now();
+          if (left <= 0 || done) {
+            throw new Error(
+              `kubectl ${args.join(' ')}: ${done ? 'exited' : 'timed out'} before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
+            );
+          }
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, left);
+            waiters.push(() => {
+              clearTimeout(t);
+              resolve();
+            });
+          });
+        }
+      },
+      async stop() {
+        if (!done) child.kill('SIGTERM');
+        const code = await exited;
+        clearTimeout(deadline);
+        return { code, stdout: lines.join('\n') + partial, stderr };
+      },
+    };
+  }
+
+  /** Removes the private HOME. */
+  dispose(): void {
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
