@@ -277,3 +277,88 @@ describe('CRD schemas (go-openapi validators)', () => {
     ]);
   });
 });
+
+// pkg/registry/core/pod/strategy.go PrepareForCreate; managedFields shapes of structured-merge-diff
+// for Go types (expected values read from a real v1.24; the differential suite compares them live)
+describe('Pods and managedFields of built-in shapes', () => {
+  const PODS = `/api/v1/namespaces/${NS}/pods`;
+  const fields = (b: { metadata: { managedFields: { fieldsV1: unknown }[] } }): unknown =>
+    b.metadata.managedFields[0]?.fieldsV1;
+  const dig = (v: unknown, ...keys: string[]): unknown =>
+    keys.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], v);
+
+  it('a created Pod has status {phase: Pending, qosClass} owned by nobody; no PodStatus default', async () => {
+    const pod = (status: unknown): unknown => ({
+      metadata: { name: 'p1' },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+      status,
+    });
+    const created = await call(server.url, 'POST', PODS, {
+      body: pod({ phase: 'Running', message: 'hi', hostIP: '1.2.3.4' }),
+    });
+    expect(created.body.status).toEqual({ phase: 'Pending', qosClass: 'BestEffort' });
+    expect(fields(created.body)).not.toHaveProperty('f:status');
+    const cleared = await call(server.url, 'PATCH', `${PODS}/p1/status`, {
+      body: { status: { phase: null } },
+      contentType: MERGE,
+    });
+    expect(cleared.body.status).toEqual({ qosClass: 'BestEffort' });
+    const put = await call(server.url, 'PUT', `${PODS}/p1`, { body: pod({ phase: 'Failed' }) });
+    expect(put.body.status).toEqual({ qosClass: 'BestEffort' });
+  });
+
+  it('containers have no "." of their own; empty resources and securityContext are fields', async () => {
+    const r = await call(server.url, 'POST', PODS, {
+      body: {
+        metadata: { name: 'p2' },
+        spec: {
+          containers: [{ name: 'c', image: 'i', securityContext: {}, resources: {} }],
+          securityContext: {},
+        },
+      },
+    });
+    expect(fields(r.body)).toEqual({
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"c"}': {
+            '.': {},
+            'f:image': {},
+            'f:imagePullPolicy': {},
+            'f:name': {},
+            'f:resources': {},
+            'f:securityContext': {},
+            'f:terminationMessagePath': {},
+            'f:terminationMessagePolicy': {},
+          },
+        },
+        'f:dnsPolicy': {},
+        'f:enableServiceLinks': {},
+        'f:restartPolicy': {},
+        'f:schedulerName': {},
+        'f:securityContext': {},
+        'f:terminationGracePeriodSeconds': {},
+      },
+    });
+  });
+
+  it('a Service selector and a Deployment selector are owned whole', async () => {
+    const svc = await call(server.url, 'POST', SVC, {
+      body: { metadata: { name: 'mf' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } },
+    });
+    expect(dig(fields(svc.body), 'f:spec', 'f:selector')).toEqual({});
+    const d = await call(server.url, 'POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+      body: {
+        metadata: { name: 'mf' },
+        spec: {
+          selector: { matchLabels: { a: 'b' } },
+          template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+        },
+      },
+    });
+    const spec = dig(fields(d.body), 'f:spec');
+    expect(dig(spec, 'f:selector')).toEqual({});
+    expect(Object.keys(dig(spec, 'f:template', 'f:spec', 'f:containers') as object)).toEqual([
+      'k:{"name":"c"}',
+    ]);
+  });
+});

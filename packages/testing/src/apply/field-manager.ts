@@ -209,8 +209,8 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
     const inner = withoutEmpty(v, STRING_MAPS.has(k), childPath);
     // `""` is a real value in a map[string]string (labels, data), only a zero value in a struct.
     if (inner === null || (inner === '' && !mapValues)) continue;
-    if ((isObject(inner) && Object.keys(inner).length === 0) || (Array.isArray(inner) && inner.length === 0))
-      continue;
+    if (isObject(inner) && Object.keys(inner).length === 0 && !EMPTY_KEPT.has(k)) continue;
+    if (Array.isArray(inner) && inner.length === 0) continue;
     out[k] = inner;
   }
   return out;
@@ -222,6 +222,12 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
  * member; CRD `status.conditions` in file 12).
  */
 const NULL_KEPT = new Set(['status.conditions']);
+
+/**
+ * Struct fields Go serialises even when empty: a container's `resources` (a value struct) and
+ * `securityContext` (a pointer, defaulted to `{}` on a PodSpec); `{}` there is a field.
+ */
+const EMPTY_KEPT = new Set(['resources', 'securityContext']);
 
 /** Fields of built-in types that are `map[string]string` (their values may legitimately be `""`). */
 const STRING_MAPS = new Set([

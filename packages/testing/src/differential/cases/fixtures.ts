@@ -60,5 +60,6 @@ export const MERGE = 'application/merge-patch+json';
 export const JSON_PATCH = 'application/json-patch+json';
 export const STRATEGIC = 'application/strategic-merge-patch+json';
 export const APPLY = 'application/apply-patch+yaml';
-/** Known difference, not this suite's: built-in pod template defaults are not emulated. */
-export const POD_TEMPLATE_DEFAULTS = 'pod template defaults (imagePullPolicy, dnsPolicy, …) are not emulated';
+/** Known difference: the Pod admission plugins' fields are not emulated. */
+export const POD_ADMISSION =
+  'admission plugins (Priority: priority/preemptionPolicy, DefaultTolerationSeconds: tolerations) are not emulated';

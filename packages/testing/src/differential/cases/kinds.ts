@@ -5,7 +5,7 @@
  * @module
  */
 import type { DiffCase, DiffStep } from '../harness.js';
-import { cmPath, crd, deployment, deploymentPath, MERGE, POD_TEMPLATE_DEFAULTS } from './fixtures.js';
+import { cmPath, crd, deployment, deploymentPath, MERGE } from './fixtures.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -166,8 +166,6 @@ export const kindCases: DiffCase[] = [
         method: 'POST',
         path: deploymentPath(ns),
         body: deployment('d'),
-        compare: 'status',
-        why: POD_TEMPLATE_DEFAULTS,
       },
       {
         method: 'PATCH',
@@ -214,6 +212,85 @@ export const kindCases: DiffCase[] = [
         { method: 'POST', path: p, body: w('w3', { size: 2, list: ['a', 'b', 'c'] }) },
         { method: 'POST', path: p, body: w('w4', { size: 2, extra: 1 }) },
         { method: 'POST', path: p, body: w('w5', 'str') },
+      ];
+    },
+  },
+  {
+    name: 'Pods: the status a create gets, no PodStatus default; managedFields of built-in shapes',
+    cite: 'pkg/registry/core/pod/strategy.go (PrepareForCreate), structured-merge-diff (atomic LabelSelector, mapType=atomic Service selector, value structs)',
+    steps: (ns) => {
+      const pods = `/api/v1/namespaces/${ns}/pods`;
+      const pod = (name: string, extra: Record<string, unknown> = {}): unknown => ({
+        metadata: { name },
+        spec: { containers: [{ name: 'c', image: 'i' }] },
+        ...extra,
+      });
+      const fields = (b: { metadata?: { managedFields?: { fieldsV1?: unknown }[] } }): unknown =>
+        b.metadata?.managedFields?.map((m) => m.fieldsV1);
+      return [
+        {
+          method: 'POST',
+          path: pods,
+          body: pod('a', { status: { phase: 'Running', message: 'hi', hostIP: '1.2.3.4' } }),
+          pick: (b: { status?: unknown; metadata?: { managedFields?: { fieldsV1?: unknown }[] } }) => [
+            b.status,
+            fields(b),
+          ],
+        },
+        {
+          method: 'PATCH',
+          path: `${pods}/a/status`,
+          body: { status: { phase: null } },
+          contentType: MERGE,
+          pick: (b: { status?: unknown }) => b.status,
+        },
+        {
+          method: 'PUT',
+          path: `${pods}/a`,
+          body: pod('a', { status: { phase: 'Failed' } }),
+          pick: (b: { status?: unknown }) => b.status,
+        },
+        {
+          method: 'POST',
+          path: pods,
+          body: {
+            metadata: { name: 'b' },
+            spec: {
+              containers: [{ name: 'c', image: 'i', securityContext: {}, resources: {} }],
+              securityContext: {},
+            },
+          },
+          pick: fields,
+        },
+        {
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/services`,
+          body: { metadata: { name: 's' }, spec: { selector: { app: 'x' }, ports: [{ port: 80 }] } },
+          pick: fields,
+        },
+        {
+          method: 'POST',
+          path: `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+          body: {
+            metadata: { name: 'c' },
+            spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+          },
+          // the whole body but `status` in managedFields: see the README (reset fields)
+          pick: (b: { metadata?: { managedFields?: { fieldsV1?: Record<string, unknown> }[] } }) => [
+            { ...b, metadata: { ...b.metadata, managedFields: undefined } },
+            b.metadata?.managedFields?.map((m) => m.fieldsV1?.['f:spec']),
+          ],
+        },
+        { method: 'POST', path: deploymentPath(ns), body: deployment('d') },
+        {
+          method: 'POST',
+          path: `/apis/batch/v1/namespaces/${ns}/jobs`,
+          body: {
+            metadata: { name: 'j' },
+            spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'i' }] } } },
+          },
+          pick: fields,
+        },
       ];
     },
   },

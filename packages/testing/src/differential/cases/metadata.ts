@@ -12,7 +12,7 @@ import {
   GADGETS,
   JSON_PATCH,
   MERGE,
-  POD_TEMPLATE_DEFAULTS,
+  POD_ADMISSION,
   STRATEGIC,
   widget,
   widgetPath,
@@ -308,8 +308,6 @@ export const metadataCases: DiffCase[] = [
           method: 'POST',
           path: deploymentPath(ns),
           body: deployment('d', { labels: { app: 'd' } }),
-          compare: 'status',
-          why: POD_TEMPLATE_DEFAULTS,
         },
         {
           method: 'PATCH',
@@ -323,7 +321,7 @@ export const metadataCases: DiffCase[] = [
           path: `/api/v1/namespaces/${ns}/pods`,
           body: pod,
           compare: 'status',
-          why: POD_TEMPLATE_DEFAULTS,
+          why: POD_ADMISSION,
         },
         {
           method: 'PATCH',

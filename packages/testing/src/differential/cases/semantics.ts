@@ -11,7 +11,6 @@ import {
   gadgetPath,
   GADGETS,
   MERGE,
-  POD_TEMPLATE_DEFAULTS,
   widget,
   widgetPath,
   WIDGETS,
@@ -84,8 +83,6 @@ export const semanticsCases: DiffCase[] = [
         method: 'POST',
         path: deploymentPath(ns),
         body: deployment('d'),
-        compare: 'status',
-        why: POD_TEMPLATE_DEFAULTS,
       },
       ...patches(`${deploymentPath(ns)}/d`, [
         ...META_CHANGES,

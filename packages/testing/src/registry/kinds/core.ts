@@ -173,16 +173,13 @@ export function coreKinds(): ResourceType[] {
         defaultPodSpec(spec);
         spec['enableServiceLinks'] ??= true;
         o['spec'] = spec;
-        const status = isObject(o['status']) ? o['status'] : {};
-        status['phase'] ??= 'Pending';
-        o['status'] = status;
       },
-      // pod strategy PrepareForCreate: `status.qosClass` from the containers' resources
+      // pod strategy PrepareForCreate: `status` is `{phase: Pending, qosClass}` whatever was sent; a
+      // strategy change, so no manager owns it (there is no PodStatus default: a status write
+      // without `phase` clears it — both measured on v1.24)
       prepare: (o, old) => {
         if (old !== undefined) return;
-        const status = isObject(o['status']) ? o['status'] : {};
-        status['qosClass'] = qosClass(isObject(o['spec']) ? o['spec'] : {});
-        o['status'] = status;
+        o['status'] = { phase: 'Pending', qosClass: qosClass(isObject(o['spec']) ? o['spec'] : {}) };
       },
       validate: (o) => {
         const spec = isObject(o['spec']) ? o['spec'] : {};
