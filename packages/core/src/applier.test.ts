@@ -10,6 +10,7 @@ import { ReconcileError, TerminalError } from './errors.js';
 import { createApplier } from './internal/applier-loop.js';
 import type { ApplierProbe } from './internal/applier-loop.js';
 import { InvalidArgumentError } from './invalid-argument-error.js';
+import { TokenBucket } from './rate-limiter.js';
 import { KeyOfError } from './run-by-key.js';
 
 /** A source value: `key` plus a version number, so tests can see which value was reconciled. */
@@ -194,6 +195,85 @@ describe('applier', () => {
       });
     });
     expect(calls).toEqual(['1:a1', '1:b1', '6:a1', '101:b1']);
+  });
+
+  it('gives a retry cancelled by a newer value its token back, so later retries are not delayed by it (issue 12 §4)', () => {
+    testScheduler.run(({ hot, cold, expectObservable }) => {
+      const source = hot('-(abAc)', { ...values, c: { key: 'c', n: 1 } });
+      const unsub = '     ^ 50ms !';
+      const expected = '  -(xyzs)';
+      //                  a fails at 1 and takes the only token (retry at 6); b goes into debt (100 ms)
+      //                  A cancels a's retry and succeeds: a's token comes back (debt 1 → 0)
+      //                  c fails: one token in debt → 100 ms (200 ms if a's token had stayed taken)
+      const options = { random: () => 0, rateLimit: { qps: 10, burst: 1 }, concurrency: 3 };
+      const reconcile = recorded((_call, req) =>
+        req.n === 2 ? cold('(x|)', { x: Action.awaitChange() }) : fail(),
+      );
+      expectObservable(source.pipe(applier(keyOf, reconcile, options), map(show)), unsub).toBe(expected, {
+        x: 'a1:error@5',
+        y: 'b1:error@100',
+        s: 'a2:success',
+        z: 'c1:error@100',
+      });
+    });
+  });
+
+  it('does not grow the backoff for a failure rerun by a newer trigger (no retry scheduled)', () => {
+    testScheduler.run(({ hot, cold, expectObservable }) => {
+      const source = hot('-a-A-B', values);
+      const unsub = '     ^ 8ms !';
+      const expected = '  ---x-y-z';
+      //                  a runs 1–3 and fails; A came at 3 → rerun 3–5, no timer, backoff unchanged;
+      //                  B at 5 → rerun 5–7 fails with nothing pending → retry after 5 (the first step)
+      const reconcile = recorded(() => cold('--#'));
+      expectObservable(source.pipe(applier(keyOf, reconcile, exact), map(show)), unsub).toBe(expected, {
+        x: 'a1:error',
+        y: 'a2:error',
+        z: 'a3:error@5',
+      });
+    });
+  });
+
+  it('shares one TokenBucket between appliers given the same instance', () => {
+    const bucket = new TokenBucket({ qps: 10, burst: 1 });
+    testScheduler.run(({ hot, expectObservable }) => {
+      const first = hot('-a', values);
+      const second = hot('-b', values);
+      const options = { random: () => 0, rateLimit: bucket };
+      // a takes the token (retry at 6); b, in another applier, pays the debt: 100 ms
+      expectObservable(
+        first.pipe(
+          applier(keyOf, () => fail(), options),
+          map(show),
+        ),
+        '^ 3ms !',
+      ).toBe('-x', { x: 'a1:error@5' });
+      expectObservable(
+        second.pipe(
+          applier(keyOf, () => fail(), options),
+          map(show),
+        ),
+        '^ 3ms !',
+      ).toBe('-y', { y: 'b1:error@100' });
+    });
+  });
+
+  it('reports the keys it holds to onPending, 0 once idle', () => {
+    const pending: string[] = [];
+    testScheduler.run(({ hot, cold, expectObservable }) => {
+      const source = hot('-ab', values);
+      const options = { ...exact, onPending: (n: number) => pending.push(`${testScheduler.now()}:${n}`) };
+      let first = true;
+      const reconcile = (): Observable<Action> =>
+        first ? ((first = false), fail()) : cold('--(x|)', { x: Action.awaitChange() });
+      expectObservable(source.pipe(applier(keyOf, reconcile, options), map(show))).toBe('-x--b---s', {
+        x: 'a1:error@5',
+        b: 'b1:success',
+        s: 'a1:success',
+      });
+    });
+    // a held from its failure at 1 (retry at 6 runs 6–8); b from 2 to its success at 4
+    expect(pending).toEqual(['1:1', '2:2', '4:1', '8:0']);
   });
 
   it('resets the backoff after a success', () => {

@@ -4,6 +4,7 @@ import type { ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
 import type { Action } from './action.js';
 import type { ReconcileError, TerminalError } from './errors.js';
 import { createApplier } from './internal/applier-loop.js';
+import type { TokenBucket } from './rate-limiter.js';
 import type { RunByKeyObserver } from './run-by-key.js';
 
 /** Options of {@link applier}; every field has a default. */
@@ -17,13 +18,19 @@ export interface ApplierOptions<K> {
   readonly backoff?: { readonly baseMs?: number; readonly maxMs?: number; readonly jitter?: number };
   /**
    * Global token bucket shared by all error retries (see {@link TokenBucket}); `false` turns it
-   * off. Default `{ qps: 10, burst: 100 }` (controller-runtime).
+   * off. Default `{ qps: 10, burst: 100 }` (controller-runtime). Pass a `TokenBucket` instance to
+   * share one limit between several appliers (e.g. one per namespace lane).
    */
-  readonly rateLimit?: { readonly qps: number; readonly burst: number } | false;
+  readonly rateLimit?: { readonly qps: number; readonly burst: number } | TokenBucket | false;
   /** Randomness for the backoff jitter, returning `[0, 1]`. Default `Math.random`; inject in tests. */
   readonly random?: () => number;
   /** Workqueue instrumentation hooks, passed to {@link runByKey}. */
   readonly observer?: RunByKeyObserver<K>;
+  /**
+   * Called with the number of keys the applier holds — waiting, running, or waiting for a requeue
+   * or retry — each time it changes; `0` means idle. Must not throw.
+   */
+  readonly onPending?: (keys: number) => void;
 }
 
 /**
@@ -84,8 +91,11 @@ export interface ReconcileResult<T, K> {
  *   `max(backoff.next(key), bucket.take(now))` ms. A {@link TerminalError} (also one in the
  *   `cause` chain) is reported with outcome `terminal`, resets the backoff and is not retried.
  * - rerun pending: when the key got a new trigger during its reconcile, runByKey reruns it
- *   anyway, so no timer is set (the failure still counts toward the key's backoff). A timer that
- *   fires re-enters through runByKey as well, so it is coalesced like any trigger.
+ *   anyway, so no timer is set, no token is taken and the key's backoff does not grow (a trigger
+ *   is not a failure). A timer that fires re-enters through runByKey as well, so it is coalesced
+ *   like any trigger.
+ * - a new value while a retry waits: the timer is cancelled and the retry's token goes back to
+ *   the bucket (the newer trigger made it moot); the key's failure count stays.
  * - complete: pending requeue/retry timers are cancelled, reconciles in flight or waiting in
  *   runByKey finish (their results are emitted without `retryInMs`), then the output completes.
  * - error (source): forwarded; reconciles in flight are unsubscribed, timers cancelled.
@@ -96,7 +106,9 @@ export interface ReconcileResult<T, K> {
  * ## Guarantees
  * - Nothing silent: every reconcile yields exactly one result, errors included.
  * - At most one timer per key; no timer while the key is in flight or waiting for a rerun.
- * - Backoff per key grows only with consecutive failures; any success (or terminal) resets it.
+ * - Backoff per key grows only with consecutive failures that scheduled a retry; any success (or
+ *   terminal) resets it.
+ * - The bucket holds a token only for retries still waiting: a cancelled retry returns its token.
  *
  * ## Memory
  * Per key: its latest value, flags, at most one timer and a failure count, held from its first

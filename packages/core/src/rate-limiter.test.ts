@@ -33,6 +33,18 @@ describe('TokenBucket', () => {
     expect(bucket.take(1000)).toBe(0);
   });
 
+  it('restore gives a cancelled reservation back, never above the burst', () => {
+    const bucket = new TokenBucket({ qps: 10, burst: 1 });
+    expect([bucket.take(0), bucket.take(0)]).toEqual([0, 100]);
+    bucket.restore(0); // the second reservation was cancelled
+    expect(bucket.take(0)).toBe(100);
+    bucket.restore(0);
+    bucket.restore(0);
+    bucket.restore(0);
+    expect(bucket.available(0)).toBe(1);
+    expect(() => bucket.restore(Number.NaN)).toThrow(InvalidArgumentError);
+  });
+
   it('refills nothing when the clock goes backwards', () => {
     const bucket = new TokenBucket({ qps: 10, burst: 1 });
     expect(bucket.take(1000)).toBe(0);

@@ -90,6 +90,30 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
   }
 
+  /**
+   * Gives back one token reserved by {@link take} that will not be used — a retry cancelled before
+   * it ran (golang.org/x/time/rate `Reservation.Cancel`). Never fills the bucket above `burst`.
+   *
+   * ## Example
+   * ```ts
+   * const delay = bucket.take(now); // a retry scheduled after `delay`
+   * bucket.restore(scheduler.now()); // a newer event made the retry moot
+   * ```
+   * @throws {InvalidArgumentError} when `nowMs` is not a finite number.
+   */
+  restore(nowMs: number): void {
+    if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
+      throw new InvalidArgumentError(
+        NAME,
+        'restore(nowMs)',
+        nowMs,
+        "must be a finite time in ms (a scheduler's now())",
+      );
+    }
+    this.refill(nowMs);
+    this.tokens = Math.min(this.burst, this.tokens + 1);
+  }
+
   /** Tokens available at `nowMs` (negative while in debt); does not reserve anything. */
   available(nowMs: number): number {
     this.refill(nowMs);

@@ -6,12 +6,14 @@ import {
 import { describe, expect, it } from 'vitest';
 
 import {
+  forbiddenCause,
   isAlreadyExists,
   isConflict,
   isForbidden,
   isGone,
   isInvalid,
   isKubeApiError,
+  isNamespaceTerminating,
   isNotFound,
   isTooManyRequests,
   isUnauthorized,
@@ -123,6 +125,70 @@ describe('KubeApiError from recorded responses', () => {
     });
     expect(cluster.message).toContain('"watch" "namespaces" cluster-wide');
     expect(cluster.message).toContain('ClusterRole');
+  });
+
+  it('tells a write into a terminating namespace from an RBAC denial (fixtures/kube-wire/20-namespace-deletion.json, NamespaceLifecycle admission)', () => {
+    const [terminating] = recorded('20-namespace-deletion.json').filter((ex) => ex.response!.status === 403);
+    const e = fromRecorded(terminating!, {
+      verb: 'create',
+      resource: 'configmaps',
+      namespace: 'wire-ns-del',
+    });
+    expect(isForbidden(e)).toBe(true);
+    expect(forbiddenCause(e)).toBe('namespace-terminating');
+    expect(isNamespaceTerminating(e)).toBe(true);
+    expect(e.message).toMatch(
+      /^forbidden: namespace "wire-ns-del" is being deleted, so "create" of configmaps in namespace "wire-ns-del" is refused/,
+    );
+    expect(e.message).toContain('This is not an RBAC problem');
+    expect(e.message).not.toContain('Grant it');
+    // every 403 of the RBAC transcript is an RBAC denial
+    for (const ex of recorded('15-forbidden.json').filter((x) => x.response!.status === 403)) {
+      const rbac = fromRecorded(ex);
+      expect(forbiddenCause(rbac)).toBe('rbac');
+      expect(isNamespaceTerminating(rbac)).toBe(false);
+      expect(rbac.message).toContain('Grant it with a Role rule');
+    }
+  });
+
+  it('names a webhook denial, an exhausted quota and another admission refusal, each with what to do', () => {
+    const forbidden = (message: string) =>
+      new KubeApiError({
+        httpStatus: 403,
+        method: 'POST',
+        url: 'https://h/api/v1/namespaces/ns/pods',
+        target: { verb: 'create', group: '', resource: 'pods', namespace: 'ns', name: 'web' },
+        status: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message,
+          reason: 'Forbidden',
+          code: 403,
+        },
+      });
+    // k8s.io/apiserver/pkg/admission/plugin/webhook/errors/statuserror.go
+    const webhook = forbidden(
+      'admission webhook "policy.example.com" denied the request: label app is required',
+    );
+    expect(forbiddenCause(webhook)).toBe('webhook');
+    expect(webhook.message).toMatch(
+      /^forbidden: an admission webhook denied "create" of pods "web" in namespace "ns"/,
+    );
+    expect(webhook.message).toContain("satisfy the webhook's policy");
+    // kubernetes/plugin/pkg/admission/resourcequota/controller.go
+    const quota = forbidden(
+      'pods "web" is forbidden: exceeded quota: compute, requested: requests.cpu=2, used: requests.cpu=1, limited: requests.cpu=2',
+    );
+    expect(forbiddenCause(quota)).toBe('quota');
+    expect(quota.message).toContain('raise the quota');
+    // k8s.io/pod-security-admission: another admission plugin
+    const psa = forbidden('pods "web" is forbidden: violates PodSecurity "restricted:latest": privileged');
+    expect(forbiddenCause(psa)).toBe('admission');
+    expect(psa.message).toContain('This is not an RBAC problem');
+    for (const e of [webhook, quota, psa]) expect(e.message).not.toContain('Grant it');
+    expect(forbiddenCause(new Error('x'))).toBeUndefined();
   });
 
   it('reads Retry-After from the header, else from details.retryAfterSeconds', () => {

@@ -327,7 +327,61 @@ export function isGone(e: unknown): e is KubeApiError {
 }
 
 /**
- * 403 `Forbidden`: RBAC does not allow the request (the message names the missing permission).
+ * Why a 403 `Forbidden` was answered: RBAC did not allow the request (`rbac`), the namespace is
+ * being deleted so nothing new can be created in it (`namespace-terminating`), an admission webhook
+ * denied it (`webhook`), a ResourceQuota is exhausted (`quota`), or another admission plugin refused
+ * the object (`admission`: PodSecurity, LimitRange, …). Only `rbac` is fixed by granting permissions.
+ */
+export type ForbiddenCause = 'rbac' | 'namespace-terminating' | 'webhook' | 'quota' | 'admission';
+
+/**
+ * The cause of a 403 (see {@link ForbiddenCause}), read from its `StatusCause`s and message as
+ * kube-apiserver sends them; `undefined` for any other error.
+ *
+ * ## Example
+ * ```ts
+ * if (forbiddenCause(e) === 'namespace-terminating') return; // the namespace is going away
+ * ```
+ */
+export function forbiddenCause(e: unknown): ForbiddenCause | undefined {
+  const err = apiError(e);
+  if (err === undefined || (err.reason !== 'Forbidden' && err.code !== 403)) return undefined;
+  return classifyForbidden(err.status);
+}
+
+/**
+ * A write refused because its namespace is being deleted (403 with cause `NamespaceTerminating`,
+ * kube-apiserver's NamespaceLifecycle admission).
+ *
+ * ## Example
+ * ```ts
+ * catchError((e) => (isNamespaceTerminating(e) ? EMPTY : throwError(() => e)))
+ * ```
+ */
+export function isNamespaceTerminating(e: unknown): e is KubeApiError {
+  return forbiddenCause(e) === 'namespace-terminating';
+}
+
+function classifyForbidden(status: Status): ForbiddenCause {
+  const message = status.message ?? '';
+  if (
+    (status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating') ||
+    /because it is being terminated/.test(message)
+  ) {
+    return 'namespace-terminating';
+  }
+  if (/admission webhook "[^"]*" denied the request/.test(message)) return 'webhook';
+  if (/exceeded quota/.test(message)) return 'quota';
+  // The authorizer's words: `User "x" cannot list resource "pods" …` / `cannot get path "/x"`.
+  if (/\bcannot [a-z]+ (resource|path)\b/.test(message) || /forbidden: User "/.test(message)) return 'rbac';
+  // A bare "forbidden" says nothing more: most likely RBAC (an authorizer without a reason).
+  const explanation = message.replace(/^.*? is forbidden:\s*/, '').trim();
+  return explanation === '' || /^forbidden\.?$/i.test(explanation) ? 'rbac' : 'admission';
+}
+
+/**
+ * 403 `Forbidden`: the request was refused — by RBAC, or by admission (a terminating namespace, a
+ * webhook, a quota): see {@link forbiddenCause}; the message says which, and what to do.
  *
  * ## Example
  * ```ts
@@ -498,12 +552,7 @@ function apiErrorMessage(
   const object = `${resourceName(t)}${t.name ? ` "${t.name}"` : ''} ${where(t)}`;
   switch (reason) {
     case 'Forbidden':
-      return (
-        `forbidden: rxkube needs RBAC permission to "${t.verb}" "${resourceName(t)}" ${where(t)} ` +
-        `(server: ${server}). Grant it with a ${t.namespace ? 'Role' : 'ClusterRole'} rule ` +
-        `{ apiGroups: ["${t.group ?? ''}"], resources: ["${t.resource ?? ''}"], verbs: ["${t.verb}"] } ` +
-        `bound to the identity in the kubeconfig. [${code} ${request}]`
-      );
+      return forbiddenMessage(classifyForbidden(status), t, server, object, `[${code} ${request}]`);
     case 'Unauthorized':
       return (
         `unauthorized: the API server rejected the credentials while trying to "${t.verb}" ${object} ` +
@@ -527,6 +576,46 @@ function apiErrorMessage(
           ? ` Causes: ${status.details.causes.map((c) => `${c.field ?? '?'}: ${c.message ?? c.reason ?? ''}`).join('; ')}.`
           : '';
   return `${t.verb} ${object} failed: ${code} ${reason}: ${server}.${hint} [${request}]`;
+}
+
+function forbiddenMessage(
+  cause: ForbiddenCause,
+  t: RequestTarget,
+  server: string,
+  object: string,
+  request: string,
+): string {
+  switch (cause) {
+    case 'rbac':
+      return (
+        `forbidden: rxkube needs RBAC permission to "${t.verb}" "${resourceName(t)}" ${where(t)} ` +
+        `(server: ${server}). Grant it with a ${t.namespace ? 'Role' : 'ClusterRole'} rule ` +
+        `{ apiGroups: ["${t.group ?? ''}"], resources: ["${t.resource ?? ''}"], verbs: ["${t.verb}"] } ` +
+        `bound to the identity in the kubeconfig. ${request}`
+      );
+    case 'namespace-terminating':
+      return (
+        `forbidden: namespace "${t.namespace ?? '?'}" is being deleted, so "${t.verb}" of ${object} is refused ` +
+        `(server: ${server}). This is not an RBAC problem: nothing new can be created in a terminating ` +
+        `namespace; write elsewhere, or treat the work there as done (a finalizer cleanup does). ${request}`
+      );
+    case 'webhook':
+      return (
+        `forbidden: an admission webhook denied "${t.verb}" of ${object} (server: ${server}). ` +
+        `This is not an RBAC problem: change the object to satisfy the webhook's policy, or ask the ` +
+        `webhook's owners (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations). ${request}`
+      );
+    case 'quota':
+      return (
+        `forbidden: a ResourceQuota ${where(t)} refused "${t.verb}" of ${object} (server: ${server}). ` +
+        `This is not an RBAC problem: raise the quota (kubectl describe resourcequota) or request less. ${request}`
+      );
+    case 'admission':
+      return (
+        `forbidden: admission refused "${t.verb}" of ${object} (server: ${server}). This is not an RBAC ` +
+        `problem: change the object to satisfy the policy the server names (PodSecurity, LimitRange, …). ${request}`
+      );
+  }
 }
 
 function errorCodeOf(cause: unknown): string | undefined {

@@ -1,4 +1,7 @@
 export {};
+// First: on a too-old Node, fail here with the required version, before any dependency loads.
+import './node-version.js';
+export { assertSupportedNode, MINIMUM_NODE_VERSION } from './node-version.js';
 export { watcher } from './watcher/watcher.js';
 export { watcherWithHealth } from './watcher/watcher-with-health.js';
 export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
@@ -57,16 +60,19 @@ export {
   ResourceNotFoundError,
   isAlreadyExists,
   isConflict,
+  forbiddenCause,
   isForbidden,
   isGone,
   isInvalid,
   isKubeApiError,
+  isNamespaceTerminating,
   isNotFound,
   isTooManyRequests,
   isUnauthorized,
   retryAfterSeconds,
 } from './errors.js';
 export type {
+  ForbiddenCause,
   KubeApiErrorInit,
   RequestTarget,
   Status,
@@ -75,7 +81,16 @@ export type {
   TransportFailure,
 } from './errors.js';
 export { objectKey } from './types.js';
-export type { KubeObject, ObjectMeta, ObjectRef, OwnerReference, ResourceType, WatchEvent } from './types.js';
+export type {
+  FromModel,
+  KubeObject,
+  ObjectMeta,
+  ObjectRef,
+  OwnerReference,
+  ResourceType,
+  WatchEvent,
+  Wire,
+} from './types.js';
 export type {
   ListPage,
   ListParams,
@@ -95,17 +110,14 @@ export { draftStatus, setObservedGeneration } from './sink/draft-status.js';
 export type { DraftedStatus, StatusRecipe } from './sink/draft-status.js';
 export { findCondition, setCondition } from './sink/conditions.js';
 export type { Condition, ConditionInput } from './sink/conditions.js';
-export { StatusConflictError, statusSink } from './sink/status-sink.js';
-export type {
-  StatusSinkOptions,
-  StatusSinkResult,
-  StatusWrite,
-  StatusWriteOutcome,
-} from './sink/status-sink.js';
+export { statusSink } from './sink/status-sink.js';
+export type { StatusSinkOptions, StatusSinkResult } from './sink/status-sink.js';
+export { StatusConflictError, writeStatus } from './sink/status-write.js';
+export type { StatusWrite, StatusWriteOptions, StatusWriteOutcome } from './sink/status-write.js';
 export { statusPortFromClient } from './sink/status-port.js';
 export type { StatusPatch, StatusPort, StatusPortOptions } from './sink/status-port.js';
-export { OwnWrites } from './sink/own-writes.js';
-export type { OwnWritesOptions } from './sink/own-writes.js';
+export { WriteTracker, writeId } from './sink/write-tracker.js';
+export type { OwnEcho, WriteTrackerOptions } from './sink/write-tracker.js';
 export { suppressOwnEcho } from './sink/suppress-own-echo.js';
 export { finalizer } from './finalizer/finalizer.js';
 export type {
@@ -121,17 +133,32 @@ export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from '
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
 export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './events/event-port.js';
-export { controller, DEFAULT_LANE_IDLE_MS } from './controller/controller.js';
+export { controller } from './controller/controller.js';
+export type { Controller, ControllerResult, ControllerStores } from './controller/controller.js';
+export { DEFAULT_LANE_IDLE_MS } from './controller/options.js';
 export type {
-  Controller,
+  ControllerFinalizerOptions,
   ControllerLogger,
+  ControllerObserver,
   ControllerOptions,
-  ControllerReconcile,
-  ControllerResult,
+  ControllerOwns,
+  ControllerStatusOptions,
   ControllerWatch,
-  ReconcileContext,
+  MapContext,
   RequestName,
-} from './controller/controller.js';
+} from './controller/options.js';
+export type {
+  ControllerReconcile,
+  ControllerStatusOutcome,
+  ReconcileContext,
+  StatusOf,
+} from './controller/context.js';
+export type { CacheListOptions, CacheReader } from './controller/cache-reader.js';
+export type { StoreReader } from './reflector/store-reader.js';
+export { labelMatcher } from './reflector/label-selector.js';
+export type { LabelSelectorInput } from './reflector/label-selector.js';
+export { isUserCodeError, UserCodeError, USER_CODE_HOOKS } from './user-code-error.js';
+export type { UserCodeHook } from './user-code-error.js';
 export { ensureCrd } from './crd/ensure-crd.js';
 export type { EnsureCrdOptions, EnsureCrdResult } from './crd/ensure-crd.js';
 export { validateCrd } from './crd/validate-crd.js';
@@ -152,7 +179,7 @@ export {
   setControllerReference,
 } from './children/set-controller-reference.js';
 export { ApplyChildrenError, applyChildren } from './children/apply-children.js';
-export type { ApplyChildrenOptions, ApplyChildrenResult } from './children/apply-children.js';
+export type { ApplyChildrenOptions, ApplyChildrenResult, ChildrenClient } from './children/apply-children.js';
 export type { Resource } from './resource.js';
 export {
   ControllerMetrics,
@@ -206,7 +233,12 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
-export { DEFAULT_SHUTDOWN_TIMEOUT_MS, Manager, ManagerStartError } from './manager/manager.js';
+export {
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  Manager,
+  ManagerStartError,
+  MAX_CONTROLLER_FAILURES,
+} from './manager/manager.js';
 export type {
   ManagedController,
   ManagedControllerOptions,

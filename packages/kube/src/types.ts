@@ -82,18 +82,26 @@ export function objectKey(obj: { metadata: ObjectMeta } | { namespace?: string; 
 }
 
 /**
- * What a watch or request is about: a resource type, optionally narrowed to a namespace.
- * `apiVersion` + `kind` are mapped to a URL path through discovery.
+ * What a watch or request is about: a resource type. `apiVersion` + `kind` are mapped to a URL path
+ * through discovery. The type parameter names the objects of that kind, so Stores and cache reads
+ * given this resource are typed by it (it is a type-level marker only: never set `__object`).
  *
  * ## Example
  * ```ts
  * const configMaps: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
+ * const widgets: ResourceType<Widget> = { apiVersion: 'example.com/v1', kind: 'Widget' };
+ * ctx.cache.list(widgets); // Widget[]
  * ```
  */
-export interface ResourceType {
+export interface ResourceType<T extends KubeObject = KubeObject> {
   /** `v1`, `apps/v1`, `example.com/v1alpha1`, … */
   apiVersion: string;
   kind: string;
+  /**
+   * Type-level marker of the object type; never present at runtime. (A method, so that a plain
+   * `ResourceType` and a `ResourceType<Widget>` are assignable to each other.)
+   */
+  __object?(object: T): void;
 }
 
 /**
@@ -115,3 +123,31 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'InitDone' }
   | { readonly type: 'Apply'; readonly object: T }
   | { readonly type: 'Delete'; readonly object: T };
+
+/** `T` as JSON carries it: `Date` fields (client-node's timestamps) are RFC 3339 strings. */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer E)[]
+    ? Wire<E>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
+
+/**
+ * A client-node model type (`V1Deployment`, `V1ConfigMap`, …) as rxkube's Stores, watches and
+ * reconciles hold it: JSON, with `metadata` always present and timestamps as strings (client-node
+ * declares them `Date`, which the wire never carries). Use it wherever a `KubeObject` type is asked
+ * for; model objects you build are accepted as they are wherever an object is written
+ * (`client.apply`, `ctx.apply`, `applyChildren`, `setControllerReference`).
+ *
+ * ## Example
+ * ```ts
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * type Deployment = FromModel<V1Deployment>;
+ * controller<Deployment>({ for: { apiVersion: 'apps/v1', kind: 'Deployment' }, client })
+ *   .run((_req, ctx) => of(ctx.object.spec?.replicas === 0 ? Action.awaitChange() : Action.requeue(60_000)));
+ * ```
+ */
+export type FromModel<T extends { metadata?: object }> = Wire<Omit<T, 'metadata'>> & {
+  metadata: ObjectMeta & Wire<NonNullable<T['metadata']>>;
+};

@@ -25,8 +25,11 @@ export const FAULT_KINDS = [
 /** A kind of fault. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** How often each kind is picked (restarts are rare: each one drops every connection). */
-export const FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = {
+/**
+ * How often each kind is picked at random. Restarts are not drawn: each drops every connection, so
+ * the storm schedules a few at even intervals instead ({@link restartsFor}).
+ */
+export const FAULT_WEIGHTS: Readonly<Record<Exclude<FaultKind, 'restart'>, number>> = {
   drop: 10,
   stall: 6,
   cut: 10,
@@ -38,8 +41,36 @@ export const FAULT_WEIGHTS: Readonly<Record<FaultKind, number>> = {
   listThrottle: 8,
   watchThrottle: 8,
   delay: 10,
-  restart: 0.3,
 };
+
+/** The kinds that act on open watches: pointless while none is open. */
+export const WATCH_FAULTS: ReadonlySet<FaultKind> = new Set(['drop', 'stall', 'cut', 'malformed']);
+
+/** The order of a burst's faults: those needing open watches first, the drop last among them. */
+export const BURST_ORDER: readonly FaultKind[] = [
+  'malformed',
+  'cut',
+  'stall',
+  'drop',
+  'expire',
+  'watchError',
+  'watchThrottle',
+  'listError',
+  'listThrottle',
+  'delay',
+  'compact',
+  'restart',
+];
+
+/** The weights of the kinds that do not need an open watch. */
+export const OTHER_WEIGHTS = Object.fromEntries(
+  Object.entries(FAULT_WEIGHTS).filter(([k]) => !WATCH_FAULTS.has(k as FaultKind)),
+) as Readonly<Record<Exclude<FaultKind, 'restart' | 'drop' | 'stall' | 'cut' | 'malformed'>, number>>;
+
+/** Server restarts in a storm of `faults` faults: one per 2,000, at least one. */
+export function restartsFor(faults: number): number {
+  return Math.max(1, Math.round(faults / 2_000));
+}
 
 const LIST = /^\/api(s\/[^/]+)?\/v1\/(namespaces\/[^/]+\/)?(configmaps|secrets)(\?(?!.*watch=)|$)/;
 const WATCH = /[?&]watch=(true|1)/;

@@ -15,7 +15,13 @@ export type {
   PendingFault,
   InjectedErrorCount,
 } from './faults.js';
-export type { AuthOptions, AuthRule, AuthUser } from './auth.js';
+export { parseTokenFile } from './auth.js';
+export type { AuthOptions, AuthUser } from './auth.js';
+export type { AuditEvent, AuditObjectRef, AuditUser } from './audit.js';
+export { rbacGrant } from './rbac/grant.js';
+export type { RbacGrantOptions } from './rbac/grant.js';
+export type { PolicyRule, Subject, RoleRef } from './rbac/types.js';
+export type { AdmissionPlugin } from './rbac/owner-references.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';
 export type { KObj, Meta } from './store/object.js';
 export { parseLabelSelector, parseFieldSelector, SelectorError } from './selectors.js';

@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 
+import type { AuditEvent } from './audit.js';
+import { AuditLog } from './audit.js';
 import type { AuthOptions, RequestUser } from './auth.js';
-import { authenticate } from './auth.js';
+import { ADMIN_USER, authenticate } from './auth.js';
 import { AdminClient } from './cluster/admin-client.js';
 import type { TestCluster } from './cluster/cluster.js';
 import { clusterReads } from './cluster/cluster.js';
@@ -37,13 +39,18 @@ import type { ResponseContext } from './http/respond.js';
 import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/documents.js';
 import { serveOpenApi } from './openapi/handler.js';
+import { requestAttributes } from './rbac/attributes.js';
+import { forbiddenError } from './rbac/forbidden.js';
+import { ImpersonationHeaderError, impersonate } from './rbac/impersonation.js';
+import type { InstalledAuthorization } from './rbac/install.js';
+import { installAuthorization } from './rbac/install.js';
+import type { AdmissionPlugin } from './rbac/owner-references.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
 import {
   ApiError,
   failure,
-  forbiddenPath,
   internalError,
   serviceUnavailable,
   tooManyRequests,
@@ -70,8 +77,23 @@ export interface ApiServerOptions {
   readonly host?: string;
   /** Serve HTTPS with the checked-in test CA (kubeconfig carries certificate-authority-data). */
   readonly tls?: boolean;
-  /** Bearer tokens and allow rules; without it every request is admin. */
+  /**
+   * Bearer tokens, and RBAC objects to create at start: with it requests are authenticated by token
+   * and authorized by RBAC from the Roles and bindings stored in the server (the bootstrap policy
+   * included). Without it every request is admin and allowed.
+   */
   readonly auth?: AuthOptions;
+  /**
+   * Admission plugins to enable besides the defaults (kube-apiserver's `--enable-admission-plugins`):
+   * `OwnerReferencesPermissionEnforcement`. They check permissions, so they act with `auth` only.
+   */
+  readonly enableAdmissionPlugins?: readonly AdmissionPlugin[];
+  /**
+   * Keep an audit log (kube-apiserver's at level Metadata: user, verb, object, code, authorization
+   * decision and reason), read with {@link ApiServer.auditEvents}; at most `maxEvents` (default
+   * 100,000), the oldest dropped first. Off by default.
+   */
+  readonly audit?: { readonly maxEvents?: number };
   /** Garbage collection of ownerReferences (default true). */
   readonly gc?: boolean;
   /** Namespace existence/termination checks and the namespace controller (default true). */
@@ -146,6 +168,8 @@ export interface ApiServer extends TestCluster {
   objects(resource: string, namespace?: string): KObj[];
   /** One object, or undefined. */
   object(resource: string, namespace: string | undefined, name: string): KObj | undefined;
+  /** The audit log so far, oldest first (empty unless started with `audit`). */
+  auditEvents(): AuditEvent[];
   /** Drops all connections and listens again on the same port; state kept, history compacted. */
   restart(): Promise<void>;
   /** Stops the server and removes the temporary kubeconfig. */
@@ -242,6 +266,8 @@ class ApiServerImpl implements ApiServer {
   private readonly deployments: DeploymentController | undefined;
   private readonly pvcProtection: PvcProtectionController;
   private readonly crds: CrdController;
+  private readonly authorization: InstalledAuthorization;
+  private readonly auditLog: AuditLog | undefined;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
   private readonly host: string;
@@ -260,6 +286,7 @@ class ApiServerImpl implements ApiServer {
     this.logger = options.logger ?? { error: (m, e) => console.error(`[rxkube-apiserver] ${m}`, e ?? '') };
     this.host = options.host ?? '127.0.0.1';
     this.tls = options.tls ? testCertificates() : undefined;
+    this.auditLog = options.audit ? new AuditLog(options.audit.maxEvents ?? 100_000) : undefined;
     this.store = new ObjectStore(options.watchHistory ?? 10_000);
     const namespaceLifecycle = options.namespaceLifecycle ?? true;
     const gc = options.gc ?? true;
@@ -313,10 +340,22 @@ class ApiServerImpl implements ApiServer {
         )?.[0]
       : undefined;
     this.token = admin ?? 'rxkube-testing-admin';
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
+    this.authorization = installAuthorization(
+      this.engine,
+      this.registry,
+      {
+        rbac: options.auth !== undefined,
+        ...(options.enableAdmissionPlugins !== undefined
+          ? { admissionPlugins: options.enableAdmissionPlugins }
+          : {}),
+      },
+      log,
+    );
     this.env = {
       engine: this.engine,
       registry: this.registry,
-      auth: options.auth,
+      authorizer: this.authorization.authorizer,
       gc,
       maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -339,7 +378,6 @@ class ApiServerImpl implements ApiServer {
       }
       this.registry.add(t);
     });
-    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
     this.store.compact();
     const ttl = options.continueTokenTtlMs ?? 300_000;
     let mark = this.store.resourceVersion;
@@ -456,13 +494,11 @@ class ApiServerImpl implements ApiServer {
     const delay = this.faults.takeDelay(method, pathWithQuery);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
-    let user: RequestUser | undefined = {
-      name: 'admin',
-      groups: ['system:masters', 'system:authenticated'],
-      anonymous: false,
-    };
+    let user: RequestUser | undefined = ADMIN_USER;
     if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);
     const ctx: ResponseContext = { headers: this.apiHeaders(user) };
+    const audit = this.auditLog?.begin(ctx.headers['Audit-Id'] ?? randomUUID(), req, res);
+    if (user) audit?.authenticated(user);
     // errors are written in the encoding the client accepts (responsewriters.ErrorNegotiated)
     const errorMedia = negotiateErrorMedia(req.headers.accept);
     const injected = this.faults.takeFailure(method, pathWithQuery);
@@ -483,6 +519,22 @@ class ApiServerImpl implements ApiServer {
         sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } }, {}, errorMedia);
         return;
       }
+      // the filter chain of kube-apiserver: impersonation, then authorization, then routing
+      const { authorizer } = this.authorization;
+      try {
+        const acting = impersonate(req, user, authorizer);
+        if (acting !== user) audit?.impersonated(acting);
+        user = acting;
+      } catch (e) {
+        if (!(e instanceof ImpersonationHeaderError)) throw e;
+        req.resume();
+        sendText(res, 500, `${e.message}\n`, ctx);
+        return;
+      }
+      const attributes = requestAttributes(user, method, url.pathname, url.searchParams);
+      const decision = authorizer.authorize(attributes);
+      audit?.authorized(attributes, decision);
+      if (!decision.allowed) throw forbiddenError(attributes, decision.reason);
       await this.dispatch(req, res, route, url.searchParams, user, ctx);
     } catch (e) {
       if (e instanceof ApiError) {
@@ -511,12 +563,6 @@ class ApiServerImpl implements ApiServer {
     ctx: ResponseContext,
   ): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
-    const isPublic = route.kind === 'version' || route.kind === 'health';
-    if (!isPublic && route.kind !== 'resource' && user.anonymous && this.options.auth) {
-      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname), {
-        'X-Content-Type-Options': 'nosniff',
-      });
-    }
     if (route.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') {
       if (route.kind === 'unknown') sendPageNotFound(res, ctx);
       else
@@ -586,6 +632,10 @@ class ApiServerImpl implements ApiServer {
     const plural = dot < 0 ? resource : resource.slice(0, dot);
     const group = dot < 0 ? '' : resource.slice(dot + 1);
     return this.registry.all().find((t) => t.resource === plural && t.group === group);
+  }
+
+  auditEvents(): AuditEvent[] {
+    return this.auditLog?.events() ?? [];
   }
 
   objects(resource: string, namespace?: string): KObj[] {
@@ -660,6 +710,7 @@ class ApiServerImpl implements ApiServer {
     this.admin?.close();
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
+    this.authorization.stop();
     this.deployments?.stop();
     this.pvcProtection.stop();
     this.crds.stop();

@@ -41,6 +41,8 @@ interface KeyState<T> {
   rerunPending: boolean;
   /** Pending requeue / retry. */
   timer: Subscription | undefined;
+  /** The pending timer is an error retry holding a token of the bucket. */
+  reserved: boolean;
 }
 
 /** Read-only counters of one subscription's loop, for tests. */
@@ -57,8 +59,24 @@ interface Settings<K> {
   readonly concurrency: number | undefined;
   readonly observer: RunByKeyObserver<K> | undefined;
   readonly backoff: { readonly baseMs?: number; readonly maxMs?: number; readonly jitter?: number };
-  readonly rateLimit: { readonly qps: number; readonly burst: number } | false;
+  readonly rateLimit: { readonly qps: number; readonly burst: number } | Bucket | false;
   readonly random: (() => number) | undefined;
+  readonly onPending: ((keys: number) => void) | undefined;
+}
+
+/** What the loop needs of a token bucket (a shared `TokenBucket`, checked structurally). */
+interface Bucket {
+  take(nowMs: number): number;
+  restore(nowMs: number): void;
+}
+
+function isBucket(value: unknown): value is Bucket {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as Partial<Bucket>).take === 'function' &&
+    typeof (value as Partial<Bucket>).restore === 'function'
+  );
 }
 
 /**
@@ -116,7 +134,9 @@ export function createApplier<T, K>(
 class ApplierLoop<T, K> implements ApplierProbe {
   private readonly states = new Map<K, KeyState<T>>();
   private readonly backoff: PerKeyBackoff<K>;
-  private readonly bucket: TokenBucket | undefined;
+  private readonly bucket: Bucket | undefined;
+  private readonly onPending: ((keys: number) => void) | undefined;
+  private reported = 0;
   private readonly retrySubject = new Subject<Trigger<T, K>>();
   /** Re-emissions (requeues and retries), merged with the source in front of runByKey. */
   readonly retries: Observable<Trigger<T, K>> = this.retrySubject.asObservable();
@@ -132,7 +152,16 @@ class ApplierLoop<T, K> implements ApplierProbe {
       ...settings.backoff,
       ...(settings.random === undefined ? {} : { random: settings.random }),
     });
-    this.bucket = settings.rateLimit === false ? undefined : new TokenBucket(settings.rateLimit);
+    const limit = settings.rateLimit;
+    this.bucket = limit === false ? undefined : isBucket(limit) ? limit : new TokenBucket(limit);
+    this.onPending = settings.onPending;
+  }
+
+  /** Tells `onPending` the number of keys held, when it changed. */
+  private report(): void {
+    if (this.onPending === undefined || this.states.size === this.reported) return;
+    this.reported = this.states.size;
+    this.onPending(this.reported);
   }
 
   get keys(): number {
@@ -151,10 +180,20 @@ class ApplierLoop<T, K> implements ApplierProbe {
   trigger({ key, value }: Trigger<T, K>): void {
     const state = this.states.get(key);
     if (state === undefined) {
-      this.states.set(key, { latest: value, inFlight: false, rerunPending: false, timer: undefined });
+      this.states.set(key, {
+        latest: value,
+        inFlight: false,
+        rerunPending: false,
+        timer: undefined,
+        reserved: false,
+      });
+      this.report();
       return;
     }
     state.latest = value;
+    // A retry made moot by a newer trigger gives its token back (it fires through here too, with
+    // its timer already cleared).
+    if (state.reserved && state.timer !== undefined) this.bucket?.restore(this.scheduler.now());
     this.cancelTimer(state);
     if (state.inFlight) state.rerunPending = true;
   }
@@ -165,8 +204,9 @@ class ApplierLoop<T, K> implements ApplierProbe {
     let state = this.states.get(key);
     if (state === undefined) {
       // Not expected (every trigger creates state first); stay correct anyway.
-      state = { latest: value, inFlight: false, rerunPending: false, timer: undefined };
+      state = { latest: value, inFlight: false, rerunPending: false, timer: undefined, reserved: false };
       this.states.set(key, state);
+      this.report();
     }
     state.inFlight = true;
     state.rerunPending = false;
@@ -216,10 +256,11 @@ class ApplierLoop<T, K> implements ApplierProbe {
       result = { key, value, outcome: 'terminal', error, durationMs };
     } else {
       const error: ReconcileError<K> = toReconcileError(key, raw.thrown);
-      const backoffMs = this.backoff.next(key);
       if (canSchedule) {
-        const delay = Math.max(backoffMs, this.bucket?.take(now) ?? 0);
+        // Only a failure that schedules a retry counts: a rerun for a newer trigger is not a retry.
+        const delay = Math.max(this.backoff.next(key), this.bucket?.take(now) ?? 0);
         this.schedule(state, key, delay);
+        state.reserved = this.bucket !== undefined;
         result = { key, value, outcome: 'error', error, durationMs, retryInMs: delay };
       } else {
         result = { key, value, outcome: 'error', error, durationMs };
@@ -232,8 +273,10 @@ class ApplierLoop<T, K> implements ApplierProbe {
 
   private schedule(state: KeyState<T>, key: K, delay: number): void {
     this.timerCount += 1;
+    state.reserved = false;
     state.timer = this.scheduler.schedule(() => {
       state.timer = undefined;
+      state.reserved = false;
       this.timerCount -= 1;
       this.retrySubject.next({ key, value: state.latest, loop: this });
     }, delay);
@@ -243,6 +286,7 @@ class ApplierLoop<T, K> implements ApplierProbe {
     if (state.timer === undefined) return;
     state.timer.unsubscribe();
     state.timer = undefined;
+    state.reserved = false;
     this.timerCount -= 1;
   }
 
@@ -250,6 +294,7 @@ class ApplierLoop<T, K> implements ApplierProbe {
   private release(key: K): void {
     this.states.delete(key);
     this.backoff.reset(key);
+    this.report();
   }
 
   /** The source completed: no more re-emissions; keys that only waited for a timer are released. */
@@ -271,6 +316,7 @@ class ApplierLoop<T, K> implements ApplierProbe {
     for (const state of this.states.values()) this.cancelTimer(state);
     this.states.clear();
     this.backoff.clear();
+    this.report();
     this.retrySubject.complete();
   }
 }
@@ -327,13 +373,13 @@ function validateOptions<K>(options: ApplierOptions<K> | undefined): Settings<K>
     );
   }
   const rateLimit = opts.rateLimit ?? { qps: DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST };
-  if (rateLimit !== false) {
+  if (rateLimit !== false && !isBucket(rateLimit)) {
     if (rateLimit === null || typeof rateLimit !== 'object') {
       throw new InvalidArgumentError(
         OPERATOR,
         'options.rateLimit',
         rateLimit,
-        'must be { qps, burst } or false',
+        'must be { qps, burst }, a TokenBucket or false',
       );
     }
     const { qps, burst } = rateLimit;
@@ -345,6 +391,7 @@ function validateOptions<K>(options: ApplierOptions<K> | undefined): Settings<K>
     }
   }
   if (opts.random !== undefined) assertFunction(OPERATOR, 'options.random', opts.random);
+  if (opts.onPending !== undefined) assertFunction(OPERATOR, 'options.onPending', opts.onPending);
   return {
     concurrency: opts.concurrency,
     observer: opts.observer,
@@ -355,5 +402,6 @@ function validateOptions<K>(options: ApplierOptions<K> | undefined): Settings<K>
     },
     rateLimit,
     random: opts.random,
+    onPending: opts.onPending,
   };
 }

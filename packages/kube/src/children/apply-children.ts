@@ -11,7 +11,8 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ApiResource } from '../client/api-resource.js';
-import type { KubeClient } from '../client/kube-client.js';
+import type { KubeClient, ObjectLike } from '../client/kube-client.js';
+import { labelMatcher } from '../reflector/label-selector.js';
 import { isConflict, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectMeta, ObjectRef, ResourceType } from '../types.js';
 import { ownerReferenceOf, setControllerReference } from './set-controller-reference.js';
@@ -32,7 +33,20 @@ export interface ApplyChildrenOptions {
   readonly force?: boolean;
   /** Narrows the lists of existing children (e.g. `app.kubernetes.io/managed-by=my-operator`). */
   readonly labelSelector?: string;
+  /**
+   * The objects of a kind that exist now in `namespace` (the owner's, for a namespaced kind of a
+   * namespaced owner; else `undefined`: every one), from a cache: no LIST is sent for a kind it
+   * answers. `undefined` for a kind
+   * the cache does not hold (then it is listed). `ctx.applyChildren` passes the owned Stores.
+   */
+  readonly existing?: (
+    type: ResourceType,
+    namespace: string | undefined,
+  ) => readonly { readonly metadata: ObjectMeta }[] | undefined;
 }
+
+/** What {@link applyChildren} needs of a client (a `KubeClient` fits; so does `ctx`'s tracked one). */
+export type ChildrenClient = Pick<KubeClient, 'discovery' | 'apply' | 'delete' | 'list'>;
 
 /** What {@link applyChildren} did. */
 export interface ApplyChildrenResult {
@@ -42,6 +56,8 @@ export interface ApplyChildrenResult {
   readonly unchanged: readonly ObjectRef[];
   /** Owned children deleted because they are no longer desired. */
   readonly pruned: readonly ObjectRef[];
+  /** Every desired child as the server returned it from the apply, in `desired` order. */
+  readonly objects: readonly KubeObject[];
 }
 
 /**
@@ -102,10 +118,10 @@ interface Existing {
  *   reference to `owner` ({@link setControllerReference}); a child controlled by another object
  *   → `AlreadyOwnedError`, a cross-namespace child → `InvalidArgumentError`. All checks run before
  *   the first write, so bad input writes nothing.
- * - Existing children are listed first (metadata only, the owner's namespace when it is
- *   namespaced, every namespace when cluster-scoped); "owned" means a controller reference with
- *   the owner's uid — objects merely labelled, or owned by a former owner of the same name, are
- *   left alone.
+ * - Existing children come from `options.existing` (a cache: `ctx.applyChildren` reads the owned
+ *   Stores), else are listed (metadata only, the owner's namespace when it is namespaced, every
+ *   namespace when cluster-scoped); "owned" means a controller reference with the owner's uid —
+ *   objects merely labelled, or owned by a former owner of the same name, are left alone.
  * - Applies one child at a time, in order, as `fieldManager` (force by default). A child whose
  *   resourceVersion does not change is reported `unchanged`: applying the same desired set twice
  *   writes nothing (server-side apply is a no-op when nothing changed).
@@ -118,9 +134,9 @@ interface Existing {
  * @param desired every child that should exist.  @param options field manager, prunable kinds.
  */
 export async function applyChildren(
-  client: KubeClient,
+  client: ChildrenClient,
   owner: KubeObject,
-  desired: readonly KubeObject[],
+  desired: readonly ObjectLike[],
   options: ApplyChildrenOptions,
 ): Promise<ApplyChildrenResult> {
   const op = 'applyChildren';
@@ -175,7 +191,7 @@ export async function applyChildren(
       );
     }
     const r = await resolve({ apiVersion: child.apiVersion, kind: child.kind });
-    let namespace = child.metadata.namespace || undefined;
+    let namespace = child.metadata?.namespace || undefined;
     if (r.namespaced && namespace === undefined) {
       if (ownerNs === undefined) {
         throw new InvalidArgumentError(
@@ -213,19 +229,33 @@ export async function applyChildren(
     });
   }
 
-  // 2. List what exists (metadata only) for every kind involved.
+  // 2. What exists for every kind involved: from the cache when given, else a LIST (metadata only).
   const existing = new Map<string, Existing>();
+  const selected = options.labelSelector !== undefined ? labelMatcher(options.labelSelector) : undefined;
   for (const [gk, r] of resources) {
     const apiVersion = r.group ? `${r.group}/${r.version}` : r.version;
-    const list = await client.list<{ metadata: ObjectMeta }>(
+    const cached = options.existing?.(
       { apiVersion, kind: r.kind },
-      {
-        metadataOnly: true,
-        ...(r.namespaced && ownerNs !== undefined ? { namespace: ownerNs } : {}),
-        ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
-      },
+      r.namespaced && ownerNs !== undefined ? ownerNs : undefined,
     );
-    for (const item of list.items) {
+    const items =
+      cached !== undefined
+        ? cached.filter(
+            (o) =>
+              (!r.namespaced || ownerNs === undefined || o.metadata.namespace === ownerNs) &&
+              (selected === undefined || selected(o.metadata.labels)),
+          )
+        : ((
+            await client.list<{ metadata: ObjectMeta }>(
+              { apiVersion, kind: r.kind },
+              {
+                metadataOnly: true,
+                ...(r.namespaced && ownerNs !== undefined ? { namespace: ownerNs } : {}),
+                ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
+              },
+            )
+          ).items ?? []);
+    for (const item of items) {
       const meta = item.metadata;
       const name = meta.name ?? '';
       const namespace = meta.namespace || undefined;
@@ -247,6 +277,7 @@ export async function applyChildren(
   // 3. Apply, one at a time.
   const applied: ObjectRef[] = [];
   const unchanged: ObjectRef[] = [];
+  const objects: KubeObject[] = [];
   const failures: { child: ObjectRef; error: unknown }[] = [];
   const force = options.force ?? true;
   for (const p of prepared) {
@@ -254,12 +285,13 @@ export async function applyChildren(
       const out = await client.apply(p.body, { fieldManager: options.fieldManager, force });
       const before = existing.get(p.key)?.meta.resourceVersion;
       (before !== undefined && out.metadata.resourceVersion === before ? unchanged : applied).push(p.ref);
+      objects.push(out);
     } catch (error) {
       failures.push({ child: p.ref, error });
     }
   }
   if (failures.length > 0)
-    throw new ApplyChildrenError(ownerKey, failures, { applied, unchanged, pruned: [] });
+    throw new ApplyChildrenError(ownerKey, failures, { applied, unchanged, pruned: [], objects });
 
   // 4. Prune owned children that are not desired.
   const pruned: ObjectRef[] = [];
@@ -276,7 +308,7 @@ export async function applyChildren(
       throw error;
     }
   }
-  return { applied, unchanged, pruned };
+  return { applied, unchanged, pruned, objects };
 }
 
 function groupKind(group: string, kind: string): string {

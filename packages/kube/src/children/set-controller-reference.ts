@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { KubeObject, OwnerReference } from '../types.js';
+import type { ObjectLike } from '../client/kube-client.js';
 
 /**
  * The child already has a controller owner that is a different object (another group, kind or
@@ -66,7 +67,7 @@ export class AlreadyOwnedError extends Error {
  *   server or the Store) → `InvalidArgumentError` otherwise.
  * - Pure: neither argument is modified.
  */
-export function setControllerReference<T extends KubeObject>(owner: KubeObject, child: T): T {
+export function setControllerReference<T extends ObjectLike>(owner: KubeObject, child: T): T {
   const ref = ownerReferenceOf(owner, 'setControllerReference');
   const meta = child.metadata as KubeObject['metadata'] | undefined;
   if (meta === undefined || meta === null || typeof meta !== 'object') {

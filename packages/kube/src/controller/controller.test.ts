@@ -147,7 +147,7 @@ describe('controller (marbles, fake watches)', () => {
         d: { type: 'Delete', object: obj('child2', '8', ownedBy('q', true, 'ConfigMap', 'v1')) },
         e: { type: 'Apply', object: obj('orphan', '9') },
       });
-      const registry = fakeRegistry({ ConfigMap: primary, 'Secret:meta': secrets }, targets);
+      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets }, targets);
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(() =>
         cold('(d|)', { d: Action.awaitChange() }),
       );
@@ -157,7 +157,7 @@ describe('controller (marbles, fake watches)', () => {
         q: 'ns/q:success',
       });
     });
-    expect(targets).toContainEqual({ resource: SECRET, metadataOnly: true });
+    expect(targets).toContainEqual({ resource: SECRET }); // owns caches full objects (issue 14)
   });
 
   it('gives the reconcile its children from the owner index, and refuses resources it does not own', () => {
@@ -171,7 +171,7 @@ describe('controller (marbles, fake watches)', () => {
         b: { type: 'InitApply', object: obj('s2', '3', ownedBy('zz')) },
         D,
       });
-      const registry = fakeRegistry({ ConfigMap: primary, 'Secret:meta': secrets });
+      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets });
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(
         (_r, ctx: ReconcileContext<KubeObject>) => {
           seen.push(ctx.owned(SECRET).map((o) => o.metadata.name ?? ''));
@@ -182,13 +182,13 @@ describe('controller (marbles, fake watches)', () => {
         },
       );
       // s2's controller owner zz is not in the Store: its request is skipped
-      expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('(pzp)', {
+      expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('(pz)', {
         p: 'ns/p:success',
         z: 'ns/zz:skipped',
       });
     });
-    // p is reconciled for its own InitApply and again for its child's (parked while p waited for the sync)
-    expect(seen).toEqual([['s1'], ['s1']]);
+    // p's own list trigger and its child's arrive in the same tick: one reconcile (issue 12 §1)
+    expect(seen).toEqual([['s1']]);
   });
 
   it('maps events of a mapped watch through map(object)', () => {
@@ -406,7 +406,7 @@ describe('controller (marbles, fake watches)', () => {
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       const secrets = hot<WatchEvent>('I---------D', { I, D });
-      const registry = fakeRegistry({ ConfigMap: primary, 'Secret:meta': secrets });
+      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets });
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(() =>
         cold('(d|)', { d: Action.awaitChange() }),
       );
@@ -487,6 +487,31 @@ describe('controller (marbles, fake watches)', () => {
     expect(starts).toEqual(['0:busy/a1', '0:calm/c', '20:busy/a2', '50:calm/c']);
   });
 
+  it('keeps the retry rate limit global across namespace lanes (one token bucket; issue 12 §4)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', {
+        I,
+        a: { type: 'InitApply', object: obj('a', '1', {}, 'one') },
+        b: { type: 'InitApply', object: obj('b', '1', {}, 'two') },
+        D,
+      });
+      const results$ = controller(
+        base(fakeRegistry({ ConfigMap: primary }), {
+          namespaceLanes: { idleMs: 1_000 },
+          rateLimit: { qps: 10, burst: 1 },
+        }),
+        ts,
+      ).run(() => throwError(() => new Error('down')));
+      // a (lane one) takes the only token: retry after its backoff, 5; b (lane two) pays 100 ms
+      // of debt — with a bucket per lane it would retry after 5 as well
+      expectObservable(results$.pipe(map((r) => `${r.key}@${r.retryInMs ?? ''}`)), '^ 4ms !').toBe('(ab)', {
+        a: 'one/a@5',
+        b: 'two/b@100',
+      });
+    });
+  });
+
   it('keeps a lane with a pending requeue open past its idle time (the requeue is not lost)', () => {
     const ts = newScheduler();
     const starts: number[] = [];
@@ -515,7 +540,7 @@ describe('controller (marbles, fake watches)', () => {
       const secrets = hot<WatchEvent>('(ID)', { I, D });
       const work = cold('----------(d|)', { d: Action.awaitChange() });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary, 'Secret:meta': secrets }), { owns: [SECRET] }),
+        base(fakeRegistry({ ConfigMap: primary, Secret: secrets }), { owns: [SECRET] }),
         ts,
       ).run(() => work);
       expectObservable(results$.pipe(map(short)), '^ 4ms !').toBe('');

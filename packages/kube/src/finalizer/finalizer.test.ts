@@ -5,6 +5,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
 import type { JsonPatchOperation } from '../client/kube-client.js';
+import { KubeApiError } from '../errors.js';
 import { applyJsonPatchForTest } from '../sink/internal/apply-json-patch.test.helper.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
@@ -192,6 +193,53 @@ describe('finalizer', () => {
       flush();
       expect(h.patches).toEqual([]);
       expect(h.reconcile.failingCount()).toBe(1);
+    });
+  });
+
+  it('a cleanup refused by a terminating namespace finishes: Warning Event, finalizer removed (issue 12 §3)', () => {
+    const ts = newScheduler();
+    ts.run(({ cold, expectObservable, flush }) => {
+      // packages/testing/fixtures/kube-wire/20-namespace-deletion.json: a create into a namespace being deleted
+      const refused = new KubeApiError({
+        httpStatus: 403,
+        method: 'POST',
+        url: 'https://h/api/v1/namespaces/ns/configmaps',
+        target: { verb: 'create', group: '', resource: 'configmaps', namespace: 'ns' },
+        status: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message:
+            'configmaps "x" is forbidden: unable to create new content in namespace ns because it is being terminated',
+          reason: 'Forbidden',
+          details: {
+            causes: [
+              {
+                reason: 'NamespaceTerminating',
+                message: 'namespace ns is being terminated',
+                field: 'metadata.namespace',
+              },
+            ],
+          },
+          code: 403,
+        },
+      });
+      const h = harness(cold, ts, {
+        cleanup: () => cold('-#', {}, new Error('copy failed', { cause: refused })),
+      });
+      // cleanup refused at 1 → treated as done; removal PATCH 1–2; awaitChange at 2
+      expectObservable(h.run(widget([NAME], true))).toBe('--(a|)', { a: awaitChange });
+      flush();
+      expect(h.patches.map((p) => p.ops)).toEqual([
+        [
+          { op: 'test', path: '/metadata/finalizers/0', value: NAME },
+          { op: 'remove', path: '/metadata/finalizers/0' },
+        ],
+      ]);
+      expect(h.events.map((e) => e.reason)).toEqual(['CleanupIncomplete']);
+      expect(h.events[0]?.note).toMatch(/could not write into namespace ns, which is being deleted/);
+      expect(h.reconcile.failingCount()).toBe(0);
     });
   });
 

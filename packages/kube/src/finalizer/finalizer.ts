@@ -11,6 +11,7 @@ import {
   catchError,
   concat,
   defer,
+  EMPTY,
   from,
   ignoreElements,
   last,
@@ -22,7 +23,7 @@ import {
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { JsonPatchOperation } from '../client/kube-client.js';
-import { isNotFound } from '../errors.js';
+import { isNamespaceTerminating, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import type { FinalizerPort } from './finalizer-port.js';
@@ -117,6 +118,10 @@ const QUALIFIED_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9
  *
  * - A failed `test` (someone else changed the finalizer list: 422) or any error is thrown, so the
  *   applier retries with backoff on the latest object; 404 on removal (already gone) is success.
+ * - A cleanup refused because a namespace it writes into is being deleted (403
+ *   `NamespaceTerminating`, also in a `cause` chain) can never succeed: it counts as done — a
+ *   Warning Event `CleanupIncomplete` says so — and the finalizer is removed, so a namespace
+ *   deletion is never blocked by it.
  * - Stuck cleanups: each failure counts; at `stuck.failures` consecutive failures or `stuck.afterMs`
  *   since the first (checked at each failure, time from the scheduler), `onStuck` runs and a
  *   Warning Event `FinalizerStuck` is recorded, once per streak. A successful cleanup, or seeing the
@@ -246,9 +251,21 @@ export function finalizer<T extends KubeObject>(
         { op: 'test', path: `/metadata/finalizers/${index}`, value: name },
         { op: 'remove', path: `/metadata/finalizers/${index}` },
       ];
-      const cleaned$ = from(cleanup(object)).pipe(
+      const cleaned$ = defer(() => from(cleanup(object))).pipe(
         ignoreElements(),
         catchError((error: unknown) => {
+          const refused = namespaceTerminatingIn(error);
+          if (refused !== undefined) {
+            // The namespace it must write into is being deleted: that write can never succeed, and
+            // retrying would block the deletion forever. Finish, and say so.
+            options.events?.record(object, {
+              type: 'Warning',
+              reason: 'CleanupIncomplete',
+              action: 'Cleanup',
+              note: `cleanup for finalizer ${name} could not write into namespace ${refused.target.namespace ?? '?'}, which is being deleted; the finalizer is removed so the deletion can finish. ${describe(refused)}`,
+            });
+            return EMPTY;
+          }
           failed(key, object, error);
           return throwError(() => error);
         }),
@@ -291,6 +308,18 @@ function refOf(object: KubeObject, key: string): ObjectRef {
     name: object.metadata.name ?? '',
     ...(namespace !== undefined ? { namespace } : {}),
   };
+}
+
+/** The 403 NamespaceTerminating in `error`'s cause chain, if any. */
+function namespaceTerminatingIn(
+  error: unknown,
+): { readonly target: { readonly namespace?: string } } | undefined {
+  let current = error;
+  for (let depth = 0; depth < 16 && current !== null && typeof current === 'object'; depth++) {
+    if (isNamespaceTerminating(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

@@ -21,11 +21,16 @@ import {
   finalize,
   firstValueFrom,
   from,
+  combineLatest,
+  distinctUntilChanged,
   ignoreElements,
   map,
+  of,
   merge,
   race,
   ReplaySubject,
+  retry,
+  tap,
   Subject,
   switchMap,
   takeUntil,
@@ -33,7 +38,12 @@ import {
 } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
-import type { ControllerOptions, ControllerReconcile, ControllerResult } from '../controller/controller.js';
+import type {
+  Controller,
+  ControllerOptions,
+  ControllerReconcile,
+  ControllerResult,
+} from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/internal/load-crd.js';
@@ -57,6 +67,13 @@ import { CrdInstaller } from './crd-installer.js';
 import type { PolicyRule } from './rbac.js';
 
 const OPERATOR = 'Manager';
+/** First restart delay of a controller whose pipeline died; doubles per failure in a row. */
+const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 60_000;
+/** A restarted controller that runs this long without failing ends its failure streak. */
+const RESTART_RESET_MS = 60_000;
+/** Failures in a row after which `/healthz` fails (the kubelet then restarts the pod). */
+export const MAX_CONTROLLER_FAILURES = 5;
 /** controller-runtime's graceful shutdown timeout: 30 s. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -73,9 +90,10 @@ export interface ManagerOptions {
   /** The operator's name: logger name, default lease name, Event `reportingController` prefix. */
   readonly name: string;
   /**
-   * Namespaces to watch. Default: all. With several, each controller runs once per namespace
-   * (controllers that set their own `namespace` keep it; a cluster-scoped primary kind runs once,
-   * cluster-wide, with its owned and mapped watches).
+   * Namespaces to watch. Default: all. With several, each controller watches every one of them
+   * (one watch per namespace and kind, read as one cache: `ctx.cache` and `watches[].map`'s context
+   * answer across all of them); controllers that set their own `namespace` keep it; a
+   * cluster-scoped primary kind runs cluster-wide, with its owned and mapped watches.
    */
   readonly namespaces?: readonly string[];
   /** Default `concurrency` of controllers that do not set one. Default 1. */
@@ -218,6 +236,10 @@ export class Manager {
   private electionFailing = false;
   /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
   private readonly clusterScoped = new Set<string>();
+  /** The controllers built at start, by registration name. */
+  private readonly built = new Map<string, Controller<KubeObject>>();
+  /** Consecutive pipeline failures of each controller (the restart safety net). */
+  private readonly failures = new Map<string, { count: number; error: unknown }>();
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -319,7 +341,7 @@ export class Manager {
       );
     }
     // Let controller() check the options now, not at start.
-    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>, undefined);
+    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>);
     this.controllers.push({
       name,
       options: options as unknown as ManagedControllerOptions<KubeObject>,
@@ -436,9 +458,7 @@ export class Manager {
   targets(): WatchTarget[] {
     const seen = new Map<string, WatchTarget>();
     for (const c of this.controllers) {
-      for (const ns of this.namespacesOf(c.options)) {
-        for (const t of this.build(c.name, c.options, ns).targets) seen.set(watchTargetKey(t), t);
-      }
+      for (const t of this.build(c.name, c.options).targets) seen.set(watchTargetKey(t), t);
     }
     return [...seen.values()];
   }
@@ -499,6 +519,7 @@ export class Manager {
             port: healthPort,
             ...(host !== undefined ? { host } : {}),
             checks: this.readinessChecks(),
+            liveness: [this.controllersLiveness()],
             ...(metricsPort === undefined || metricsPort === false
               ? { registry: this.metrics.registry }
               : {}),
@@ -722,12 +743,19 @@ export class Manager {
     this.lastElectionError = refused ? { at: a.at, error: a.error } : undefined;
   }
 
-  private namespacesOf(options: ManagedControllerOptions<KubeObject>): readonly (string | undefined)[] {
-    if (options.namespace !== undefined) return [options.namespace];
+  /** Where a controller watches: its own namespace, cluster-wide, or the manager's namespaces. */
+  private scopeOf(options: ManagedControllerOptions<KubeObject>): {
+    namespace?: string;
+    namespaces?: readonly string[];
+  } {
+    if (options.namespace !== undefined) return { namespace: options.namespace };
     // A cluster-scoped kind (Namespace, a cluster-scoped CRD) is watched once, cluster-wide.
-    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return [undefined];
+    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return {};
     const namespaces = this.options.namespaces;
-    return namespaces === undefined || namespaces.length === 0 ? [undefined] : namespaces;
+    if (namespaces === undefined || namespaces.length === 0) return {};
+    return namespaces.length === 1 && namespaces[0] !== undefined
+      ? { namespace: namespaces[0] }
+      : { namespaces };
   }
 
   /**
@@ -737,19 +765,21 @@ export class Manager {
   private build(
     name: string,
     options: ManagedControllerOptions<KubeObject>,
-    namespace: string | undefined,
     run?: { readonly recorder: EventRecorder | undefined },
-  ): ReturnType<typeof controller<KubeObject>> {
+  ): Controller<KubeObject> {
     const { events: _events, permissions: _permissions, ...rest } = options;
     const concurrency = rest.concurrency ?? this.options.concurrency;
     return controller<KubeObject>(
       {
         ...rest,
-        ...(namespace !== undefined ? { namespace } : {}),
+        ...this.scopeOf(options),
+        name,
         ...(concurrency !== undefined ? { concurrency } : {}),
         client: this.client,
         registry: this.registry,
         shutdown: this.shutdown,
+        // The manager logs every outcome once (logReconcile); the controller logs the rest.
+        logResults: false,
         ...(run === undefined
           ? { log: {} }
           : {
@@ -783,14 +813,81 @@ export class Manager {
         this.running++;
         return from(c.reconcile(request, ctx)).pipe(finalize(() => this.running--));
       });
-    const runs = this.namespacesOf(c.options).map((ns) =>
-      this.build(c.name, c.options, ns, { recorder }).run(counted),
-    );
-    return merge(...runs).pipe(
+    let built = this.built.get(c.name);
+    if (built === undefined) {
+      built = this.build(c.name, c.options, { recorder });
+      this.built.set(c.name, built);
+    }
+    const ctrl = built;
+    return defer(() => {
+      // A run that stays up RESTART_RESET_MS is healthy again: its failure streak ends.
+      const healthy = this.scheduler.schedule(() => this.failures.delete(c.name), RESTART_RESET_MS);
+      return ctrl.run(counted).pipe(finalize(() => healthy.unsubscribe()));
+    }).pipe(
+      tap(() => this.failures.delete(c.name)),
+      // The safety net (issue 12 §2): a controller whose pipeline dies (a framework bug; user code
+      // is isolated inside it) is restarted with backoff and logged at error; after
+      // MAX_CONTROLLER_FAILURES in a row, /healthz fails so the kubelet restarts the pod.
+      retry({
+        delay: (error: unknown, count: number) => {
+          this.failures.set(c.name, { count, error });
+          const delayMs = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (count - 1));
+          this.log.error(
+            { controller: c.name, error, failures: count, restartInMs: delayMs },
+            `controller ${c.name} stopped with an error; restarting it in ${delayMs} ms`,
+          );
+          return timer(delayMs, this.scheduler);
+        },
+      }),
       this.metrics.tapMetrics(c.name),
       logReconcile(this.log, c.name),
       map((r): ManagedResult => ({ ...r, controller: c.name })),
     );
+  }
+
+  /**
+   * The running controller of a registration (built at `start()`): its Stores, cache and idle
+   * signal (`idle$`: nothing queued, running or waiting). `undefined` before start or for an
+   * unknown name.
+   *
+   * ## Example
+   * ```ts
+   * await firstValueFrom(mgr.controller('widget')!.idle$.pipe(filter(Boolean)));
+   * ```
+   */
+  controller(name: string): Controller<KubeObject> | undefined {
+    return this.built.get(name);
+  }
+
+  /**
+   * `true` while every controller built at start is idle (see {@link controller}); replays the
+   * current value. `true` before start.
+   */
+  get idle$(): Observable<boolean> {
+    const all = [...this.built.values()];
+    return all.length === 0
+      ? of(true)
+      : combineLatest(all.map((c) => c.idle$)).pipe(
+          map((idle) => idle.every(Boolean)),
+          distinctUntilChanged(),
+        );
+  }
+
+  /** The liveness check of the controller safety net (part of `/healthz`). */
+  private controllersLiveness(): ProbeCheck {
+    return {
+      name: 'controllers',
+      check: () => {
+        const failing = [...this.failures].filter(([, f]) => f.count >= MAX_CONTROLLER_FAILURES);
+        if (failing.length === 0) return { ok: true };
+        return {
+          ok: false,
+          reason: failing
+            .map(([name, f]) => `controller ${name} failed ${f.count} times in a row: ${errorText(f.error)}`)
+            .join('; '),
+        };
+      },
+    };
   }
 }
 

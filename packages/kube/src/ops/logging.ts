@@ -221,11 +221,13 @@ export interface LoggedReconcile {
   readonly action?: { readonly type: string; readonly afterMs?: number };
   readonly error?: unknown;
   readonly retryInMs?: number;
+  /** The user function that failed (`ControllerResult.hook`). */
+  readonly hook?: string;
 }
 
 /**
  * Logs one line per reconcile outcome: `{ controller, key, result, durationMs, requeueAfterMs?,
- * retryInMs?, error? }` with message `reconcile <result>` — `info` for success, requeue and
+ * retryInMs?, hook?, error? }` with message `reconcile <result>` — `info` for success, requeue and
  * skipped, `error` for error and terminal (the error's message, secrets scrubbed).
  *
  * ## Example
@@ -265,6 +267,7 @@ export function logReconcile<R extends LoggedReconcile>(
     if (r.action?.type === 'requeue' && r.action.afterMs !== undefined)
       fields['requeueAfterMs'] = r.action.afterMs;
     if (r.retryInMs !== undefined) fields['retryInMs'] = r.retryInMs;
+    if (r.hook !== undefined) fields['hook'] = r.hook;
     if (r.error !== undefined) {
       fields['error'] =
         r.error instanceof Error

@@ -73,6 +73,19 @@ describe('ControllerMetrics reconcile results', () => {
     expect(time.filter((l) => l.includes('_bucket') && l.includes('"widget"'))).toHaveLength(41);
   });
 
+  it('counts user functions that threw per controller and hook, every hook at 0 from the start', async () => {
+    const metrics = new ControllerMetrics();
+    const observer = metrics.observer('widget');
+    observer.userCodeError('map');
+    observer.userCodeError('map');
+    observer.userCodeError('indexer');
+    const lines = samples(await metrics.metrics(), 'rxkube_user_code_errors_total');
+    expect(lines).toContain('rxkube_user_code_errors_total{controller="widget",hook="map"} 2');
+    expect(lines).toContain('rxkube_user_code_errors_total{controller="widget",hook="indexer"} 1');
+    expect(lines).toContain('rxkube_user_code_errors_total{controller="widget",hook="reconcile"} 0');
+    expect(lines).toHaveLength(8);
+  });
+
   it('labels requeue(ms > 0) as requeue_after and requeue(0) as requeue', () => {
     expect(reconcileResultLabel({ outcome: 'requeue', durationMs: 1, action: Action.requeue(1) })).toBe(
       'requeue_after',

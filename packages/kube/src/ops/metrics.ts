@@ -17,6 +17,8 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { WatcherHealth } from '../watcher/health.js';
 import type { ResourceType } from '../types.js';
+import { USER_CODE_HOOKS } from '../user-code-error.js';
+import type { UserCodeHook } from '../user-code-error.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 
@@ -62,6 +64,8 @@ export interface ControllerMetricsObserver extends RunByKeyObserver<unknown> {
    * `finished`, and dropped waiting keys never `started`, so the gauges would stay up.
    */
   reset(): void;
+  /** Counts a user function that failed: `rxkube_user_code_errors_total{controller,hook}`. */
+  userCodeError(hook: UserCodeHook): void;
 }
 
 interface QueueState {
@@ -174,6 +178,7 @@ export class ControllerMetrics {
   private readonly queueDuration: Histogram<'name' | 'controller'>;
   private readonly workDuration: Histogram<'name' | 'controller'>;
   private readonly retries: Counter<'name' | 'controller'>;
+  private readonly userCodeErrors: Counter<'controller' | 'hook'>;
   private readonly watchCounters: ReadonlyMap<WatchCounterField, Counter<'resource' | 'namespace'>>;
   private readonly leader: Gauge<'name'>;
 
@@ -266,6 +271,12 @@ export class ControllerMetrics {
         labelNames: ['name', 'controller'],
         registers,
       });
+      this.userCodeErrors = new Counter({
+        name: 'rxkube_user_code_errors_total',
+        help: 'User functions (reconcile, map, predicate, indexer, transform, cleanup, status, record) that threw, per controller and hook',
+        labelNames: ['controller', 'hook'],
+        registers,
+      });
       this.watchCounters = new Map(
         WATCH_COUNTERS.map(([field, name, help]) => [
           field,
@@ -355,7 +366,9 @@ export class ControllerMetrics {
       this.activeWorkers.set(ctrl, state.active);
     };
     sync();
+    for (const hook of USER_CODE_HOOKS) this.userCodeErrors.inc({ controller, hook }, 0);
     return {
+      userCodeError: (hook) => this.userCodeErrors.inc({ controller, hook }),
       enqueued: () => {
         state.depth += 1;
         this.adds.inc(queue);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { KubeObject, WatchEvent } from '../types.js';
+import type { UserCodeError } from '../user-code-error.js';
 import { Store, stripManagedFields } from './store.js';
 
 function obj(
@@ -262,17 +263,44 @@ describe('Store', () => {
     expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['7']);
   });
 
-  it('leaves the Store unchanged when an added indexer throws', () => {
-    const store = new Store();
-    feed(store, [init, initApply(obj('a', 'x', '1')), done]);
-    expect(() =>
-      store.addIndexer('bad', () => {
-        throw new Error('boom');
-      }),
-    ).toThrow('boom');
-    expect(() => store.byIndex('bad', 'v')).toThrow(/must name an indexer/);
+  it('keeps every object when an indexer or the transform throws for one: that object is left out of the index, or stored as received (issue 12 §2)', () => {
+    const errors: UserCodeError[] = [];
+    const store = new Store({
+      onUserCodeError: (e) => errors.push(e),
+      transform: (o) => {
+        if (o.metadata.name === 'odd') throw new Error('cannot transform odd');
+        return o;
+      },
+      indexers: {
+        app: (o) => {
+          if (o.metadata.name === 'y') throw new Error('no app label');
+          return [o.metadata.labels?.['app'] ?? 'none'];
+        },
+      },
+    });
+    feed(store, [init, initApply(obj('a', 'x', '1')), initApply(obj('a', 'y', '1')), done]);
+    expect(store.list('a').map((o) => o.metadata.name)).toEqual(['x', 'y']);
+    expect(store.byIndex('app', 'none').map((o) => o.metadata.name)).toEqual(['x']);
+    feed(store, [apply(obj('a', 'odd', '2'))]);
+    expect(store.get('a/odd')?.metadata.resourceVersion).toBe('2');
+    // an indexer added later that throws for one object: the others are indexed, nothing escapes
+    store.addIndexer('bad', (o) => {
+      if (o.metadata.name === 'x') throw new Error('boom');
+      return ['v'];
+    });
+    expect(store.byIndex('bad', 'v').map((o) => o.metadata.name)).toEqual(['y', 'odd']);
     feed(store, [apply(obj('a', 'x', '2'))]);
-    expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['2']);
+    expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['2', '1', '2']);
+    expect(errors.map((e) => `${e.hook}:${e.key ?? ''}`)).toEqual([
+      'indexer:a/y',
+      'transform:a/odd',
+      'indexer:a/x',
+      'indexer:a/x',
+    ]);
+    expect(errors[0]?.message).toMatch(/indexer threw for "a\/y": no app label/);
+    expect(store.hasIndex('bad')).toBe(true);
+    expect(store.hasIndex('owner')).toBe(true);
+    expect(store.hasIndex('nope')).toBe(false);
   });
 
   it('refuses unusable options', () => {

@@ -13,6 +13,7 @@ import { BehaviorSubject, distinctUntilChanged } from 'rxjs';
 import type { KubeObject, ObjectMeta } from '../types.js';
 import { objectKey } from '../types.js';
 import type { WatchEvent } from '../types.js';
+import { UserCodeError } from '../user-code-error.js';
 import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
 
 /** Computes the index values of an object (`[]` when it belongs to no bucket). */
@@ -28,6 +29,12 @@ export interface StoreOptions<T extends KubeObject> {
   readonly transform?: (object: T) => T;
   /** Extra indexers by name, besides the built-in `namespace` and `owner`. */
   readonly indexers?: Readonly<Record<string, Indexer<T>>>;
+  /**
+   * Told when an indexer or the transform throws for an object (a {@link UserCodeError} with hook
+   * `indexer` or `transform` and the object's key). The Store keeps going either way: the object
+   * is left out of that index, or stored as received. Default: `console.error`.
+   */
+  readonly onUserCodeError?: (error: UserCodeError) => void;
 }
 
 /** Built-in index: the object's namespace (cluster-scoped objects are in no bucket). */
@@ -127,6 +134,7 @@ export class Store<T extends KubeObject = KubeObject> {
   /** Indexer names → position in {@link Entry.values} and {@link Table.indexes}. */
   private readonly indexNames = new Map<string, number>();
   private readonly indexers: Indexer<T>[] = [];
+  private readonly onUserCodeError: (error: UserCodeError) => void;
   private readonly readySubject = new BehaviorSubject<boolean>(false);
 
   /** `false` until the first `InitDone`, then `true`; replays the current value on subscribe. */
@@ -150,6 +158,16 @@ export class Store<T extends KubeObject = KubeObject> {
       );
     }
     this.transform = transform;
+    const report = options.onUserCodeError;
+    if (report !== undefined && typeof report !== 'function') {
+      throw new InvalidArgumentError(
+        'Store',
+        'options.onUserCodeError',
+        report,
+        'must be a function (error) => void or undefined',
+      );
+    }
+    this.onUserCodeError = report ?? ((error) => console.error(error.message));
     this.live = { entries: new Map(), indexes: [] };
     for (const [name, fn] of Object.entries(builtInIndexers)) this.addIndexer(name, fn);
     for (const [name, fn] of Object.entries(options.indexers ?? {})) this.addIndexer(name, fn);
@@ -179,6 +197,11 @@ export class Store<T extends KubeObject = KubeObject> {
   list(namespace?: string): T[] {
     if (namespace === undefined) return objectsOf(this.live.entries);
     return this.byIndex(NAMESPACE_INDEX, namespace);
+  }
+
+  /** Whether an index of this name exists (built-in `namespace` and `owner` always do). */
+  hasIndex(indexName: string): boolean {
+    return this.indexNames.has(indexName);
   }
 
   /** Keys of every object readers see, in insertion order. */
@@ -213,6 +236,8 @@ export class Store<T extends KubeObject = KubeObject> {
 
   /**
    * Adds an index; the objects already stored (and those of a list in progress) are indexed at once.
+   * An indexer that throws for an object leaves that object out of the index (reported through
+   * `onUserCodeError`); it never empties the Store or stops the watch.
    *
    * @throws {InvalidArgumentError} when the name is taken or `fn` is not a function.
    */
@@ -232,10 +257,9 @@ export class Store<T extends KubeObject = KubeObject> {
       throw new InvalidArgumentError('Store.addIndexer', 'fn', fn, 'must be a function (object) => string[]');
     }
     const position = this.indexers.length;
-    // Compute every value first, so an indexer that throws leaves the Store unchanged.
     const tables = this.buffer === undefined ? [this.live] : [this.live, this.buffer];
     const computed = tables.map((table) =>
-      [...table.entries].map(([key, entry]) => [key, entry, fn(entry.object)] as const),
+      [...table.entries].map(([key, entry]) => [key, entry, this.index(fn, entry.object, key)] as const),
     );
     this.indexNames.set(name, position);
     this.indexers.push(fn);
@@ -320,9 +344,40 @@ export class Store<T extends KubeObject = KubeObject> {
   }
 
   private prepare(object: T): T {
-    const transformed = this.transform(object);
+    let transformed: T;
+    try {
+      transformed = this.transform(object);
+      if (
+        transformed === null ||
+        typeof transformed !== 'object' ||
+        typeof transformed.metadata !== 'object'
+      ) {
+        throw new TypeError(
+          `the transform returned ${typeof transformed === 'object' ? 'an object without metadata' : String(transformed)} instead of an object with metadata`,
+        );
+      }
+    } catch (error) {
+      this.onUserCodeError(new UserCodeError('transform', error, { key: objectKey(object) }));
+      transformed = object;
+    }
     deepFreeze(transformed);
     return transformed;
+  }
+
+  /** An indexer's values for `object`; `[]` (reported) when it throws or returns no string array. */
+  private index(fn: Indexer<T>, object: T, key: string): readonly string[] {
+    try {
+      const values = fn(object);
+      if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+        throw new TypeError(
+          `the indexer returned ${JSON.stringify(values) ?? String(values)}, not an array of strings`,
+        );
+      }
+      return values;
+    } catch (error) {
+      this.onUserCodeError(new UserCodeError('indexer', error, { key }));
+      return NO_VALUES;
+    }
   }
 
   /**
@@ -332,7 +387,7 @@ export class Store<T extends KubeObject = KubeObject> {
   private put(table: Table<T>, key: string, object: T): void {
     const indexers = this.indexers;
     const values: (readonly string[])[] = new Array<readonly string[]>(indexers.length);
-    for (let i = 0; i < indexers.length; i++) values[i] = (indexers[i] as Indexer<T>)(object);
+    for (let i = 0; i < indexers.length; i++) values[i] = this.index(indexers[i] as Indexer<T>, object, key);
     const previous = table.entries.get(key);
     for (let i = 0; i < values.length; i++) {
       const next = values[i] as readonly string[];

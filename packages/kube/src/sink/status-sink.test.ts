@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 
 import type { KubeObject, ObjectRef, WatchEvent } from '../types.js';
 import { applyJsonPatchForTest } from './internal/apply-json-patch.test.helper.js';
-import { OwnWrites } from './own-writes.js';
 import type { StatusPatch, StatusPort } from './status-port.js';
 import type { StatusSinkResult, StatusWrite } from './status-sink.js';
 import { StatusConflictError, statusSink } from './status-sink.js';
 import { suppressOwnEcho } from './suppress-own-echo.js';
+import { WriteTracker, writeId } from './write-tracker.js';
 
 interface WStatus {
   phase?: string;
@@ -361,11 +361,11 @@ describe('suppressOwnEcho', () => {
     ts.run(({ hot, cold, expectObservable, flush }) => {
       const w = widget('1', { phase: 'A' });
       const server = fakeServer(cold, [w]);
-      const ownWrites = new OwnWrites({}, ts);
+      const tracker = new WriteTracker({}, ts);
       const written = widget('101', { phase: 'B' });
       const other = widget('102', { phase: 'C' });
       hot('-a|', { a: { object: w, status: { phase: 'B' } } as Write })
-        .pipe(statusSink(server.port, { ownWrites }, ts))
+        .pipe(statusSink(server.port, { tracker }, ts))
         .subscribe();
       const events: Record<string, WatchEvent<Widget>> = {
         e: { type: 'Apply', object: written }, // our echo (response resourceVersion 101)
@@ -374,9 +374,9 @@ describe('suppressOwnEcho', () => {
         d: { type: 'Delete', object: other },
       };
       // the write's response arrives at 2; the echo at 4 is dropped, a replay at 6 is not an echo any more
-      expectObservable(hot('----e-eoid', events).pipe(suppressOwnEcho(ownWrites))).toBe('------eoid', events);
+      expectObservable(hot('----e-eoid', events).pipe(suppressOwnEcho(tracker))).toBe('------eoid', events);
       flush();
-      expect(ownWrites.size).toBe(0); // released when the echo of the latest write was taken
+      expect(tracker.size).toBe(0); // released when the echo of the latest write was taken
     });
   });
 
@@ -385,33 +385,33 @@ describe('suppressOwnEcho', () => {
     ts.run(({ hot, cold, expectObservable }) => {
       const w = widget('1', { phase: 'A' });
       const server = fakeServer(cold, [w]);
-      const ownWrites = new OwnWrites({}, ts);
+      const tracker = new WriteTracker({}, ts);
       hot('-ab|', {
         a: { object: w, status: { phase: 'B' } } as Write,
         b: { object: w, status: { phase: 'C' } } as Write,
       })
-        .pipe(statusSink(server.port, { ownWrites }, ts))
+        .pipe(statusSink(server.port, { tracker }, ts))
         .subscribe();
       const events: Record<string, WatchEvent<Widget>> = {
         x: { type: 'Apply', object: widget('101', { phase: 'B' }) },
         y: { type: 'Apply', object: widget('102', { phase: 'C' }) },
       };
-      expectObservable(hot('-----xy', events).pipe(suppressOwnEcho(ownWrites))).toBe('-------');
+      expectObservable(hot('-----xy', events).pipe(suppressOwnEcho(tracker))).toBe('-------');
     });
   });
 });
 
-describe('OwnWrites', () => {
+describe('WriteTracker', () => {
   it('is bounded: entries expire after ttlMs and the oldest is evicted over maxObjects', () => {
     const ts = newScheduler();
     ts.run(() => {
-      const own = new OwnWrites({ maxObjects: 2, ttlMs: 100 }, ts);
+      const own = new WriteTracker({ maxObjects: 2, ttlMs: 100 }, ts);
       own.recorded(widget('1', {}, 'a'), widget('2', {}, 'a'));
       own.recorded(widget('1', {}, 'b'), widget('2', {}, 'b'));
       own.recorded(widget('1', {}, 'c'), widget('2', {}, 'c'));
       expect(own.size).toBe(2);
-      expect(own.takeEcho(widget('2', {}, 'a'))).toBe(false); // evicted
-      expect(own.baseFor(widget('1', {}, 'b'))).toEqual(widget('2', {}, 'b'));
+      expect(own.takeEcho(widget('2', {}, 'a'))).toBeUndefined(); // evicted
+      expect(own.latest(widget('1', {}, 'b'))).toEqual(widget('2', {}, 'b'));
       ts.schedule(() => expect(own.size).toBe(2), 99);
       ts.schedule(() => expect(own.size).toBe(0), 100);
       ts.flush();
@@ -419,18 +419,70 @@ describe('OwnWrites', () => {
   });
 
   it('records nothing when the server did not change the object, and releases an entry on its latest echo', () => {
-    const own = new OwnWrites();
+    const own = new WriteTracker();
     own.recorded(widget('5'), widget('5'));
     expect(own.size).toBe(0);
     own.recorded(widget('5'), widget('6'));
-    expect(own.takeEcho(widget('6'))).toBe(true);
+    expect(own.takeEcho(widget('6'))).toEqual({ writer: undefined });
     expect(own.size).toBe(0);
-    expect(own.takeEcho(widget('6'))).toBe(false);
+    expect(own.takeEcho(widget('6'))).toBeUndefined();
+  });
+
+  it('keeps a deleting object our write answered with an unchanged resourceVersion as stale (packages/testing/fixtures/kube-wire/13-finalizers.json #7)', () => {
+    const own = new WriteTracker();
+    const deleting = {
+      ...widget('7'),
+      metadata: { ...widget('7').metadata, deletionTimestamp: 't', finalizers: ['x/y'] },
+    };
+    const removed = { ...deleting, metadata: { ...deleting.metadata, finalizers: [] } };
+    own.recorded(deleting, removed, 'ns/w');
+    expect(own.latest(deleting)).toBe(removed);
+    expect(own.takeEcho(deleting)).toBeUndefined(); // no echo expected for an unchanged version
+    own.forget(deleting); // its Delete
+    expect(own.latest(deleting)).toBe(deleting);
+  });
+
+  it('names the writer of an echo, recognises our deletes, and ignores a re-created object (another uid)', () => {
+    const own = new WriteTracker();
+    own.recorded(widget('1'), widget('2'), 'ns/owner');
+    const recreated = { ...widget('2'), metadata: { ...widget('2').metadata, uid: 'other' } };
+    expect(own.takeEcho(recreated)).toBeUndefined();
+    expect(
+      own.latest({ ...widget('1'), metadata: { ...widget('1').metadata, uid: 'other' } }).metadata
+        .resourceVersion,
+    ).toBe('1');
+    expect(own.takeEcho(widget('2'))).toEqual({ writer: 'ns/owner' });
+    own.deleted(widget('2'), 'ns/owner');
+    expect(
+      own.pending({ apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'ns', name: 'w' }),
+    ).toEqual({
+      deleted: true,
+      older: ['2'],
+    });
+    expect(own.takeDeleteEcho(widget('3'))).toEqual({ writer: 'ns/owner' });
+    expect(own.size).toBe(0);
+    own.recorded(widget('1'), widget('2'));
+    expect(own.takeDeleteEcho(widget('3'))).toBeUndefined(); // someone else deleted it: not ours
+  });
+
+  it('counts writes in flight per object and tells when the last one settled', () => {
+    const ts = newScheduler();
+    const settled: string[] = [];
+    ts.run(({ cold, expectObservable }) => {
+      const own = new WriteTracker({}, ts);
+      own.settled$.subscribe((id) => settled.push(`${ts.now()}:${id}`));
+      const id = writeId({ apiVersion: 'example.com/v1', kind: 'Widget' }, { namespace: 'ns', name: 'w' });
+      expectObservable(own.track(id, () => cold('--(a|)', { a: 1 }))).toBe('--(a|)', { a: 1 });
+      expectObservable(own.track(id, () => cold('----(b|)', { b: 2 }))).toBe('----(b|)', { b: 2 });
+      ts.schedule(() => expect(own.busy(id)).toBe(true), 3);
+      ts.schedule(() => expect(own.busy(id)).toBe(false), 5);
+    });
+    expect(settled).toEqual(['4:example.com/Widget/ns/w']);
   });
 
   it('refuses bad options', () => {
-    expect(() => new OwnWrites({ maxObjects: 0 })).toThrow(InvalidArgumentError);
-    expect(() => new OwnWrites({ ttlMs: Number.NaN })).toThrow('options.ttlMs');
+    expect(() => new WriteTracker({ maxObjects: 0 })).toThrow(InvalidArgumentError);
+    expect(() => new WriteTracker({ ttlMs: Number.NaN })).toThrow('options.ttlMs');
   });
 });
 

@@ -312,19 +312,61 @@ describe('watcher: 410 and relist', () => {
         [cold('-e', { e: expired }), cold('-#', {}, httpError(500)), cold('-#', {}, httpError(410))],
       );
       const run$ = watcher(s.source, { ...exact, health: (h) => (last = h) }, ts);
-      expectObservable(run$, '^ 30s !').toBe('I(aD) 797ms I(aD) 4798ms Ia 6400ms I(aD)', {
+      expectObservable(run$, '^ 30s !').toBe('I(aD) 797ms I(aD) 2398ms Ia 3200ms I(aD)', {
         I,
         D,
         a: initApply(a1),
       });
-      // list 1 done at 1; w1 ERROR 410 at 2 → +800 → list 2 at 802..803; w2 500 at 804 → +1600 → w3 at 2404,
-      // HTTP 410 at 2405 → +3200 → Init at 5605, page at 5606 (with continue), next page 410 at 5607 → +6400
-      // → Init at 12007, list 5 at 12008.
+      // list 1 done at 1; w1 ERROR 410 at 2 → +800 → list 2 at 802..803; w2 500 at 804 → +800 (the
+      // 410 is not a failure step) → w3 at 1604, HTTP 410 at 1605 → second 410 in a row: +1600 →
+      // Init at 3205, page at 3206 (with continue), next page 410 at 3207 → +3200 → Init at 6407.
     });
-    expect(s?.listTimes).toEqual([0, 802, 5605, 5606, 12007]);
+    expect(s?.listTimes).toEqual([0, 802, 3205, 3206, 6407]);
     expect(last?.gone410s).toBe(3);
     expect(last?.relists).toBe(3);
     expect(last?.errors).toBe(1);
+  });
+});
+
+describe('watcher: relist after 410', () => {
+  it('relists 800 ms after a 410 that ends an outage, not after the backoff the outage accumulated (issue 12 §1)', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      s = scriptedSource(
+        ts,
+        [cold('(p|)', { p: page([], '10') }), cold('(p|)', { p: page([a1], '20') })],
+        (n) => (n < 5 ? cold('#', {}, httpError(503)) : n === 5 ? cold('#', {}, httpError(410)) : cold('-')),
+      );
+      expectObservable(watcher(s.source, exact, ts), '^ 60s !').toBe('(ID) 25596ms (IaD)', {
+        I,
+        D,
+        a: initApply(a1),
+      });
+    });
+    // five 503s: watches at 0, 800, 2400, 5600, 12000, 24800 (the server is back: 410); relist
+    // 800 ms later at 25600 — the accumulated step would have been 25600 ms more (at 50400)
+    expect(s?.watchTimes.slice(0, 6)).toEqual([0, 800, 2400, 5600, 12000, 24800]);
+    expect(s?.listTimes).toEqual([0, 25600]);
+  });
+
+  it('backs off 410s that follow each other, and starts over 120 s after the last one', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      const ok = cold('(p|)', { p: page([], '10') });
+      s = scriptedSource(ts, [ok, ok, ok, ok, ok], (n) =>
+        // every watch answers 410 at once, except the third, which lives 200 s before its 410
+        n === 2 ? cold('200s #', {}, httpError(410)) : cold('#', {}, httpError(410)),
+      );
+      expectObservable(watcher(s.source, { ...exact, idleTimeoutMs: 300_000 }, ts), '^ 300s !').toBe(
+        '(ID) 796ms (ID) 1596ms (ID) 200796ms (ID) 1596ms (ID) 3196ms I',
+        { I, D },
+      );
+    });
+    // 410 at 0 → 800; at 800 → 1600 (2400); at 2400 + 200 s, 120 s after the last one: 800 again
+    // (203200); then 1600 and 3200 for the next two in a row
+    expect(s?.listTimes).toEqual([0, 800, 2400, 203200, 204800, 208000]);
   });
 });
 

@@ -49,9 +49,11 @@ import type { ListWatchSource } from './source.js';
  *   failure with no line in between backs off, the silence already waited counting towards the
  *   delay: attempts on a stalled server are spaced by `max(idleTimeoutMs, backoff step)`.
  * - 410 Gone / `Expired` (HTTP 410 or an `ERROR` event with code 410), on a watch or on a list
- *   page (an expired `continue`): backoff, then relist: `Init`, `InitApply`*, `InitDone`, then a
- *   `Delete` for every object known before the relist and absent from the new list. Objects that
- *   did not change are not replayed as `Apply`.
+ *   page (an expired `continue`): relist after `initialMs` (jittered) — a 410 is an answer from a
+ *   healthy server, so the delay failures accumulated before it (an outage) does not apply; only
+ *   410s that follow each other within `resetAfterMs` back off (×`factor`). The relist: `Init`,
+ *   `InitApply`*, `InitDone`, then a `Delete` for every object known before the relist and absent
+ *   from the new list. Objects that did not change are not replayed as `Apply`.
  * - A list that fails midway restarts from scratch after backoff, with a new `Init`: consumers drop
  *   what they collected since the previous `Init`.
  * - complete / error: never completes; errors only if the consumer's callbacks throw.

@@ -80,6 +80,9 @@ class BuiltinNode implements TypeNode {
     // ObjectReference is `+structType=atomic`: Event.involvedObject/related, events.k8s.io regarding/related.
     const field = this.path.join('.');
     if (this.target.kind === 'Event') return ['involvedObject', 'related', 'regarding'].includes(field);
+    // RoleRef is `+structType=atomic` (a binding's managedFields hold `f:roleRef: {}`)
+    if (this.target.kind === 'RoleBinding' || this.target.kind === 'ClusterRoleBinding')
+      return field === 'roleRef';
     // metav1.LabelSelector is `+structType=atomic` too (the workloads' `spec.selector`), and a
     // Service's selector map is `+mapType=atomic`
     if (field !== 'spec.selector') return false;

@@ -1,27 +1,27 @@
 /**
- * HTTP handlers of resource requests: verb resolution, scope and subresource checks, authorization,
- * content negotiation, and the get/list/watch/create/update/patch/delete/deletecollection answers
+ * HTTP handlers of resource requests (already authorized, see `server.ts`): verb resolution, scope
+ * and subresource checks, content negotiation, the create-only review kinds, and the get/list/watch/create/update/patch/delete/deletecollection answers
  * with the real response shapes (list envelopes, metadata-only bodies, delete results).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { AuthOptions, RequestUser } from '../auth.js';
-import { authorize } from '../auth.js';
+import type { RequestUser } from '../auth.js';
+import { sanitize } from '../handlers/decode.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType } from '../handlers/patch.js';
 import type { WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
+import type { Authorizer } from '../rbac/authorizer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
   ApiError,
   crdTerminating,
   deleteSuccess,
-  forbidden,
   genericNotFound,
   methodNotAllowed,
   resourceVersionTooLarge,
@@ -45,7 +45,8 @@ import { sendBody, sendPageNotFound } from './respond.js';
 export interface HandlerEnv {
   readonly engine: Engine;
   readonly registry: Registry;
-  readonly auth: AuthOptions | undefined;
+  /** Answers the authorization reviews (the requests themselves are authorized before routing). */
+  readonly authorizer: Authorizer;
   readonly gc: boolean;
   readonly maxBodyBytes: number;
   readonly bookmarkIntervalMs: number;
@@ -116,28 +117,6 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw new ApiError(methodNotAllowed());
   }
-  if (env.auth) {
-    const access = {
-      verb,
-      group: type.group,
-      resource: type.resource,
-      subresource: route.subresource,
-      namespace: route.namespace,
-    };
-    if (!authorize(env.auth, r.user, access)) {
-      throw new ApiError(
-        forbidden(r.user.name, verb, {
-          group: type.group,
-          resource: type.resource,
-          ...(route.subresource ? { subresource: route.subresource } : {}),
-          ...(route.namespace ? { namespace: route.namespace } : {}),
-          ...(route.name ? { name: route.name } : {}),
-        }),
-        // the authorizer's 403 (responsewriters.Forbidden) sets nosniff; admission 403s do not (15, 20)
-        { 'X-Content-Type-Options': 'nosniff' },
-      );
-    }
-  }
   // a PATCH's content type is checked before anything else (handlers/patch.go, go-restful)
   if (verb === 'patch' && !extraSubresource) checkPatchContentType(type, req.headers['content-type'] ?? '');
   const negotiated = negotiateOutput(req.headers.accept, {
@@ -157,6 +136,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           metaVersion: negotiated.metaVersion,
         }
       : { as: negotiated.as, metaVersion: negotiated.metaVersion };
+  const user = r.user;
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
@@ -214,12 +194,26 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const bodyMedia = requireInputMediaType(req);
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = createOptions(query);
+      if (type.virtualCreate) {
+        const body = decodeWriteBody(engine, type, buf, bodyMedia);
+        engine.checkTypeMeta(type, body);
+        engine.checkNamespace(type, body, ns);
+        const answer = type.virtualCreate(sanitize(type, body), {
+          namespace: ns,
+          user,
+          authorizer: env.authorizer,
+          manager: manager(opts),
+          now: engine.nowIso(),
+        });
+        sendBody(res, 201, answer, ctx, media);
+        return;
+      }
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
       const body = decodeWriteBody(engine, type, buf, bodyMedia);
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun });
+      const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun, user });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
@@ -232,6 +226,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         manager: manager(opts),
         dryRun: opts.dryRun,
         subresource: sub,
+        user,
       });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
@@ -244,6 +239,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         manager: manager(opts),
         dryRun: opts.dryRun,
         subresource: sub,
+        user,
         force: opts.force,
         fieldManagerGiven: opts.fieldManager !== undefined,
       });

@@ -46,6 +46,9 @@ export class WatcherMachine<T extends KubeObject> {
   private resumeWith: 'list' | 'watch' = 'list';
 
   private attempt = 0;
+  /** 410s in a row (within `resetAfterMs` of each other): their own backoff sequence. */
+  private goneAttempt = 0;
+  private lastGoneAt: number | undefined;
   private healthySince: number | undefined;
   private watchOpenedAt = 0;
   private lastLineAt = 0;
@@ -332,7 +335,11 @@ export class WatcherMachine<T extends KubeObject> {
     this.health.lastError = Object.freeze(failure);
     this.health.connected = false;
     this.failedSinceLastLine = true;
-    const delay = Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
+    // A 410 is an answer: the server is back and says "list again". It gets its own short sequence
+    // (client-go relists ~0.8 s after one) instead of the delay failures accumulated meanwhile.
+    const delay = gone
+      ? this.goneBackoff(classified.retryAfterMs)
+      : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
     this.backoffTimer = this.scheduler.schedule(() => {
@@ -350,6 +357,22 @@ export class WatcherMachine<T extends KubeObject> {
     this.healthySince = undefined;
     const base = Math.min(maxMs, initialMs * factor ** this.attempt);
     if (base < maxMs) this.attempt++;
+    const delay = Math.round(base * (1 - jitter * this.random()));
+    return retryAfterMs !== undefined ? Math.max(delay, Math.ceil(retryAfterMs)) : delay;
+  }
+
+  /**
+   * The delay before the relist that follows a 410: `initialMs` for the first 410 (after an outage
+   * too), growing only while 410s follow each other within `resetAfterMs` — so a server that
+   * answers every watch with 410 cannot make the watcher relist in a hot loop.
+   */
+  private goneBackoff(retryAfterMs: number | undefined): number {
+    const { initialMs, maxMs, factor, jitter, resetAfterMs } = this.config.backoff;
+    const now = this.scheduler.now();
+    if (this.lastGoneAt === undefined || now - this.lastGoneAt >= resetAfterMs) this.goneAttempt = 0;
+    this.lastGoneAt = now;
+    const base = Math.min(maxMs, initialMs * factor ** this.goneAttempt);
+    if (base < maxMs) this.goneAttempt++;
     const delay = Math.round(base * (1 - jitter * this.random()));
     return retryAfterMs !== undefined ? Math.max(delay, Math.ceil(retryAfterMs)) : delay;
   }

@@ -1,6 +1,7 @@
 /**
  * Namespace lanes of `controller()`: one `applier` per namespace, each with its own concurrency,
- * so a busy namespace cannot starve the others. Not exported from the package.
+ * so a busy namespace cannot starve the others (the controller gives every lane one shared token
+ * bucket, so the retry rate limit stays global). Not exported from the package.
  *
  * Why not `groupByNamespace` + `mergeMap(applier)`: a `groupByKey` group completes after its idle
  * duration even while its subscriber is busy, and an applier whose source completes cancels its
@@ -36,7 +37,8 @@ export function laneApplier<T>(
   laneOf: (value: T) => string,
   keyOf: (value: T) => string,
   reconcile: (value: T, key: string) => ObservableInput<Action>,
-  options: ApplierOptions<string>,
+  /** Each lane's applier options (pass one shared `TokenBucket` as `rateLimit` for a global limit). */
+  options: ApplierOptions<string> | ((lane: string) => ApplierOptions<string>),
   idleMs: number,
   scheduler: SchedulerLike,
   /** Test hook: a lane opened or closed (its applier completes). */
@@ -86,7 +88,8 @@ export function laneApplier<T>(
           else state.dirty = false;
           return reconcile(value, key);
         };
-        lane.subscription = lane.input.pipe(applier(keyOf, work, options, scheduler)).subscribe({
+        const laneOptions = typeof options === 'function' ? options(name) : options;
+        lane.subscription = lane.input.pipe(applier(keyOf, work, laneOptions, scheduler)).subscribe({
           next: (result) => {
             settle(name, lane, result);
             subscriber.next(result);

@@ -1,0 +1,162 @@
+/**
+ * `CacheReader`: controller-runtime's cache-backed reader over a controller's Stores — get by name,
+ * list by namespace, label selector or a declared field index (`MatchingFields`) — across every
+ * namespace the controller watches. Inside a reconcile it also shows the controller's own writes
+ * (read-own-writes) until their watch events arrive.
+ *
+ * @module
+ */
+import { InvalidArgumentError } from '@rxkube/core';
+
+import type { LabelSelectorInput } from '../reflector/label-selector.js';
+import { labelMatcher } from '../reflector/label-selector.js';
+import type { StoreRef } from '../reflector/store.js';
+import type { StoreReader } from '../reflector/store-reader.js';
+import type { WriteTracker } from '../sink/write-tracker.js';
+import type { KubeObject, ResourceType } from '../types.js';
+import type { ControllerWatch } from './options.js';
+import type { WatchedKind, WatchedKinds } from './watches.js';
+
+/** Filters of {@link CacheReader.list} (controller-runtime's `InNamespace`, `MatchingLabels`, `MatchingFields`). */
+export interface CacheListOptions {
+  /** Only this namespace. */
+  readonly namespace?: string;
+  /** `app=web,tier in (a,b)` or `{ app: 'web' }`. */
+  readonly labelSelector?: LabelSelectorInput;
+  /**
+   * Index name → value, every one must match. Each name must be an index declared with the
+   * registration (`indexes` of `for`, an `owns` entry or a `watches` entry), e.g.
+   * `{ 'spec.configMapRef': 'ns/app-config' }`.
+   */
+  readonly matchingFields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Cached reads of the kinds a controller watches (its primary kind, owned and mapped kinds). Typed
+ * by the resource given (`ResourceType<Widget>` → `Widget`).
+ *
+ * ## Example
+ * ```ts
+ * const deployments: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
+ * controller({ for: deployments, client,
+ *   indexes: { configMaps: (d) => configMapsOf(d) },
+ *   watches: [{ resource: configMapType,
+ *     map: (cm, { cache }) => cache.list(deployments, { matchingFields: { configMaps: objectKey(cm) } })
+ *       .map((d) => ({ namespace: d.metadata.namespace, name: d.metadata.name ?? '' })) }],
+ * });
+ * ```
+ *
+ * ## Semantics
+ * - Reads never go to the API server; a kind the controller does not watch is refused
+ *   (`InvalidArgumentError`), as is a field index that was not declared.
+ * - Objects are the Store's (deep-frozen); inside a reconcile, an object the controller's own write
+ *   replaced or deleted is shown as written (`get` also shows one it created).
+ */
+export interface CacheReader {
+  /** The object named `ref` (`namespace/name`, `{ namespace, name }` or an object). */
+  get<O extends KubeObject = KubeObject>(resource: ResourceType<O>, ref: StoreRef): O | undefined;
+  /** The objects matching every filter given. A new array. */
+  list<O extends KubeObject = KubeObject>(resource: ResourceType<O>, options?: CacheListOptions): O[];
+  /** The Store(s) of a watched kind, or of one mapped watch given its `ControllerWatch`. */
+  storeOf<O extends KubeObject = KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O>;
+}
+
+/**
+ * A {@link CacheReader} over `kinds`; with `tracker`, objects the controller's writes replaced are
+ * shown as written.
+ */
+export function cacheReader<T extends KubeObject>(
+  kinds: WatchedKinds<T>,
+  tracker?: WriteTracker,
+  operator = 'CacheReader',
+): CacheReader {
+  const kindOf = (resource: ResourceType | ControllerWatch): WatchedKind =>
+    kinds.find(resource, `${operator}`);
+  const overlay = <O extends KubeObject>(kind: WatchedKind, object: O): O | undefined =>
+    tracker === undefined ? object : shown(tracker, kind.plan.resource, object);
+  return {
+    get: <O extends KubeObject>(resource: ResourceType<O>, ref: StoreRef): O | undefined => {
+      const kind = kindOf(resource);
+      const stored = kind.store.get(ref) as O | undefined;
+      if (stored !== undefined) return overlay(kind, stored);
+      if (tracker === undefined) return undefined;
+      const meta =
+        typeof ref === 'string'
+          ? splitKey(ref)
+          : 'metadata' in ref
+            ? ref.metadata
+            : { name: ref.name, ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}) };
+      return tracker.pending(kind.plan.resource, meta)?.object as O | undefined;
+    },
+    list: <O extends KubeObject>(resource: ResourceType<O>, options: CacheListOptions = {}): O[] => {
+      const kind = kindOf(resource);
+      const store = kind.store as StoreReader<O>;
+      let items: O[];
+      const fields = Object.entries(options.matchingFields ?? {});
+      if (fields.length > 0) {
+        for (const [name] of fields) {
+          if (!store.hasIndex(name)) {
+            throw new InvalidArgumentError(
+              `${operator}.list`,
+              `options.matchingFields.${name}`,
+              options.matchingFields,
+              `must name an index of ${resource.kind}: declare it with the registration, e.g. indexes: { '${name}': (o) => [...] }`,
+            );
+          }
+        }
+        const [[firstName, firstValue] = ['', ''], ...rest] = fields;
+        items = store.byIndex(firstName, firstValue);
+        for (const [name, value] of rest) {
+          const keep = new Set(store.byIndex(name, value));
+          items = items.filter((o) => keep.has(o));
+        }
+        if (options.namespace !== undefined)
+          items = items.filter((o) => o.metadata.namespace === options.namespace);
+      } else {
+        items = store.list(options.namespace);
+      }
+      if (options.labelSelector !== undefined) {
+        const matches = labelMatcher(options.labelSelector);
+        items = items.filter((o) => matches(o.metadata.labels));
+      }
+      return tracker === undefined ? items : showWrites(tracker, kind.plan.resource, items);
+    },
+    storeOf: <O extends KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O> =>
+      kindOf(resource).store as StoreReader<O>,
+  };
+}
+
+function splitKey(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/**
+ * `object` as the controller's own writes left it: our newer version when a write of ours replaced
+ * it, `undefined` when our DELETE removed it, else itself.
+ */
+function shown<O extends KubeObject>(
+  tracker: WriteTracker,
+  resource: ResourceType,
+  object: O,
+): O | undefined {
+  const pending = tracker.pending(resource, object.metadata);
+  if (pending === undefined) return object;
+  const rv = object.metadata.resourceVersion;
+  if (pending.deleted === true) return rv !== undefined && pending.older.includes(rv) ? undefined : object;
+  return tracker.latest(object, resource);
+}
+
+/** {@link shown} over a list (objects our DELETE removed are left out). */
+export function showWrites<O extends KubeObject>(
+  tracker: WriteTracker,
+  resource: ResourceType,
+  objects: readonly O[],
+): O[] {
+  const out: O[] = [];
+  for (const object of objects) {
+    const o = shown(tracker, resource, object);
+    if (o !== undefined) out.push(o);
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+/**
+ * The finalizer stage of a controller: `finalizer()` around the reconcile, its PATCHes going
+ * through the write tracker (so their echoes do not rerun the reconcile, and a rerun reads the
+ * object as the finalizer left it), its cleanup isolated as user code.
+ *
+ * @module
+ */
+import type { Action } from '@rxkube/core';
+import { defer, finalize, from, last, tap, throwError } from 'rxjs';
+import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
+
+import type { KubeClient } from '../client/kube-client.js';
+import type { FinalizerEventSink } from '../finalizer/finalizer.js';
+import { finalizer } from '../finalizer/finalizer.js';
+import { finalizerPortFromClient } from '../finalizer/finalizer-port.js';
+import type { WriteTracker } from '../sink/write-tracker.js';
+import { writeId } from '../sink/write-tracker.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+import { objectKey } from '../types.js';
+import { UserCodeError } from '../user-code-error.js';
+import type { ControllerFinalizerOptions } from './options.js';
+
+/** The reconcile of one key with the finalizer around it. */
+export type FinalizedRun<T extends KubeObject> = (
+  request: ObjectRef,
+  key: string,
+  object: T,
+  apply: (object: T) => ObservableInput<Action>,
+  cleanup: (object: T) => ObservableInput<unknown>,
+) => Observable<Action>;
+
+/** What the finalizer stage needs. */
+export interface FinalizerStageDeps {
+  readonly client: KubeClient | undefined;
+  readonly tracker: WriteTracker;
+  readonly events: FinalizerEventSink | undefined;
+  readonly controller: string | undefined;
+  readonly scheduler: SchedulerLike;
+}
+
+/**
+ * Builds the finalizer wrapper of one run. `run(request, key, object, apply, cleanup)` calls
+ * `apply` with the object once our finalizer is on it, or `cleanup` when it is being deleted.
+ */
+export function finalizerStage<T extends KubeObject>(
+  fin: ControllerFinalizerOptions<T>,
+  deps: FinalizerStageDeps,
+): FinalizedRun<T> {
+  const port =
+    fin.port ??
+    finalizerPortFromClient<T>(
+      deps.client as KubeClient,
+      fin.fieldManager !== undefined ? { fieldManager: fin.fieldManager } : {},
+    );
+  /** Per key while its reconcile runs (one per key at a time: the applier's). */
+  const running = new Map<
+    string,
+    {
+      object: T;
+      apply: (object: T) => ObservableInput<Action>;
+      cleanup: (object: T) => ObservableInput<unknown>;
+    }
+  >();
+  const wrapped = finalizer<T>(
+    fin.name,
+    {
+      port: {
+        patch: (ref, ops) => {
+          const key = objectKey(ref);
+          const before = running.get(key)?.object;
+          return deps.tracker.track(writeId(ref, ref), () =>
+            from(port.patch(ref, ops)).pipe(
+              last(),
+              tap((after) => deps.tracker.recorded(before, after, key)),
+            ),
+          );
+        },
+      },
+      apply: (object) => {
+        const run = running.get(objectKey(object));
+        if (run === undefined)
+          return throwError(() => new Error(`finalizer apply of ${objectKey(object)} outside its reconcile`));
+        return run.apply(object);
+      },
+      cleanup: (object) => {
+        const key = objectKey(object);
+        const run = running.get(key);
+        if (run === undefined)
+          return throwError(() => new Error(`finalizer cleanup of ${key} outside its reconcile`));
+        return defer(() => {
+          let out: ObservableInput<unknown>;
+          try {
+            out = run.cleanup(object);
+            if (out === undefined || out === null) {
+              throw new TypeError(
+                'cleanup returned nothing; return an ObservableInput that completes when done (e.g. EMPTY)',
+              );
+            }
+          } catch (error) {
+            throw new UserCodeError('cleanup', error, {
+              ...(deps.controller !== undefined ? { controller: deps.controller } : {}),
+              key,
+            });
+          }
+          return from(out);
+        });
+      },
+      ...(fin.stuck !== undefined ? { stuck: fin.stuck } : {}),
+      ...(fin.onStuck !== undefined ? { onStuck: fin.onStuck } : {}),
+      ...(deps.events !== undefined ? { events: deps.events } : {}),
+    },
+    deps.scheduler,
+  );
+  return (_request, key, object, apply, cleanup) => {
+    running.set(key, { object, apply, cleanup });
+    return wrapped(object).pipe(finalize(() => running.delete(key)));
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The public signals a soak (or a test) needs instead of private state (issue 12 §5): whether a
+ * controller is idle — nothing queued, running, waiting for a retry, a requeue, a debounce or a map
+ * retry — and its Stores.
+ */
+import { Action } from '@rxkube/core';
+import type { Observable } from 'rxjs';
+import { map, NEVER, throwError } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+
+import { WatchRegistry } from '../reflector/watch-registry.js';
+import type { KubeObject, WatchEvent } from '../types.js';
+import type { ControllerOptions } from './controller.js';
+import { controller } from './controller.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const I: WatchEvent = { type: 'Init' };
+const D: WatchEvent = { type: 'InitDone' };
+const obj = (name: string, rv: string): KubeObject => ({
+  metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv },
+});
+
+function options(
+  streams: Record<string, Observable<WatchEvent>>,
+  extra: Partial<ControllerOptions<KubeObject>> = {},
+): ControllerOptions<KubeObject> {
+  return {
+    for: CM,
+    registry: new WatchRegistry((t) => streams[t.resource.kind] ?? NEVER),
+    rateLimit: false,
+    random: () => 0,
+    log: {},
+    ...extra,
+  };
+}
+
+describe('Controller.idle$ and stores (issue 12 §5)', () => {
+  it('is idle only when nothing is queued, running, debounced or waiting for a retry', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    ts.run(({ hot, cold, expectObservable }) => {
+      // a: debounced 0–2, runs 2–5; b arrives at 10, debounced to 12, fails → its retry waits to 17,
+      // runs 17–20. Idle at 5 and 20; busy from 0 and from 10.
+      const primary = hot<WatchEvent>('(IaD)-----b', {
+        I,
+        D,
+        a: { type: 'InitApply', object: obj('a', '1') },
+        b: { type: 'Apply', object: obj('b', '1') },
+      });
+      let bCalls = 0;
+      const ctrl = controller(options({ ConfigMap: primary }, { debounce: { ms: 2 } }), ts);
+      const results$ = ctrl.run((req) =>
+        req.name === 'b' && bCalls++ === 0
+          ? throwError(() => new Error('not yet'))
+          : cold('---(d|)', { d: Action.awaitChange() }),
+      );
+      expectObservable(ctrl.idle$.pipe(map((idle) => (idle ? 'i' : 'b'))), '^ 30ms !').toBe(
+        '(ib)-i----b---------i',
+      );
+      // results keep the run going (subscribed); frames for reference
+      expectObservable(results$.pipe(map((r) => `${r.key}:${r.outcome}`)), '^ 30ms !').toBe(
+        '-----a------e-------s',
+        { a: 'ns/a:success', e: 'ns/b:error', s: 'ns/b:success' },
+      );
+    });
+  });
+
+  it('exposes the Stores of every watched kind, the primary across its namespaces', () => {
+    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IaD)', { I, D, a: { type: 'InitApply', object: obj('a', '1') } });
+      const secrets = hot<WatchEvent>('(IsD)', { I, D, s: { type: 'InitApply', object: obj('s', '7') } });
+      const ctrl = controller(options({ ConfigMap: primary, Secret: secrets }, { owns: [SECRET] }), ts);
+      expect(ctrl.stores.primary.ready).toBe(false);
+      expectObservable(
+        ctrl.run(() => cold('(d|)', { d: Action.awaitChange() })).pipe(map((r) => r.key)),
+        '^ 2ms !',
+      ).toBe('a', { a: 'ns/a' });
+      ts.schedule(() => {
+        expect(ctrl.stores.primary.get('ns/a')?.metadata.resourceVersion).toBe('1');
+        expect(
+          ctrl.stores
+            .of(SECRET)
+            .list('ns')
+            .map((o) => o.metadata.name),
+        ).toEqual(['s']);
+        expect(ctrl.stores.all.map((s) => `${s.role}:${s.resource.kind}:${s.store.size}`)).toEqual([
+          'primary:ConfigMap:1',
+          'owned:Secret:1',
+        ]);
+        expect(ctrl.cache.get(SECRET, 'ns/s')?.metadata.resourceVersion).toBe('7');
+        expect(() => ctrl.stores.of({ apiVersion: 'v1', kind: 'Pod' })).toThrow(/must be one of the kinds/);
+      }, 1);
+    });
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Whether a controller has anything to do: nothing queued, running, waiting for a retry, a
+ * requeue, a debounce or a map retry. The soak and tests read it through `Controller.idle$`
+ * instead of private state.
+ *
+ * @module
+ */
+import { asyncScheduler, BehaviorSubject, distinctUntilChanged } from 'rxjs';
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+
+/**
+ * Counts of pending work by source; idle when every count is 0. Work passes synchronously from
+ * one stage to the next (relist gate → debounce → applier), so a count may touch 0 between two
+ * stages: becoming idle is confirmed on the scheduler's next turn (becoming busy is immediate).
+ */
+export class IdleTracker {
+  private readonly counts = new Map<object, number>();
+  private readonly subject = new BehaviorSubject<boolean>(true);
+  private confirming: Subscription | undefined;
+
+  constructor(private readonly scheduler: SchedulerLike = asyncScheduler) {}
+
+  /** `true` when idle; replays the current value; emits on change only. */
+  readonly idle$: Observable<boolean> = this.subject.pipe(distinctUntilChanged());
+
+  /** Whether every source is at 0 now. */
+  get idle(): boolean {
+    return this.subject.getValue();
+  }
+
+  /** A new source of pending work; set its count as it changes, `release()` it when it ends. */
+  source(): { set(count: number): void; release(): void } {
+    const token = {};
+    return {
+      set: (count) => {
+        if (count > 0) this.counts.set(token, count);
+        else this.counts.delete(token);
+        this.update();
+      },
+      release: () => {
+        this.counts.delete(token);
+        this.update();
+      },
+    };
+  }
+
+  private update(): void {
+    if (this.counts.size > 0) {
+      this.confirming?.unsubscribe();
+      this.confirming = undefined;
+      if (this.subject.getValue()) this.subject.next(false);
+      return;
+    }
+    if (this.subject.getValue() || this.confirming !== undefined) return;
+    this.confirming = this.scheduler.schedule(() => {
+      this.confirming = undefined;
+      if (this.counts.size === 0) this.subject.next(true);
+    }, 0);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The queue stage: requests → per-key debounce (0 ms by default: a burst of one key in one tick
+ * coalesces) → intake stop on shutdown → the applier (or one per namespace lane, sharing one
+ * retry rate limit). Reports what it holds to the idle tracker.
+ *
+ * @module
+ */
+import {
+  applier,
+  debounceByKey,
+  DEFAULT_RATE_LIMIT_BURST,
+  DEFAULT_RATE_LIMIT_QPS,
+  TokenBucket,
+} from '@rxkube/core';
+import type { Action, ApplierOptions, ReconcileResult } from '@rxkube/core';
+import { defer, finalize, from, takeUntil, tap } from 'rxjs';
+import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
+
+import type { ObjectRef } from '../types.js';
+import { objectKey } from '../types.js';
+
+const keyOf = (r: ObjectRef): string => objectKey(r);
+import type { IdleTracker } from './idle.js';
+import { laneApplier } from './lanes.js';
+import type { ControllerObserver } from './options.js';
+import type { ControllerPlan } from './validate-options.js';
+
+/** What the queue stage needs. */
+export interface QueueDeps {
+  readonly plan: ControllerPlan<never>;
+  readonly work: (request: ObjectRef, key: string) => ObservableInput<Action>;
+  readonly observer: ControllerObserver | undefined;
+  readonly idle: IdleTracker;
+  readonly shutdown: ObservableInput<unknown> | undefined;
+  readonly scheduler: SchedulerLike;
+}
+
+/** Runs `requests$` through debounce, shutdown and the applier(s); one result per reconcile. */
+export function queue(
+  requests$: Observable<ObjectRef>,
+  deps: QueueDeps,
+): Observable<ReconcileResult<ObjectRef, string>> {
+  const { plan, scheduler } = deps;
+  return defer(() => {
+    const debouncing = new Set<string>();
+    const debounced = deps.idle.source();
+    let queued$ = requests$.pipe(
+      tap((r) => {
+        debouncing.add(objectKey(r));
+        debounced.set(debouncing.size);
+      }),
+      debounceByKey(
+        keyOf,
+        plan.debounce.ms,
+        plan.debounce.maxWaitMs !== undefined ? { maxWait: plan.debounce.maxWaitMs } : {},
+        scheduler,
+      ),
+      tap((r) => {
+        debouncing.delete(objectKey(r));
+        debounced.set(debouncing.size);
+      }),
+      finalize(() => {
+        debouncing.clear();
+        debounced.release();
+      }),
+    );
+    // After the debounce: stopping intake drops the triggers it still holds.
+    if (deps.shutdown !== undefined) queued$ = queued$.pipe(takeUntil(from(deps.shutdown)));
+    const base: ApplierOptions<string> = {
+      ...plan.applier,
+      ...(deps.observer !== undefined ? { observer: deps.observer } : {}),
+    };
+    if (plan.laneIdleMs === undefined) {
+      const pending = deps.idle.source();
+      return queued$.pipe(
+        applier(keyOf, deps.work, { ...base, onPending: (n) => pending.set(n) }, scheduler),
+        finalize(() => pending.release()),
+      );
+    }
+    // One bucket for every lane: the documented global retry limit stays global.
+    const limit = plan.applier.rateLimit;
+    const bucket =
+      limit === false
+        ? false
+        : new TokenBucket(
+            limit !== undefined && !(limit instanceof TokenBucket)
+              ? limit
+              : { qps: DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST },
+          );
+    const lanes = new Map<string, { set(n: number): void; release(): void }>();
+    return queued$.pipe(
+      laneApplier(
+        (r) => r.namespace ?? '',
+        keyOf,
+        deps.work,
+        (lane) => {
+          const pending = deps.idle.source();
+          lanes.get(lane)?.release();
+          lanes.set(lane, pending);
+          return { ...base, rateLimit: bucket, onPending: (n) => pending.set(n) };
+        },
+        plan.laneIdleMs,
+        scheduler,
+      ),
+      finalize(() => {
+        for (const pending of lanes.values()) pending.release();
+        lanes.clear();
+      }),
+    );
+  });
+}

@@ -1,0 +1,265 @@
+/**
+ * Triggers: which requests (objects of the `for` kind) the events of each watched kind stand for.
+ * Per watch: hold events of objects being written → relist gate → echo recognition → predicates
+ * (isolated) → the kind's mapping (primary: itself; owned: its controller owner; mapped: `map`,
+ * isolated and retried). The request of the reconcile that made a write is dropped from that
+ * write's echo.
+ *
+ * @module
+ */
+import { PerKeyBackoff } from '@rxkube/core';
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import { connect, filter, map, merge, mergeMap, Observable as Rx } from 'rxjs';
+
+import { resync } from '../reflector/resync.js';
+import type { ResyncEvent } from '../reflector/resync.js';
+import type { WriteTracker } from '../sink/write-tracker.js';
+import type { KubeObject, ObjectRef, OwnerReference, ResourceType, WatchEvent } from '../types.js';
+import { objectKey } from '../types.js';
+import { UserCodeError } from '../user-code-error.js';
+import { holdWhileWriting } from './hold-while-writing.js';
+import type { IdleTracker } from './idle.js';
+import type { MapContext, RequestName } from './options.js';
+import type { Trigger } from './relist-gate.js';
+import { relistGate } from './relist-gate.js';
+import type { UserCodeReporter } from './user-code.js';
+import { isolatePredicate } from './user-code.js';
+import type { ControllerPlan } from './validate-options.js';
+import type { WatchedKind, WatchedKinds } from './watches.js';
+import { groupOf } from './watches.js';
+
+/** A trigger, with the reconcile that wrote it when it is the echo of one of our writes. */
+interface Annotated<O extends KubeObject = KubeObject> extends Trigger<O> {
+  /** Set for our own echoes: the writer's key (`*` when the write named none). */
+  readonly writer?: string;
+}
+
+/** Everything the trigger stage needs. */
+export interface TriggerDeps<T extends KubeObject> {
+  readonly plan: ControllerPlan<T>;
+  readonly kinds: WatchedKinds<T>;
+  readonly tracker: WriteTracker;
+  readonly report: UserCodeReporter;
+  readonly idle: IdleTracker;
+  readonly mapContext: MapContext;
+  readonly random: (() => number) | undefined;
+  readonly scheduler: SchedulerLike;
+}
+
+/** Every request the controller's watches stand for. */
+export function requests<T extends KubeObject>(deps: TriggerDeps<T>): Observable<ObjectRef> {
+  const { kinds } = deps;
+  return merge(
+    primaryRequests(kinds.primary as unknown as WatchedKind, deps),
+    ...kinds.owned.map((k) => ownedRequests(k, deps)),
+    ...kinds.mapped.map((k) => mappedRequests(k, deps)),
+  );
+}
+
+function primaryRequests<T extends KubeObject>(
+  kind: WatchedKind,
+  deps: TriggerDeps<T>,
+): Observable<ObjectRef> {
+  const forType = deps.plan.primary.resource;
+  return triggersOf(kind, deps, deps.plan.resyncMs).pipe(
+    mergeMap((t) =>
+      dropWriter(t, [requestOf(forType, t.object.metadata.namespace, t.object.metadata.name ?? '')]),
+    ),
+  );
+}
+
+function ownedRequests<T extends KubeObject>(kind: WatchedKind, deps: TriggerDeps<T>): Observable<ObjectRef> {
+  const forType = deps.plan.primary.resource;
+  return triggersOf(kind, deps).pipe(
+    mergeMap((t) => {
+      const request = ownerRequestOf(forType, t.object);
+      return request === undefined ? [] : dropWriter(t, [request]);
+    }),
+  );
+}
+
+/** Requests of a mapped watch: `map` per trigger; a map that throws is reported and retried with backoff. */
+function mappedRequests<T extends KubeObject>(
+  kind: WatchedKind,
+  deps: TriggerDeps<T>,
+): Observable<ObjectRef> {
+  const forType = deps.plan.primary.resource;
+  const watch = kind.plan.watch;
+  if (watch === undefined) throw new Error('a mapped kind without its watch (bug)');
+  const triggers$ = triggersOf(kind, deps);
+  return new Rx<ObjectRef>((subscriber) => {
+    const backoff = new PerKeyBackoff<string>({
+      ...deps.plan.applier.backoff,
+      ...(deps.random !== undefined ? { random: deps.random } : {}),
+    });
+    const retries = new Map<string, Subscription>();
+    const pending = deps.idle.source();
+    const cancel = (key: string): void => {
+      retries.get(key)?.unsubscribe();
+      retries.delete(key);
+      pending.set(retries.size);
+    };
+    const run = (t: Annotated): void => {
+      const key = objectKey(t.object);
+      let names: readonly RequestName[];
+      try {
+        names = checkNames(watch.map(t.object, deps.mapContext));
+      } catch (error) {
+        deps.report(
+          new UserCodeError('map', error, {
+            ...(deps.plan.name !== undefined ? { controller: deps.plan.name } : {}),
+            key,
+          }),
+        );
+        retries.set(
+          key,
+          deps.scheduler.schedule(() => {
+            retries.delete(key);
+            pending.set(retries.size);
+            // The object as it is now (a deleted one as it was last seen).
+            const now = t.type === 'Delete' ? undefined : kind.store.get(key);
+            run(now === undefined ? t : { type: 'Apply', object: now });
+          }, backoff.next(key)),
+        );
+        pending.set(retries.size);
+        return;
+      }
+      backoff.reset(key);
+      for (const r of dropWriter(
+        t,
+        names.map((n) => requestOf(forType, n.namespace, n.name)),
+      )) {
+        subscriber.next(r);
+      }
+    };
+    const upstream = triggers$.subscribe({
+      next: (t) => {
+        cancel(objectKey(t.object));
+        run(t);
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      upstream.unsubscribe();
+      for (const r of retries.values()) r.unsubscribe();
+      retries.clear();
+      pending.release();
+    };
+  });
+}
+
+/**
+ * The triggers of one watched kind: each namespace's events through the write hold and the relist
+ * gate, merged; our echoes annotated; `Apply`s through the kind's predicates (isolated).
+ */
+function triggersOf<T extends KubeObject>(
+  kind: WatchedKind,
+  deps: TriggerDeps<T>,
+  resyncMs?: number,
+): Observable<Annotated> {
+  const resource = kind.plan.resource;
+  const parts = kind.parts.map((part) => {
+    const held = deps.idle.source();
+    let events$: Observable<WatchEvent | ResyncEvent> = part.shared.events$.pipe(
+      holdWhileWriting<WatchEvent>(deps.tracker, resource),
+    );
+    if (resyncMs !== undefined) {
+      events$ = part.shared.events$.pipe(
+        resync(resyncMs, part.store, deps.scheduler),
+        holdWhileWriting<WatchEvent | ResyncEvent>(deps.tracker, resource),
+      );
+    }
+    return new Rx<Trigger>((subscriber) => {
+      const sub = events$.pipe(relistGate(part.store, (n) => held.set(n))).subscribe(subscriber);
+      return () => {
+        sub.unsubscribe();
+        held.release();
+      };
+    });
+  });
+  const annotated$ = merge(...parts).pipe(map((t) => annotate(t, deps.tracker, resource)));
+  const predicates = kind.plan.predicates;
+  if (predicates.length === 0) return annotated$;
+  return annotated$.pipe(
+    connect((t$) => {
+      const annotations = new WeakMap<object, Annotated>();
+      let applied$ = t$.pipe(
+        filter((t) => t.type === 'Apply'),
+        map((t) => {
+          annotations.set(t.object, t);
+          return t.object;
+        }),
+      );
+      for (const predicate of predicates) {
+        applied$ = applied$.pipe(
+          isolatePredicate(predicate, (error, object) => {
+            deps.report(
+              new UserCodeError('predicate', error, {
+                ...(deps.plan.name !== undefined ? { controller: deps.plan.name } : {}),
+                ...(object !== undefined ? { key: objectKey(object) } : {}),
+              }),
+            );
+          }),
+        );
+      }
+      return merge(
+        applied$.pipe(map((object): Annotated => annotations.get(object) ?? { type: 'Apply', object })),
+        t$.pipe(filter((t) => t.type !== 'Apply')),
+      );
+    }),
+  );
+}
+
+/** Recognises the echo of one of our writes (an `Apply` with our resourceVersion, a `Delete` of ours). */
+function annotate(t: Trigger, tracker: WriteTracker, resource: ResourceType): Annotated {
+  if (t.type === 'Resync') return t;
+  const echo =
+    t.type === 'Apply' ? tracker.takeEcho(t.object, resource) : tracker.takeDeleteEcho(t.object, resource);
+  return echo === undefined ? t : { ...t, writer: echo.writer ?? '*' };
+}
+
+/** `requests` without the one of the reconcile whose own write this trigger echoes. */
+function dropWriter(t: Annotated, requests: readonly ObjectRef[]): readonly ObjectRef[] {
+  if (t.writer === undefined) return requests;
+  if (t.writer === '*') return [];
+  return requests.filter((r) => objectKey(r) !== t.writer);
+}
+
+function checkNames(names: unknown): readonly RequestName[] {
+  if (
+    !Array.isArray(names) ||
+    !names.every((n) => n !== null && typeof n === 'object' && typeof (n as RequestName).name === 'string')
+  ) {
+    throw new TypeError(
+      `map returned ${JSON.stringify(names) ?? String(names)}, not an array of { namespace?, name }`,
+    );
+  }
+  return names as readonly RequestName[];
+}
+
+/** The request of `resource` named `name` in `namespace` (cluster-scoped when `namespace` is empty). */
+export function requestOf(resource: ResourceType, namespace: string | undefined, name: string): ObjectRef {
+  return {
+    apiVersion: resource.apiVersion,
+    kind: resource.kind,
+    ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
+    name,
+  };
+}
+
+/**
+ * The request of an owned child: its controller owner reference (`controller: true`) when that
+ * owner is of the `for` kind (same group and kind; any version of the group matches, as
+ * controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner` does). The owner is in
+ * the child's namespace: Kubernetes only allows namespaced owners from the same namespace.
+ */
+export function ownerRequestOf(owner: ResourceType, child: KubeObject): ObjectRef | undefined {
+  const refs: readonly OwnerReference[] | undefined = child.metadata.ownerReferences;
+  if (refs === undefined) return undefined;
+  const group = groupOf(owner.apiVersion);
+  const ref = refs.find(
+    (r) => r.controller === true && r.kind === owner.kind && groupOf(r.apiVersion) === group,
+  );
+  return ref === undefined ? undefined : requestOf(owner, child.metadata.namespace, ref.name);
+}
