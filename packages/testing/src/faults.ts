@@ -99,6 +99,13 @@ export interface DelayRule extends RequestMatcher {
 /**
  * A fault rule waiting for requests or watches to hit it ({@link Faults.pending}).
  * `remaining` is `Infinity` for a delay without a count.
+ *
+ * ## Example
+ * ```ts
+ * server.faults.failNext({ status: 503, count: 2, path: /configmaps/ });
+ * const [rule]: PendingFault[] = server.faults.pending();
+ * expect(rule).toMatchObject({ kind: 'failNext', remaining: 2 });
+ * ```
  */
 export type PendingFault =
   | { readonly kind: 'failNext'; readonly rule: FailRule; readonly remaining: number }
@@ -106,12 +113,25 @@ export type PendingFault =
   | { readonly kind: 'expireNextWatch'; readonly remaining: number }
   | { readonly kind: 'cutWatchesMidLine'; readonly remaining: number };
 
-/** Injected error answers of one status, method and path ({@link Faults.injectedErrors}). */
+/**
+ * Injected error answers of one status, method and path ({@link Faults.injectedErrors}).
+ *
+ * ## Example
+ * ```ts
+ * server.faults.failNext({ status: 429, count: 2, method: 'GET', path: /configmaps/ });
+ * // … the client under test lists ConfigMaps twice …
+ * const counts: InjectedErrorCount[] = server.faults.injectedErrors();
+ * expect(counts).toEqual([{ status: 429, method: 'GET', path: '/api/v1/configmaps', count: 2 }]);
+ * ```
+ */
 export interface InjectedErrorCount {
+  /** The injected status. */
   readonly status: 429 | 500 | 503;
+  /** The request's HTTP method. */
   readonly method: string;
   /** The request path without its query string. */
   readonly path: string;
+  /** How many requests were answered with it. */
   readonly count: number;
 }
 
