@@ -8,33 +8,17 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
-
 import { recordUpdate } from '../apply/field-manager.js';
 import type { ResourceType } from '../registry/types.js';
-import type { StatusCause } from '../status.js';
-import {
-  alreadyExists,
-  ApiError,
-  badRequest,
-  conflict,
-  invalid,
-  invalidResource,
-  namespaceTerminating,
-  notFound,
-  uidPreconditionFailed,
-} from '../status.js';
-import type { Json, KObj } from '../store/object.js';
-import { clone, deepEqual, isObject, rfc3339, sortKeys } from '../store/object.js';
+import { ApiError, notFound } from '../status.js';
+import type { KObj } from '../store/object.js';
+import { rfc3339, sortKeys } from '../store/object.js';
 import type { ObjectStore } from '../store/store.js';
 import { objectKey } from '../store/store.js';
-import type { MetaValidation } from '../validation/object-meta.js';
-import { metaUpdateCauses, validateObjectMeta } from '../validation/object-meta.js';
-import { validateAgainstSchema } from '../validation/schema.js';
-import { parseResourceVersion } from './continue-token.js';
-import { checkNamespace, checkTypeMeta, decodeBody, sanitize } from './decode.js';
+import { commitUpdate } from './commit-update.js';
+import { createObject } from './create.js';
+import { checkNamespace, checkTypeMeta, decodeBody } from './decode.js';
 import { deleteObject, finalizeNamespace, removeFinalizer } from './delete.js';
-import { nameUndeterminable } from './patch-body.js';
 import type {
   DeleteOptions,
   DeleteResult,
@@ -43,12 +27,12 @@ import type {
   ListOptions,
   ListResult,
   Selectors,
-  WriteAttributes,
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
 import { listObjects, matchesSelectors, parseSelectors } from './list.js';
 import { patchObject } from './patch.js';
+import { updateObject, updateScale } from './update.js';
 
 export type {
   DeleteOptions,
@@ -64,18 +48,6 @@ export type {
 } from './engine-types.js';
 export { applyConflict } from './apply-conflict.js';
 export { encodeContinue, parseResourceVersion } from './continue-token.js';
-
-const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-const CREATE_RESET_META = [
-  'uid',
-  'resourceVersion',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'generation',
-  'selfLink',
-] as const;
 
 /** The object semantics. */
 export class Engine {
@@ -134,56 +106,7 @@ export class Engine {
     checkNamespace(type, obj, namespace);
   }
 
-  /**
-   * Create validation as `rest.BeforeCreate` runs it: the strategy's (metadata, type rules, schema,
-   * hooks), then — only when that passed — the generic metadata checks with names as path segments.
-   * Throws 422.
-   */
-  private validateCreate(type: ResourceType, obj: KObj): void {
-    const v = metaValidationOf(type);
-    const causes: StatusCause[] = [...validateObjectMeta(obj.metadata, type.nameRule, v.flavor)];
-    causes.push(...this.typeCauses(type, obj, undefined));
-    if (causes.length === 0) causes.push(...validateObjectMeta(obj.metadata, 'path-segment', 'generic'));
-    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, causes));
-  }
-
-  /**
-   * Update validation as `rest.BeforeUpdate` runs it: `validateCommonFields` (generic metadata
-   * checks), then the strategy's metadata passes, type rules, schema and hooks, all in one 422.
-   */
-  private validateUpdate(type: ResourceType, next: KObj, old: KObj, statusUpdate: boolean): void {
-    const causes = metaUpdateCauses(
-      next.metadata,
-      old.metadata,
-      type.nameRule,
-      metaValidationOf(type),
-      statusUpdate,
-    );
-    causes.push(...this.typeCauses(type, next, old));
-    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, causes));
-  }
-
-  private typeCauses(type: ResourceType, obj: KObj, old: KObj | undefined): StatusCause[] {
-    const causes: StatusCause[] = [...(type.validate?.(obj, old) ?? [])];
-    if (type.schema) {
-      const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = obj;
-      causes.push(...validateAgainstSchema(rest, type.schema, ''));
-    }
-    causes.push(...(this.hooks.validate?.(type, obj, old) ?? []));
-    return causes;
-  }
-
-  private checkNamespaceForCreate(type: ResourceType, namespace: string | undefined, name: string): void {
-    if (!type.namespaced || !this.config.namespaceLifecycle || namespace === undefined) return;
-    const ns = this.store.get('/namespaces', namespace);
-    if (!ns) throw new ApiError(notFound({ group: '', resource: 'namespaces' }, namespace));
-    const phase = (ns['status'] as Json | undefined)?.['phase'];
-    if (ns.metadata.deletionTimestamp || phase === 'Terminating') {
-      throw new ApiError(namespaceTerminating(type, name, namespace));
-    }
-  }
-
-  // ---------------------------------------------------------------- create
+  // ---------------------------------------------------------------- create (create.ts)
 
   /**
    * Creates an object from its wire form (TypeMeta already checked). `applied` marks a create by
@@ -196,70 +119,10 @@ export class Engine {
     opts: WriteOptions,
     applied = false,
   ): WriteResult {
-    this.checkNamespace(type, body, namespace);
-    const obj = sanitize(type, body);
-    for (const k of CREATE_RESET_META) delete obj.metadata[k];
-    if (type.hasStatus && !type.builtin) delete obj['status'];
-    if (type.hasStatus && type.builtin && type.resource !== 'namespaces') delete obj['status'];
-    const nameForErrors = obj.metadata.name ?? obj.metadata.generateName ?? '';
-    if (!obj.metadata.name && obj.metadata.generateName) {
-      obj.metadata.name = this.generateName(type, namespace, obj.metadata.generateName);
-    }
-    type.defaults?.(obj);
-    const write: WriteAttributes = {
-      operation: 'CREATE',
-      type,
-      namespace: type.namespaced ? namespace : undefined,
-      name: obj.metadata.name ?? '',
-      subresource: undefined,
-      object: obj,
-      oldObject: undefined,
-      user: opts.user,
-      createOnUpdate: applied || opts.createOnUpdate === true,
-    };
-    this.hooks.beforeValidate?.(write);
-    this.validateCreate(type, obj);
-    const name = obj.metadata.name ?? '';
-    this.checkNamespaceForCreate(type, namespace, name || nameForErrors);
-    this.hooks.admit?.(write);
-    const key = this.keyOf(type, namespace, name);
-    if (this.store.get(type.storageKey, key)) throw new ApiError(alreadyExists(type, name));
-    const now = this.nowIso();
-    obj.metadata.uid = randomUUID();
-    obj.metadata.creationTimestamp = now;
-    if (type.hasGeneration) obj.metadata.generation = 1;
-    if (!applied) {
-      delete obj.metadata.managedFields;
-      obj.metadata.managedFields = recordUpdate(undefined, obj, {
-        manager: opts.manager,
-        apiVersion: type.apiVersion,
-        now,
-      });
-    }
-    // strategy changes after the field manager ran: not owned by the writer
-    type.prepare?.(obj, undefined);
-    if (Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0)
-      delete obj.metadata.managedFields;
-    const stored = type.toStorage(obj);
-    // a dry-run create has no resourceVersion: nothing was written (the storage sets it)
-    if (opts.dryRun) return { code: 201, object: this.present(type, stored) };
-    this.store.create(type.storageKey, key, stored);
-    return { code: 201, object: this.present(type, stored) };
+    return createObject(this, type, namespace, body, opts, applied);
   }
 
-  private generateName(type: ResourceType, namespace: string | undefined, prefix: string): string {
-    const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
-    for (let attempt = 0; attempt < 8; attempt++) {
-      let s = '';
-      for (let i = 0; i < 5; i++)
-        s += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)] ?? 'x';
-      const name = base + s;
-      if (!this.store.get(type.storageKey, this.keyOf(type, namespace, name))) return name;
-    }
-    return base + 'zzzzz';
-  }
-
-  // ---------------------------------------------------------------- update
+  // ---------------------------------------------------------------- update (update.ts, commit-update.ts)
 
   /** PUT (main resource or /status). */
   update(
@@ -269,58 +132,12 @@ export class Engine {
     body: KObj,
     opts: WriteOptions,
   ): WriteResult {
-    if (body.metadata.name === undefined || body.metadata.name === '') throw nameUndeterminable(name);
-    if (body.metadata.name !== name) {
-      throw new ApiError(
-        badRequest(
-          `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
-        ),
-      );
-    }
-    body.metadata.name = name;
-    this.checkNamespace(type, body, namespace);
-    const key = this.keyOf(type, namespace, name);
-    const old = this.store.get(type.storageKey, key);
-    const rvText = body.metadata.resourceVersion;
-    if (rvText !== undefined && rvText !== '') parseResourceVersion(rvText);
-    // the body's uid is a storage precondition of the update, checked before the resourceVersion
-    // (and against "no object" by a create-on-update)
-    const uid = body.metadata.uid;
-    if (uid !== undefined && uid !== '' && uid !== old?.metadata.uid && (old || type.allowCreateOnUpdate)) {
-      throw new ApiError(
-        uidPreconditionFailed(type, name, this.etcdKey(type, namespace, name), uid, old?.metadata.uid ?? ''),
-      );
-    }
-    if (!old) {
-      if (type.allowCreateOnUpdate && opts.subresource === undefined) {
-        delete body.metadata.resourceVersion;
-        return this.create(type, namespace, body, { ...opts, createOnUpdate: true });
-      }
-      throw new ApiError(notFound(type, name));
-    }
-    if ((rvText === undefined || rvText === '') && !type.allowUnconditionalUpdate) {
-      throw new ApiError(
-        invalidResource(type, name, [
-          {
-            reason: 'FieldValueInvalid',
-            message: 'Invalid value: 0x0: must be specified for an update',
-            field: 'metadata.resourceVersion',
-          },
-        ]),
-      );
-    }
-    if (rvText !== undefined && rvText !== '' && rvText !== old.metadata.resourceVersion) {
-      throw new ApiError(conflict(type, name));
-    }
-    const candidate = sanitize(type, body);
-    return this.commitUpdate(type, key, old, candidate, opts, undefined);
+    return updateObject(this, type, namespace, name, body, opts);
   }
 
   /**
-   * Turns a full candidate (wire form) into the next stored state and writes it, applying the
-   * status-subresource rules, finalizer rules, validation, no-op detection, generation and
-   * managedFields. `applied` carries managedFields computed by server-side apply. For the write
-   * paths of this folder (patch.ts) only.
+   * Turns a full candidate (wire form) into the next stored state and writes it (see
+   * {@link commitUpdate}). For the write paths of this folder (patch.ts) only.
    */
   commitUpdate(
     type: ResourceType,
@@ -330,100 +147,7 @@ export class Engine {
     opts: WriteOptions,
     appliedManagedFields: unknown[] | undefined,
   ): WriteResult {
-    const oldWire = type.fromStorage(old);
-    const statusWrite = type.hasStatus && opts.subresource === 'status';
-    let next: KObj;
-    if (statusWrite) {
-      // the status strategy's PrepareForUpdate: everything but status (and, for built-ins, the
-      // request's metadata minus what the type resets) comes from the stored object
-      next = clone(oldWire);
-      if (candidate['status'] === undefined) delete next['status'];
-      else next['status'] = clone(candidate['status']);
-      if (type.builtin) {
-        const meta = { ...candidate.metadata };
-        for (const k of type.statusKeeps ?? []) {
-          if (oldWire.metadata[k] === undefined) delete meta[k];
-          else meta[k] = oldWire.metadata[k] as never;
-        }
-        next.metadata = meta;
-      }
-    } else {
-      next = candidate;
-      if (type.hasStatus) {
-        if (oldWire['status'] === undefined) delete next['status'];
-        else next['status'] = clone(oldWire['status']);
-      }
-    }
-    keepSystemFields(next.metadata, oldWire.metadata);
-    next.metadata.resourceVersion = old.metadata.resourceVersion;
-    type.defaults?.(next);
-    type.prepare?.(next, oldWire);
-    const write: WriteAttributes = {
-      operation: 'UPDATE',
-      type,
-      namespace: oldWire.metadata.namespace,
-      name: oldWire.metadata.name ?? '',
-      subresource: opts.subresource,
-      object: next,
-      oldObject: oldWire,
-      user: opts.user,
-      createOnUpdate: false,
-    };
-    this.hooks.beforeValidate?.(write);
-    this.validateUpdate(type, next, oldWire, statusWrite);
-    this.hooks.admit?.(write);
-    if (Array.isArray(next.metadata.finalizers) && next.metadata.finalizers.length === 0)
-      delete next.metadata.finalizers;
-    const strip = (o: KObj): KObj => {
-      const c: KObj = { ...o, metadata: { ...o.metadata } };
-      delete c.metadata.managedFields;
-      delete c.metadata.resourceVersion;
-      return c;
-    };
-    const sameContent = deepEqual(strip(next), strip(oldWire));
-    const now = this.nowIso();
-    if (appliedManagedFields) {
-      next.metadata.managedFields = appliedManagedFields;
-      if (
-        sameContent &&
-        deepEqual(withoutTimes(appliedManagedFields), withoutTimes(oldWire.metadata.managedFields))
-      ) {
-        return { code: 200, object: this.present(type, old) };
-      }
-    } else {
-      if (sameContent) return { code: 200, object: this.present(type, old) };
-      const prevForFm: KObj = { ...oldWire };
-      const nextForFm: KObj = {
-        ...next,
-        metadata: { ...next.metadata, managedFields: oldWire.metadata.managedFields },
-      };
-      const mf = recordUpdate(prevForFm, nextForFm, {
-        manager: opts.manager,
-        apiVersion: type.apiVersion,
-        now,
-        ...(opts.subresource ? { subresource: opts.subresource } : {}),
-      });
-      next.metadata.managedFields = mf;
-    }
-    if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
-      delete next.metadata.managedFields;
-    if (type.hasGeneration && !sameContent) {
-      const specChanged =
-        !deepEqual(contentOf(next, type.hasStatus), contentOf(oldWire, type.hasStatus)) ||
-        (type.generationChanged?.(next, oldWire) ?? false);
-      const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
-      next.metadata.generation = specChanged ? gen + 1 : gen;
-    }
-    const stored = type.toStorage(next);
-    if (opts.dryRun) return { code: 200, object: this.present(type, stored) };
-    if (stored.metadata.deletionTimestamp && !(stored.metadata.finalizers?.length ?? 0)) {
-      // the last finalizer went away: the object is removed; DELETED carries the previous state
-      const response = this.present(type, stored);
-      this.removeNow(type, key, clone(old));
-      return { code: 200, object: response };
-    }
-    this.store.update(type.storageKey, key, stored);
-    return { code: 200, object: this.present(type, stored) };
+    return commitUpdate(this, type, key, old, candidate, opts, appliedManagedFields);
   }
 
   /**
@@ -533,7 +257,7 @@ export class Engine {
     removeFinalizer(this, type, key, finalizer, manager);
   }
 
-  // ---------------------------------------------------------------- scale
+  // ---------------------------------------------------------------- scale (update.ts)
 
   /**
    * A write of `spec.replicas` through the `scale` subresource (autoscaling/v1 Scale): 409 on a
@@ -547,59 +271,6 @@ export class Engine {
     resourceVersion: string | undefined,
     opts: WriteOptions,
   ): WriteResult {
-    const key = this.keyOf(type, namespace, name);
-    const old = this.getStored(type, namespace, name);
-    if (resourceVersion !== undefined && resourceVersion !== '') {
-      parseResourceVersion(resourceVersion);
-      if (resourceVersion !== old.metadata.resourceVersion) throw new ApiError(conflict(type, name));
-    }
-    const candidate = clone(type.fromStorage(old));
-    const spec = isObject(candidate['spec']) ? candidate['spec'] : {};
-    spec['replicas'] = replicas;
-    candidate['spec'] = spec;
-    return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
+    return updateScale(this, type, namespace, name, replicas, resourceVersion, opts);
   }
-}
-
-const DEFAULT_BUILTIN_META: MetaValidation = { flavor: 'core', onUpdate: 'update' };
-const DEFAULT_CR_META: MetaValidation = { flavor: 'generic', onUpdate: 'update' };
-
-function metaValidationOf(type: ResourceType): MetaValidation {
-  return type.metaValidation ?? (type.builtin ? DEFAULT_BUILTIN_META : DEFAULT_CR_META);
-}
-
-/**
- * What `rest.BeforeUpdate` resets before validating: generation and creationTimestamp always come
- * from the stored object, uid when the request has none, deletionTimestamp once set, a grace period
- * the request omits. Other differences (uid, deletionTimestamp, grace period) fail validation.
- */
-function keepSystemFields(m: KObj['metadata'], om: KObj['metadata']): void {
-  m.name = om.name;
-  if (om.namespace !== undefined) m.namespace = om.namespace;
-  else delete m.namespace;
-  if (m.uid === undefined || m.uid === '') m.uid = om.uid;
-  m.creationTimestamp = om.creationTimestamp;
-  if (om.generateName !== undefined && m.generateName === undefined) m.generateName = om.generateName;
-  if (om.generation !== undefined) m.generation = om.generation;
-  else delete m.generation;
-  if (om.deletionTimestamp !== undefined) m.deletionTimestamp = om.deletionTimestamp;
-  if (om.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined)
-    m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
-  if (!Array.isArray(m.managedFields)) m.managedFields = om.managedFields;
-}
-
-/**
- * What the generation follows by default: everything but metadata, and but status when the type has
- * a status subresource (a custom resource without one bumps on status changes too:
- * apiextensions-apiserver customresource strategy PrepareForUpdate).
- */
-function contentOf(o: KObj, hasStatus: boolean): Json {
-  const { metadata: _m, ...rest } = o;
-  if (hasStatus) delete rest['status'];
-  return rest;
-}
-
-function withoutTimes(mf: unknown): unknown {
-  if (!Array.isArray(mf)) return [];
-  return mf.map((e: unknown) => (isObject(e) ? { ...e, time: undefined } : e));
 }
