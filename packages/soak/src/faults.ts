@@ -46,12 +46,14 @@ export const FAULT_WEIGHTS: Readonly<Record<Exclude<FaultKind, 'restart'>, numbe
 /** The kinds that act on open watches: pointless while none is open. */
 export const WATCH_FAULTS: ReadonlySet<FaultKind> = new Set(['drop', 'stall', 'cut', 'malformed']);
 
-/** The order of a burst's faults: those needing open watches first, the drop last among them. */
+/**
+ * The order of a burst's faults. Cut and malformed lines act on the next line an open watch
+ * writes, so they come first and the faults that stop lines from flowing — stalls, drops, restarts
+ * ({@link LATE_FAULTS}) — come last, after a pause that lets the lines flow.
+ */
 export const BURST_ORDER: readonly FaultKind[] = [
   'malformed',
   'cut',
-  'stall',
-  'drop',
   'expire',
   'watchError',
   'watchThrottle',
@@ -59,8 +61,13 @@ export const BURST_ORDER: readonly FaultKind[] = [
   'listThrottle',
   'delay',
   'compact',
+  'stall',
+  'drop',
   'restart',
 ];
+
+/** The kinds that stop an open watch's lines: a burst injects them last, after a pause. */
+export const LATE_FAULTS: ReadonlySet<FaultKind> = new Set(['stall', 'drop', 'restart']);
 
 /** The weights of the kinds that do not need an open watch. */
 export const OTHER_WEIGHTS = Object.fromEntries(

@@ -8,6 +8,7 @@
  */
 import { KubeClient, loadKubeConfigFile, Manager } from '@rxkube/kube';
 import type { FaultCounts } from '@rxkube/testing';
+import { firstValueFrom } from 'rxjs';
 
 import type { Verdict } from './checks.js';
 import { serverState, verdict } from './checks.js';
@@ -17,6 +18,7 @@ import {
   BURST_ORDER,
   FAULT_KINDS,
   FAULT_WEIGHTS,
+  LATE_FAULTS,
   OTHER_WEIGHTS,
   restartsFor,
   WATCH_FAULTS,
@@ -88,9 +90,16 @@ export async function runSoak(
     client,
     name: 'soak',
     logLevel: 'silent',
-    // the storm stalls watches often: notice a stall sooner than the default 70 s (the server
-    // sends bookmarks every 5 s here, so a healthy watch is never idle that long)
-    watcher: { idleTimeoutMs: 8_000 },
+    // The storm's clock runs faster than a cluster's, so the watcher's timers are scaled down
+    // with it: a stall is noticed after 8 s instead of 70 s (the server sends bookmarks every 5 s
+    // here, so a healthy watch is never idle that long), and the reconnect backoff is 0.1 s ×2 →
+    // 2 s, reset after 10 s healthy, instead of 0.8 s ×2 → 30 s after 2 min. With the defaults a
+    // storm of back-to-back faults keeps most watches in their 30 s backoff, and the faults that
+    // act on open watches (drops, stalls, cuts, malformed lines) find almost none to hit.
+    watcher: {
+      idleTimeoutMs: 8_000,
+      backoff: { initialMs: 100, maxMs: 2_000, factor: 2, jitter: 0.5, resetAfterMs: 10_000 },
+    },
   });
   try {
     let t = Date.now();
@@ -127,15 +136,21 @@ export async function runSoak(
     );
     let n = 0;
     // Bursts of faults with calm between them: a watch knocked out by one fault reconnects after
-    // its backoff (0.8 s and up), so faults injected back to back would meet no open watch. Each
-    // burst waits for at least half the watches to be open again (at most 3 s) and for the writes
-    // to have kept pace; the writes never pause. Rules a burst leaves unconsumed are cleared.
+    // its backoff, so faults injected back to back would meet no open watch. After a burst, its
+    // rules get 1 s to meet their requests, then the next burst waits for at least half the
+    // watches to be open again (at most 3 s) and for the writes to have kept pace; the writes
+    // never pause. Rules a burst leaves unconsumed are cleared.
     const burst = Math.max(30, Math.round(config.faults / 200));
     const restartEvery = Math.max(1, Math.floor(config.faults / (restartsFor(config.faults) + 1)));
     const watches = mgr.targets().length;
     while (writing || n < config.faults) {
-      const calmUntil = Date.now() + 3_000;
-      while (Date.now() < calmUntil && (await server.openWatches()) < watches / 2) {
+      // the calm: at least 1 s for the last burst's rules to meet the requests and lines they
+      // wait for (the writes stream on), then until half the watches are open again (3 s at most)
+      const calmFrom = Date.now();
+      while (
+        Date.now() < calmFrom + 1_000 ||
+        (Date.now() < calmFrom + 3_000 && (await server.openWatches()) < watches / 2)
+      ) {
         await new Promise((r) => setTimeout(r, 20));
       }
       // injected errors, delays and expiries the last burst left unmet end with its calm: left to
@@ -144,8 +159,8 @@ export async function runSoak(
       while (writing && n / config.faults > progress.done / config.writes) {
         await new Promise((r) => setTimeout(r, 20));
       }
-      // the burst's kinds, those acting on open watches first (a drop last among them: it closes
-      // what the others need open), then the rest
+      // the burst's kinds in BURST_ORDER: those acting on the next line first, those that stop
+      // lines (stalls, drops, restarts) 0.5 s later, once the writes have sent lines
       const kinds: FaultKind[] = [];
       for (let k = 0; k < burst; k++, n++) {
         kinds.push(
@@ -155,7 +170,12 @@ export async function runSoak(
         );
       }
       kinds.sort((a, b) => BURST_ORDER.indexOf(a) - BURST_ORDER.indexOf(b));
+      let late = false;
       for (let kind of kinds) {
+        if (!late && LATE_FAULTS.has(kind)) {
+          late = true;
+          await new Promise((r) => setTimeout(r, 500));
+        }
         // a fault on open watches only when one is open to receive it; otherwise another kind
         if (WATCH_FAULTS.has(kind) && (await server.openWatches()) === 0) {
           kind = random.weighted(OTHER_WEIGHTS);
@@ -232,7 +252,10 @@ async function converge(
   for (;;) {
     const state = await serverState(client);
     last = verdict(mgr, controllers, state);
-    if (last.ok && controllers.every((c) => c.inFlight.size === 0)) return last;
+    // idle by the Manager's public signal (nothing queued, running, waiting for a retry or a
+    // debounce) and by the soak's own count of reconciles in flight
+    const idle = await firstValueFrom(mgr.idle$);
+    if (last.ok && idle && controllers.every((c) => c.inFlight.size === 0)) return last;
     if (Date.now() > deadline) {
       console.error(`soak: no ${what} within ${timeoutMs} ms`);
       return last;
