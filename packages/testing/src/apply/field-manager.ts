@@ -213,8 +213,8 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
       out[k] = inner;
       continue;
     }
-    if ((isObject(inner) && Object.keys(inner).length === 0) || (Array.isArray(inner) && inner.length === 0))
-      continue;
+    if (isObject(inner) && Object.keys(inner).length === 0 && !EMPTY_KEPT.has(k)) continue;
+    if (Array.isArray(inner) && inner.length === 0) continue;
     out[k] = inner;
   }
   return out;
@@ -226,6 +226,12 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
  * member; CRD `status.conditions` in file 12).
  */
 const NULL_KEPT = new Set(['status.conditions']);
+
+/**
+ * Struct fields Go serialises even when empty: a container's `resources` (a value struct) and
+ * `securityContext` (a pointer, defaulted to `{}` on a PodSpec); `{}` there is a field.
+ */
+const EMPTY_KEPT = new Set(['resources', 'securityContext']);
 
 /**
  * Lists without `omitempty`: an empty one is serialised (`[]`) and owned, a nil one is not

@@ -47,6 +47,8 @@ class BuiltinNode implements TypeNode {
   constructor(
     private readonly target: StrategicTarget,
     private readonly path: readonly string[],
+    /** An item of the list at `path`. */
+    private readonly isItem = false,
   ) {}
 
   field(name: string): TypeNode {
@@ -56,7 +58,7 @@ class BuiltinNode implements TypeNode {
   item(): TypeNode {
     // OwnerReference is `+structType=atomic`: an item is owned whole.
     if (this.path.join('.') === 'metadata.ownerReferences') return ATOMIC_MAP;
-    return this;
+    return this.isItem ? this : new BuiltinNode(this.target, this.path, true);
   }
 
   get list(): ListType {
@@ -79,18 +81,32 @@ class BuiltinNode implements TypeNode {
     const field = this.path.join('.');
     if (this.target.kind === 'Event') return ['involvedObject', 'related', 'regarding'].includes(field);
     // RoleRef is `+structType=atomic` (a binding's managedFields hold `f:roleRef: {}`)
-    return (
-      (this.target.kind === 'RoleBinding' || this.target.kind === 'ClusterRoleBinding') && field === 'roleRef'
-    );
+    if (this.target.kind === 'RoleBinding' || this.target.kind === 'ClusterRoleBinding')
+      return field === 'roleRef';
+    // metav1.LabelSelector is `+structType=atomic` too (the workloads' `spec.selector`), and a
+    // Service's selector map is `+mapType=atomic`
+    if (field !== 'spec.selector') return false;
+    return LABEL_SELECTOR_KINDS.has(this.target.kind) || this.target.kind === 'Service';
   }
 
   get alwaysPresent(): boolean {
     return (
-      VALUE_STRUCTS.has(this.path.join('.')) ||
-      VALUE_STRUCTS.has(`${this.target.kind}:${this.path.join('.')}`)
+      !this.isItem &&
+      (VALUE_STRUCTS.has(this.path.join('.')) ||
+        VALUE_STRUCTS.has(`${this.target.kind}:${this.path.join('.')}`))
     );
   }
 }
+
+/** Kinds whose `spec.selector` is a metav1.LabelSelector (not a Service's plain map). */
+const LABEL_SELECTOR_KINDS = new Set([
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'PodDisruptionBudget',
+]);
 
 /**
  * Struct fields that Go always serialises (value structs, not pointers), so they exist in the
@@ -102,11 +118,16 @@ const VALUE_STRUCTS = new Set([
   'spec.template',
   'spec.template.metadata',
   'spec.template.spec',
+  // PodSpec.containers has no omitempty: a nil list is `null`, so it exists in the empty object
+  'spec.containers',
+  'spec.template.spec.containers',
+  'spec.jobTemplate.spec.template.spec.containers',
   'spec.strategy',
   'spec.jobTemplate',
   'spec.jobTemplate.spec',
   'spec.jobTemplate.spec.template',
   'spec.jobTemplate.spec.template.spec',
+  'PersistentVolumeClaim:spec.resources',
   'CustomResourceDefinition:spec.names',
   'CustomResourceDefinition:status.acceptedNames',
   'Event:source',
