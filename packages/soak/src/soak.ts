@@ -8,6 +8,7 @@
  */
 import { KubeClient, loadKubeConfigFile, Manager } from '@rxkube/kube';
 import type { FaultCounts } from '@rxkube/testing';
+import { firstValueFrom } from 'rxjs';
 
 import type { Verdict } from './checks.js';
 import { serverState, verdict } from './checks.js';
@@ -251,7 +252,10 @@ async function converge(
   for (;;) {
     const state = await serverState(client);
     last = verdict(mgr, controllers, state);
-    if (last.ok && controllers.every((c) => c.inFlight.size === 0)) return last;
+    // idle by the Manager's public signal (nothing queued, running, waiting for a retry or a
+    // debounce) and by the soak's own count of reconciles in flight
+    const idle = await firstValueFrom(mgr.idle$);
+    if (last.ok && idle && controllers.every((c) => c.inFlight.size === 0)) return last;
     if (Date.now() > deadline) {
       console.error(`soak: no ${what} within ${timeoutMs} ms`);
       return last;

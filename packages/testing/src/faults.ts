@@ -1,12 +1,17 @@
 /**
  * Programmatic fault injection for reliability tests. Every injected fault is counted in
- * {@link Faults.counts} when it actually happens, so tests can assert it did.
+ * {@link Faults.counts} once, when it actually happens (stalling an already stalled watch is not a
+ * second stall; arming a cut does not count, the cut does), so tests can assert it did. Rules not
+ * yet used up are listed by {@link Faults.pending}; injected error answers are kept per status,
+ * method and path by {@link Faults.injectedErrors}.
  *
  * ## Example
  * ```ts
  * server.faults.failNext({ status: 429, count: 2, method: 'GET', path: /configmaps/ });
  * server.faults.dropWatches();
+ * server.faults.sendMalformedWatchLines();
  * expect(server.faults.counts.injectedErrors).toBe(2);
+ * expect(server.faults.pending()).toEqual([]);
  * ```
  *
  * @module
@@ -25,17 +30,19 @@
 export interface FaultCounts {
   /** Watch connections destroyed by {@link Faults.dropWatches}. */
   watchesDropped: number;
-  /** Watches stalled by {@link Faults.stallWatches}. */
+  /** Watches stalled by {@link Faults.stallWatches} (each watch once). */
   watchesStalled: number;
   /** Watches answered with a 410 ERROR event by {@link Faults.expireNextWatch}. */
   watchesExpired: number;
-  /** Requests answered with an injected error status. */
+  /** Requests answered with an injected error status (see {@link Faults.injectedErrors}). */
   injectedErrors: number;
   /** Watch streams cut in the middle of a JSON line. */
   streamsCut: number;
+  /** Whole malformed lines written on watches by {@link Faults.sendMalformedWatchLines}. */
+  malformedLines: number;
   /** Requests delayed. */
   requestsDelayed: number;
-  /** History compactions. */
+  /** History compactions that dropped history (compacting an already compacted history is none). */
   compactions: number;
   /** Server restarts. */
   restarts: number;
@@ -89,6 +96,45 @@ export interface DelayRule extends RequestMatcher {
   readonly count?: number;
 }
 
+/**
+ * A fault rule waiting for requests or watches to hit it ({@link Faults.pending}).
+ * `remaining` is `Infinity` for a delay without a count.
+ *
+ * ## Example
+ * ```ts
+ * server.faults.failNext({ status: 503, count: 2, path: /configmaps/ });
+ * const [rule]: PendingFault[] = server.faults.pending();
+ * expect(rule).toMatchObject({ kind: 'failNext', remaining: 2 });
+ * ```
+ */
+export type PendingFault =
+  | { readonly kind: 'failNext'; readonly rule: FailRule; readonly remaining: number }
+  | { readonly kind: 'delay'; readonly rule: DelayRule; readonly remaining: number }
+  | { readonly kind: 'expireNextWatch'; readonly remaining: number }
+  | { readonly kind: 'cutWatchesMidLine'; readonly remaining: number };
+
+/**
+ * Injected error answers of one status, method and path ({@link Faults.injectedErrors}).
+ *
+ * ## Example
+ * ```ts
+ * server.faults.failNext({ status: 429, count: 2, method: 'GET', path: /configmaps/ });
+ * // … the client under test lists ConfigMaps twice …
+ * const counts: InjectedErrorCount[] = server.faults.injectedErrors();
+ * expect(counts).toEqual([{ status: 429, method: 'GET', path: '/api/v1/configmaps', count: 2 }]);
+ * ```
+ */
+export interface InjectedErrorCount {
+  /** The injected status. */
+  readonly status: 429 | 500 | 503;
+  /** The request's HTTP method. */
+  readonly method: string;
+  /** The request path without its query string. */
+  readonly path: string;
+  /** How many requests were answered with it. */
+  readonly count: number;
+}
+
 interface Pending<R> {
   rule: R;
   left: number;
@@ -96,10 +142,18 @@ interface Pending<R> {
 
 /** The server's side of fault injection (internal). */
 export interface FaultTarget {
+  /** Drops every open watch; how many. */
   dropWatches(): number;
+  /** Stalls open watches; how many were not stalled yet. */
   stallWatches(): number;
+  /** Arms a mid-line cut on open watches; how many were newly armed. */
   cutWatches(): number;
-  compact(): number;
+  /** Open watches with a cut armed that has not happened yet. */
+  pendingCuts(): number;
+  /** Queues one malformed line on every open, writing watch; how many. */
+  malformWatches(): number;
+  /** Compacts the history; the compacted revision and whether it moved. */
+  compact(): { revision: number; advanced: boolean };
   restart(): Promise<void>;
 }
 
@@ -133,6 +187,7 @@ export class Faults {
     watchesExpired: 0,
     injectedErrors: 0,
     streamsCut: 0,
+    malformedLines: 0,
     requestsDelayed: 0,
     compactions: 0,
     restarts: 0,
@@ -140,6 +195,7 @@ export class Faults {
   private failRules: Pending<FailRule>[] = [];
   private delayRules: Pending<DelayRule>[] = [];
   private expireWatches = 0;
+  private readonly injected = new Map<string, InjectedErrorCount>();
 
   /** @internal */
   constructor(private readonly target: FaultTarget) {}
@@ -151,7 +207,10 @@ export class Faults {
     return n;
   }
 
-  /** Stalls every open watch: connection stays open, no more bytes are sent. Returns how many. */
+  /**
+   * Stalls every open watch: connection stays open, no more bytes are sent. Returns how many were
+   * stalled now (a watch already stalled is not stalled again, nor counted).
+   */
   stallWatches(): number {
     const n = this.target.stallWatches();
     this.counts.watchesStalled += n;
@@ -165,9 +224,21 @@ export class Faults {
     this.expireWatches += count;
   }
 
-  /** Every open watch writes half of its next line and then loses its connection. Returns how many are armed. */
+  /**
+   * Every open watch writes half of its next line and then loses its connection. Returns how many
+   * were armed now; {@link FaultCounts.streamsCut} counts the cuts when they happen.
+   */
   cutWatchesMidLine(): number {
     return this.target.cutWatches();
+  }
+
+  /**
+   * Every open watch that is writing sends one whole line that is not JSON (after what is already
+   * queued) and goes on streaming, as a broken proxy could. Returns how many watches got one;
+   * {@link FaultCounts.malformedLines} counts the lines written.
+   */
+  sendMalformedWatchLines(): number {
+    return this.target.malformWatches();
   }
 
   /** The next `count` requests matching the rule are answered with `status`. */
@@ -186,10 +257,14 @@ export class Faults {
     this.delayRules.push({ rule, left: rule.count ?? Number.POSITIVE_INFINITY });
   }
 
-  /** Compacts the history: watches and continue tokens from older RVs get 410. Returns the compacted RV. */
+  /**
+   * Compacts the history: watches and continue tokens from older RVs get 410. Returns the
+   * compacted RV; counted only when history was dropped.
+   */
   compact(): number {
-    this.counts.compactions++;
-    return this.target.compact();
+    const { revision, advanced } = this.target.compact();
+    if (advanced) this.counts.compactions++;
+    return revision;
   }
 
   /** Restarts the server: all connections dropped, state kept, history compacted (like a real restart). */
@@ -197,11 +272,45 @@ export class Faults {
     await this.target.restart();
   }
 
-  /** Clears pending rules (counts are kept). */
+  /** Clears pending rules (counts are kept). Armed cuts stay armed on their watches. */
   reset(): void {
     this.failRules = [];
     this.delayRules = [];
     this.expireWatches = 0;
+  }
+
+  /**
+   * The rules not used up yet, in the order they were added: error answers and delays with the
+   * matches left, watch expiries left, watches with a mid-line cut armed.
+   *
+   * ## Example
+   * ```ts
+   * server.faults.failNext({ status: 503, count: 2 });
+   * server.faults.pending(); // [{ kind: 'failNext', rule: { status: 503, count: 2 }, remaining: 2 }]
+   * ```
+   */
+  pending(): PendingFault[] {
+    const out: PendingFault[] = [
+      ...this.failRules.map((p) => ({ kind: 'failNext' as const, rule: p.rule, remaining: p.left })),
+      ...this.delayRules.map((p) => ({ kind: 'delay' as const, rule: p.rule, remaining: p.left })),
+    ];
+    if (this.expireWatches > 0) out.push({ kind: 'expireNextWatch', remaining: this.expireWatches });
+    const cuts = this.target.pendingCuts();
+    if (cuts > 0) out.push({ kind: 'cutWatchesMidLine', remaining: cuts });
+    return out;
+  }
+
+  /**
+   * The injected error answers so far, one entry per status, method and path, in the order first
+   * seen; their counts add up to {@link FaultCounts.injectedErrors}.
+   *
+   * ## Example
+   * ```ts
+   * server.faults.injectedErrors(); // [{ status: 429, method: 'GET', path: '/api/v1/namespaces/default/configmaps', count: 2 }]
+   * ```
+   */
+  injectedErrors(): InjectedErrorCount[] {
+    return [...this.injected.values()].map((e) => ({ ...e }));
   }
 
   /** @internal the injected failure for a request, if any (consumes it). */
@@ -211,6 +320,15 @@ export class Faults {
         p.left--;
         this.failRules = this.failRules.filter((x) => x.left > 0);
         this.counts.injectedErrors++;
+        const pathname = path.split('?')[0] ?? path;
+        const key = `${String(p.rule.status)} ${method} ${pathname}`;
+        const seen = this.injected.get(key);
+        this.injected.set(key, {
+          status: p.rule.status,
+          method,
+          path: pathname,
+          count: (seen?.count ?? 0) + 1,
+        });
         return p.rule;
       }
     }

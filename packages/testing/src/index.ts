@@ -8,11 +8,19 @@ export {};
 export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
+export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
 export { KindDefinitionError } from './registry/custom-kinds.js';
 export type { KindDefinition, PrinterColumn } from './registry/custom-kinds.js';
 export { PreloadError, readManifests } from './preload.js';
 export type { Manifests } from './preload.js';
-export type { FaultCounts, FailRule, DelayRule, RequestMatcher } from './faults.js';
+export type {
+  FaultCounts,
+  FailRule,
+  DelayRule,
+  RequestMatcher,
+  PendingFault,
+  InjectedErrorCount,
+} from './faults.js';
 export { parseTokenFile } from './auth.js';
 export type { AuthOptions, AuthUser } from './auth.js';
 export type { AuditEvent, AuditObjectRef, AuditUser } from './audit.js';

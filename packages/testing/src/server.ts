@@ -334,6 +334,10 @@ class ApiServerImpl implements ApiServer {
     });
     const log = (m: string, e: unknown): void => this.logger.error(m, e);
     this.crds = new CrdController(this.engine, this.registry, log);
+    // a CRD deleted or changed tears down its storage, which ends the watches on its resources
+    this.crds.onStorageReplaced = (crd) => {
+      for (const w of [...this.watches]) if (w.crd === crd) w.endAfterQueued();
+    };
     this.controllers = new Controllers(
       this.engine,
       this.registry,
@@ -350,15 +354,21 @@ class ApiServerImpl implements ApiServer {
         for (const w of all) w.drop();
         return all.length;
       },
-      stallWatches: () => {
-        for (const w of this.watches) w.stall();
-        return this.watches.size;
+      stallWatches: () => [...this.watches].filter((w) => w.stall()).length,
+      cutWatches: () => [...this.watches].filter((w) => w.cutNext()).length,
+      pendingCuts: () => [...this.watches].filter((w) => w.cutArmed).length,
+      malformWatches: () =>
+        [...this.watches].filter((w) => {
+          w.onMalformedLine = () => {
+            this.faults.counts.malformedLines++;
+          };
+          return w.sendMalformedLine();
+        }).length,
+      compact: () => {
+        const before = this.store.compactedRevision;
+        const revision = this.store.compact();
+        return { revision, advanced: revision > before };
       },
-      cutWatches: () => {
-        for (const w of this.watches) w.cutNext();
-        return this.watches.size;
-      },
-      compact: () => this.store.compact(),
       restart: () => this.restart(),
     });
     const admin = options.auth

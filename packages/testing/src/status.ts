@@ -155,6 +155,35 @@ export function conflict(r: ResourceName, name: string): StatusBody {
   );
 }
 
+/**
+ * 409 for a PUT whose body carries another object's uid: the storage precondition of
+ * `GuaranteedUpdate` (`Precondition failed: UID in precondition: …`), with the object's etcd key.
+ */
+export function uidPreconditionFailed(
+  r: ResourceName,
+  name: string,
+  etcdKey: string,
+  given: string,
+  actual: string,
+): StatusBody {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": StorageError: invalid object, Code: 4, Key: ${etcdKey}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${given}, UID in object meta: ${actual}`,
+    { name, group: r.group, kind: r.resource },
+  );
+}
+
+/** 409 for an apply (or create-on-update) naming a uid when no object exists (`handlers/patch.go`). */
+export function uidMismatchOnCreate(r: ResourceName, name: string, uid: string): StatusBody {
+  return failure(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(r)} "${name}": uid mismatch: the provided object specified uid ${uid}, and no existing object was found`,
+    { name, group: r.group, kind: r.resource },
+  );
+}
+
 /** 400 BadRequest (no details). */
 export function badRequest(message: string): StatusBody {
   return failure(400, 'BadRequest', message);
@@ -224,6 +253,17 @@ export function unsupportedMediaType(): StatusBody {
   return failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 }
 
+/** 415 for a POST/PUT/DELETE body in a media type the server does not decode (`NegotiateInputSerializer`). */
+export function unsupportedBodyMediaType(
+  accepted = 'application/json, application/yaml, application/vnd.kubernetes.protobuf',
+): StatusBody {
+  return failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted}`,
+  );
+}
+
 /** 415 for strategic merge on a custom resource. */
 export function unsupportedPatchForCustomResource(): StatusBody {
   return failure(
@@ -239,6 +279,17 @@ export function notAcceptable(): StatusBody {
     406,
     'NotAcceptable',
     'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+  );
+}
+
+/** 406 when a metadata-only list was asked for an object, or the reverse (`handlers/response.go`). */
+export function notAcceptableShape(requested: string, isList: boolean, goType: string): StatusBody {
+  return failure(
+    406,
+    'NotAcceptable',
+    isList
+      ? `you requested ${requested}, but the requested object is a list (${goType})`
+      : `you requested ${requested}, but the requested object is not a list (${goType})`,
   );
 }
 

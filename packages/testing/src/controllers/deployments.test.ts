@@ -321,6 +321,8 @@ describe('simulated Deployment controller (simulateDeployments: true)', () => {
     const before = w.lines.length;
     await call(server.url, 'PATCH', `${DEPLOY}/lvl`, {
       contentType: 'application/merge-patch+json',
+      // a label, not an annotation: annotations bump the generation (deployment/strategy.go), which
+      // the controller then observes
       body: { metadata: { labels: { note: 'x' } } },
     });
     await w.count(before + 1);

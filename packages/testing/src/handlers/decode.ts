@@ -14,6 +14,7 @@ import { ApiError, badRequest } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import { applySchemaDefaults, pruneUnknownFields } from '../validation/schema.js';
+import { parseJsonLikeGo, summarizeBody } from './go-json.js';
 
 const KNOWN_META = new Set([
   'name',
@@ -36,24 +37,29 @@ const KNOWN_META = new Set([
 export function decodeBody(type: ResourceType, body: Buffer, yaml = false): KObj {
   const text = body.toString('utf8');
   const unrecognized = (why: string): never => {
-    const snippet = text.length === 0 ? '<empty>' : text.length > 30 ? `${text.slice(0, 30)} ...` : text;
     throw new ApiError(
       badRequest(
-        `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${why} (${snippet})`,
+        `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${why} (${summarizeBody(body)})`,
       ),
     );
   };
   let value: unknown;
   if (text.trim() === '') return unrecognized('unexpected end of JSON input');
-  try {
-    value = yaml ? parseYaml(text) : JSON.parse(text);
-  } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    const pos = /at position (\d+)/.exec(msg);
-    const atEnd =
-      /end of (JSON )?input|Unterminated|Unexpected end/i.test(msg) ||
-      (pos !== null && Number(pos[1]) >= text.length);
-    return unrecognized(atEnd ? 'unexpected end of JSON input' : msg);
+  if (!yaml) {
+    const parsed = parseJsonLikeGo(body);
+    if (!parsed.ok) return unrecognized(parsed.error);
+    value = parsed.value;
+  } else {
+    try {
+      value = parseYaml(text);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      const pos = /at position (\d+)/.exec(msg);
+      const atEnd =
+        /end of (JSON )?input|Unterminated|Unexpected end/i.test(msg) ||
+        (pos !== null && Number(pos[1]) >= text.length);
+      return unrecognized(atEnd ? 'unexpected end of JSON input' : msg);
+    }
   }
   if (!isObject(value)) {
     return unrecognized(

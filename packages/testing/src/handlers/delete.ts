@@ -68,9 +68,10 @@ export function deleteObject(
   }
   const next = clone(old);
   next.metadata.deletionTimestamp = engine.nowIso();
-  if (!isNamespace) next.metadata.deletionGracePeriodSeconds = 0;
+  const plain = isNamespace || type.deleteMarksTimestampOnly === true;
+  if (!plain) next.metadata.deletionGracePeriodSeconds = 0;
   if (finalizers.length > 0) next.metadata.finalizers = finalizers;
-  if (type.hasGeneration)
+  if (type.hasGeneration && !plain)
     next.metadata.generation =
       (typeof next.metadata.generation === 'number' ? next.metadata.generation : 1) + 1;
   if (isNamespace) {

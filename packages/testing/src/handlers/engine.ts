@@ -8,31 +8,16 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
-
 import { recordUpdate } from '../apply/field-manager.js';
-import { type ManagedFieldsEntry, validateManagedFields } from '../apply/managed-fields.js';
-import { resetFieldsFor } from '../apply/reset-fields.js';
 import type { ResourceType } from '../registry/types.js';
-import type { StatusCause } from '../status.js';
-import {
-  alreadyExists,
-  ApiError,
-  badRequest,
-  conflict,
-  invalid,
-  invalidResource,
-  namespaceTerminating,
-  notFound,
-} from '../status.js';
-import type { Json, KObj } from '../store/object.js';
-import { clone, deepEqual, isObject, rfc3339, sortKeys } from '../store/object.js';
+import { ApiError, notFound } from '../status.js';
+import type { KObj } from '../store/object.js';
+import { rfc3339, sortKeys } from '../store/object.js';
 import type { ObjectStore } from '../store/store.js';
 import { objectKey } from '../store/store.js';
-import { validateAgainstSchema } from '../validation/schema.js';
-import { validateObjectName } from '../validation/names.js';
-import { parseResourceVersion } from './continue-token.js';
-import { checkNamespace, checkTypeMeta, decodeBody, sanitize } from './decode.js';
+import { commitUpdate } from './commit-update.js';
+import { createObject } from './create.js';
+import { checkNamespace, checkTypeMeta, decodeBody } from './decode.js';
 import { deleteObject, finalizeNamespace, removeFinalizer } from './delete.js';
 import type {
   DeleteOptions,
@@ -42,12 +27,13 @@ import type {
   ListOptions,
   ListResult,
   Selectors,
-  WriteAttributes,
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
+import { fieldManagerType } from './field-manager-options.js';
 import { listObjects, matchesSelectors, parseSelectors } from './list.js';
 import { patchObject } from './patch.js';
+import { updateObject, updateScale } from './update.js';
 
 export type {
   DeleteOptions,
@@ -62,18 +48,6 @@ export type {
   WriteResult,
 } from './engine-types.js';
 export { encodeContinue, parseResourceVersion } from './continue-token.js';
-
-const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-const CREATE_RESET_META = [
-  'uid',
-  'resourceVersion',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'generation',
-  'selfLink',
-] as const;
 
 /** The object semantics. */
 export class Engine {
@@ -100,6 +74,14 @@ export class Engine {
     return type.builtin ? wire : (sortKeys(wire) as KObj);
   }
 
+  /** The object's etcd key as storage errors name it (`/registry/configmaps/ns/name`). */
+  etcdKey(type: ResourceType, namespace: string | undefined, name: string): string {
+    const prefix = type.etcdPrefix ?? `/registry/${type.resource}`;
+    return type.namespaced && namespace !== undefined
+      ? `${prefix}/${namespace}/${name}`
+      : `${prefix}/${name}`;
+  }
+
   /** The stored object or 404. */
   getStored(type: ResourceType, namespace: string | undefined, name: string): KObj {
     const o = this.store.get(type.storageKey, this.keyOf(type, namespace, name));
@@ -124,30 +106,7 @@ export class Engine {
     checkNamespace(type, obj, namespace);
   }
 
-  /** Validation: name, labels, type rules, schema, hooks. Throws 422. */
-  private validate(type: ResourceType, obj: KObj, old: KObj | undefined): void {
-    const causes: StatusCause[] = [];
-    if (!old) causes.push(...validateObjectName(obj.metadata.name, type.nameRule, obj.metadata.generateName));
-    causes.push(...(type.validate?.(obj) ?? []));
-    if (type.schema) {
-      const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = obj;
-      causes.push(...validateAgainstSchema(rest, type.schema, ''));
-    }
-    causes.push(...(this.hooks.validate?.(type, obj, old) ?? []));
-    if (causes.length > 0) throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, causes));
-  }
-
-  private checkNamespaceForCreate(type: ResourceType, namespace: string | undefined, name: string): void {
-    if (!type.namespaced || !this.config.namespaceLifecycle || namespace === undefined) return;
-    const ns = this.store.get('/namespaces', namespace);
-    if (!ns) throw new ApiError(notFound({ group: '', resource: 'namespaces' }, namespace));
-    const phase = (ns['status'] as Json | undefined)?.['phase'];
-    if (ns.metadata.deletionTimestamp || phase === 'Terminating') {
-      throw new ApiError(namespaceTerminating(type, name, namespace));
-    }
-  }
-
-  // ---------------------------------------------------------------- create
+  // ---------------------------------------------------------------- create (create.ts)
 
   /**
    * Creates an object from its wire form (TypeMeta already checked). `applied` marks a create by
@@ -160,73 +119,10 @@ export class Engine {
     opts: WriteOptions,
     applied = false,
   ): WriteResult {
-    this.checkNamespace(type, body, namespace);
-    const requested = body.metadata.managedFields;
-    const obj = sanitize(type, body);
-    for (const k of CREATE_RESET_META) delete obj.metadata[k];
-    if (type.hasStatus && !type.builtin) delete obj['status'];
-    if (type.hasStatus && type.builtin && type.resource !== 'namespaces') delete obj['status'];
-    const nameForErrors = obj.metadata.name ?? obj.metadata.generateName ?? '';
-    if (!obj.metadata.name && obj.metadata.generateName) {
-      obj.metadata.name = this.generateName(type, namespace, obj.metadata.generateName);
-    }
-    type.defaults?.(obj);
-    const write: WriteAttributes = {
-      operation: 'CREATE',
-      type,
-      namespace: type.namespaced ? namespace : undefined,
-      name: obj.metadata.name ?? '',
-      subresource: undefined,
-      object: obj,
-      oldObject: undefined,
-      user: opts.user,
-      createOnUpdate: applied || opts.createOnUpdate === true,
-    };
-    this.hooks.beforeValidate?.(write);
-    this.validate(type, obj, undefined);
-    const name = obj.metadata.name ?? '';
-    this.checkNamespaceForCreate(type, namespace, name || nameForErrors);
-    this.hooks.admit?.(write);
-    const key = this.keyOf(type, namespace, name);
-    if (this.store.get(type.storageKey, key)) throw new ApiError(alreadyExists(type, name));
-    const now = this.nowIso();
-    obj.metadata.uid = randomUUID();
-    obj.metadata.creationTimestamp = now;
-    if (type.hasGeneration) obj.metadata.generation = 1;
-    if (!applied) {
-      obj.metadata.managedFields = recordUpdate(
-        undefined,
-        { ...obj, metadata: { ...obj.metadata, managedFields: requested } },
-        { manager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
-      );
-      checkManagedFields(type, obj, 1);
-    }
-    // strategy changes after the field manager ran: not owned by the writer
-    type.prepare?.(obj, undefined);
-    if (Array.isArray(obj.metadata.managedFields) && obj.metadata.managedFields.length === 0)
-      delete obj.metadata.managedFields;
-    const stored = type.toStorage(obj);
-    if (opts.dryRun) {
-      stored.metadata.resourceVersion = String(this.store.resourceVersion);
-      return { code: 201, object: this.present(type, stored) };
-    }
-    this.store.create(type.storageKey, key, stored);
-    return { code: 201, object: this.present(type, stored) };
+    return createObject(this, type, namespace, body, opts, applied);
   }
 
-  private generateName(type: ResourceType, namespace: string | undefined, prefix: string): string {
-    const base = prefix.length > 58 ? prefix.slice(0, 58) : prefix;
-    for (let attempt = 0; attempt < 8; attempt++) {
-      let s = '';
-      for (let i = 0; i < 5; i++)
-        s += GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)] ?? 'x';
-      const name = base + s;
-      if (!this.store.get(type.storageKey, this.keyOf(type, namespace, name))) return name;
-    }
-    return base + 'zzzzz';
-  }
-
-  // ---------------------------------------------------------------- update
+  // ---------------------------------------------------------------- update (update.ts, commit-update.ts)
 
   /** PUT (main resource or /status). */
   update(
@@ -236,50 +132,12 @@ export class Engine {
     body: KObj,
     opts: WriteOptions,
   ): WriteResult {
-    if (body.metadata.name !== undefined && body.metadata.name !== name) {
-      throw new ApiError(
-        badRequest(
-          `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
-        ),
-      );
-    }
-    body.metadata.name = name;
-    this.checkNamespace(type, body, namespace);
-    const key = this.keyOf(type, namespace, name);
-    const old = this.store.get(type.storageKey, key);
-    const rvText = body.metadata.resourceVersion;
-    if (rvText !== undefined && rvText !== '') parseResourceVersion(rvText);
-    if (!old) {
-      if (type.allowCreateOnUpdate && opts.subresource === undefined) {
-        delete body.metadata.resourceVersion;
-        return this.create(type, namespace, body, { ...opts, createOnUpdate: true });
-      }
-      throw new ApiError(notFound(type, name));
-    }
-    if ((rvText === undefined || rvText === '') && !type.allowUnconditionalUpdate) {
-      throw new ApiError(
-        invalidResource(type, name, [
-          {
-            reason: 'FieldValueInvalid',
-            message: 'Invalid value: 0x0: must be specified for an update',
-            field: 'metadata.resourceVersion',
-          },
-        ]),
-      );
-    }
-    if (rvText !== undefined && rvText !== '' && rvText !== old.metadata.resourceVersion) {
-      throw new ApiError(conflict(type, name));
-    }
-    const requested = body.metadata.managedFields;
-    const candidate = sanitize(type, body);
-    return this.commitUpdate(type, key, old, candidate, opts, undefined, requested);
+    return updateObject(this, type, namespace, name, body, opts);
   }
 
   /**
-   * Turns a full candidate (wire form) into the next stored state and writes it, applying the
-   * status-subresource rules, finalizer rules, validation, no-op detection, generation and
-   * managedFields. `applied` carries managedFields computed by server-side apply. For the write
-   * paths of this folder (patch.ts) only.
+   * Turns a full candidate (wire form) into the next stored state and writes it (see
+   * {@link commitUpdate}). For the write paths of this folder (patch.ts) only.
    */
   commitUpdate(
     type: ResourceType,
@@ -290,125 +148,7 @@ export class Engine {
     appliedManagedFields: unknown[] | undefined,
     requestedManagedFields?: unknown,
   ): WriteResult {
-    const oldWire = type.fromStorage(old);
-    let next: KObj;
-    const custom = !type.builtin || type.schema !== undefined;
-    if (type.hasStatus && opts.subresource === 'status' && custom) {
-      // customresource/status_strategy.go: everything but status is the stored object's
-      next = clone(oldWire);
-      if (candidate['status'] === undefined) delete next['status'];
-      else next['status'] = clone(candidate['status']);
-    } else {
-      next = candidate;
-      if (type.hasStatus) {
-        // the strategy's reset fields: status on the main resource; spec (and a few more) on
-        // /status, where built-in kinds keep metadata changes (GetResetFields, PrepareForUpdate)
-        const reset =
-          opts.subresource === 'status' ? resetFieldsFor({ ...type, custom }, 'status') : [['status']];
-        for (const path of reset) copyPath(next, oldWire, path);
-      }
-      const m = next.metadata;
-      const om = oldWire.metadata;
-      m.name = om.name;
-      if (om.namespace !== undefined) m.namespace = om.namespace;
-      else delete m.namespace;
-      m.uid = om.uid;
-      m.creationTimestamp = om.creationTimestamp;
-      if (om.generateName !== undefined && m.generateName === undefined) m.generateName = om.generateName;
-      for (const k of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
-        if (om[k] !== undefined) m[k] = om[k] as never;
-        else delete m[k];
-      }
-      if (!Array.isArray(m.managedFields)) m.managedFields = om.managedFields;
-    }
-    next.metadata.resourceVersion = old.metadata.resourceVersion;
-    type.defaults?.(next);
-    type.prepare?.(next, oldWire);
-    if (oldWire.metadata.deletionTimestamp) {
-      const before = new Set(oldWire.metadata.finalizers ?? []);
-      const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
-      if (added.length > 0) {
-        const msg = `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
-        const cause = { reason: 'FieldValueForbidden', message: msg, field: 'metadata.finalizers' };
-        // Quirk 4, copied: v1.24 validates ObjectMeta twice on update (validateCommonFields and the
-        // strategy), so the cause is listed twice; the message shows it once (ToAggregate dedupes).
-        throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, [cause, { ...cause }]));
-      }
-    }
-    const write: WriteAttributes = {
-      operation: 'UPDATE',
-      type,
-      namespace: oldWire.metadata.namespace,
-      name: oldWire.metadata.name ?? '',
-      subresource: opts.subresource,
-      object: next,
-      oldObject: oldWire,
-      user: opts.user,
-      createOnUpdate: false,
-    };
-    this.hooks.beforeValidate?.(write);
-    this.validate(type, next, old);
-    this.hooks.admit?.(write);
-    if (Array.isArray(next.metadata.finalizers) && next.metadata.finalizers.length === 0)
-      delete next.metadata.finalizers;
-    const strip = (o: KObj): KObj => {
-      const c: KObj = { ...o, metadata: { ...o.metadata } };
-      delete c.metadata.managedFields;
-      delete c.metadata.resourceVersion;
-      return c;
-    };
-    const sameContent = deepEqual(strip(next), strip(oldWire));
-    const now = this.nowIso();
-    if (appliedManagedFields) {
-      next.metadata.managedFields = appliedManagedFields;
-      if (
-        sameContent &&
-        deepEqual(withoutTimes(appliedManagedFields), withoutTimes(oldWire.metadata.managedFields))
-      ) {
-        return { code: 200, object: this.present(type, old) };
-      }
-    } else {
-      // the request's managedFields are honoured (kept, reset with `[{}]`): a write of them alone is a write
-      const requested =
-        requestedManagedFields === undefined ? oldWire.metadata.managedFields : requestedManagedFields;
-      if (sameContent && deepEqual(requested, oldWire.metadata.managedFields))
-        return { code: 200, object: this.present(type, old) };
-      const mf = recordUpdate(
-        oldWire,
-        { ...next, metadata: { ...next.metadata, managedFields: requested } },
-        {
-          manager: opts.manager,
-          apiVersion: type.apiVersion,
-          now,
-          ...(opts.subresource ? { subresource: opts.subresource } : {}),
-          ...fieldManagerType(type, opts.subresource),
-        },
-      );
-      if (sameContent && deepEqual(mf, oldWire.metadata.managedFields ?? []))
-        return { code: 200, object: this.present(type, old) };
-      next.metadata.managedFields = mf;
-      // ObjectMeta is validated three times on update, four for core kinds (probed on v1.24)
-      checkManagedFields(type, next, type.group === '' ? 4 : 3);
-    }
-    if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
-      delete next.metadata.managedFields;
-    // status strategies never touch generation (now that /status may change metadata too)
-    if (type.hasGeneration && !sameContent && opts.subresource !== 'status') {
-      const specChanged =
-        !deepEqual(contentOf(next), contentOf(oldWire)) || (type.generationChanged?.(next, oldWire) ?? false);
-      const gen = typeof oldWire.metadata.generation === 'number' ? oldWire.metadata.generation : 1;
-      next.metadata.generation = specChanged ? gen + 1 : gen;
-    }
-    const stored = type.toStorage(next);
-    if (opts.dryRun) return { code: 200, object: this.present(type, stored) };
-    if (stored.metadata.deletionTimestamp && !(stored.metadata.finalizers?.length ?? 0)) {
-      // the last finalizer went away: the object is removed; DELETED carries the previous state
-      const response = this.present(type, stored);
-      this.removeNow(type, key, clone(old));
-      return { code: 200, object: response };
-    }
-    this.store.update(type.storageKey, key, stored);
-    return { code: 200, object: this.present(type, stored) };
+    return commitUpdate(this, type, key, old, candidate, opts, appliedManagedFields, requestedManagedFields);
   }
 
   /**
@@ -519,7 +259,7 @@ export class Engine {
     removeFinalizer(this, type, key, finalizer, manager);
   }
 
-  // ---------------------------------------------------------------- scale
+  // ---------------------------------------------------------------- scale (update.ts)
 
   /**
    * A write of `spec.replicas` through the `scale` subresource (autoscaling/v1 Scale): 409 on a
@@ -533,72 +273,6 @@ export class Engine {
     resourceVersion: string | undefined,
     opts: WriteOptions,
   ): WriteResult {
-    const key = this.keyOf(type, namespace, name);
-    const old = this.getStored(type, namespace, name);
-    if (resourceVersion !== undefined && resourceVersion !== '') {
-      parseResourceVersion(resourceVersion);
-      if (resourceVersion !== old.metadata.resourceVersion) throw new ApiError(conflict(type, name));
-    }
-    const candidate = clone(type.fromStorage(old));
-    const spec = isObject(candidate['spec']) ? candidate['spec'] : {};
-    spec['replicas'] = replicas;
-    candidate['spec'] = spec;
-    return this.commitUpdate(type, key, old, candidate, { ...opts, subresource: 'scale' }, undefined);
+    return updateScale(this, type, namespace, name, replicas, resourceVersion, opts);
   }
-}
-
-/**
- * `ValidateManagedFields` of the object about to be stored (a client may have written entries
- * that decode but do not validate, e.g. a manager name over 128 bytes): 422, each cause listed
- * `times` times as the real server's repeated ObjectMeta validation lists it.
- */
-function checkManagedFields(type: ResourceType, obj: KObj, times: number): void {
-  const entries = obj.metadata.managedFields;
-  if (!Array.isArray(entries)) return;
-  const causes = validateManagedFields(entries as ManagedFieldsEntry[]);
-  if (causes.length === 0) return;
-  const repeated = causes.flatMap((c) => Array.from({ length: times }, () => ({ ...c })));
-  throw new ApiError(invalid(type.invalidKind ?? type, obj.metadata.name, repeated));
-}
-
-/** Sets `path` of `to` to a copy of `from`'s value there (removes it when `from` has none). */
-function copyPath(to: Json, from: Json, path: readonly string[]): void {
-  let t: Json = to;
-  let f: unknown = from;
-  for (const [i, step] of path.entries()) {
-    f = isObject(f) ? f[step] : undefined;
-    if (i === path.length - 1) {
-      if (f === undefined) delete t[step];
-      else t[step] = clone(f as Json);
-      return;
-    }
-    const child = t[step];
-    if (!isObject(child)) {
-      if (f === undefined) return;
-      t[step] = {};
-    }
-    t = t[step] as Json;
-  }
-}
-
-/** The type information the field manager needs: the kind's schema and its strategy's reset fields. */
-function fieldManagerType(
-  type: ResourceType,
-  subresource: string | undefined,
-): { schema?: Json; resetFields: readonly (readonly string[])[] } {
-  const custom = !type.builtin || type.schema !== undefined;
-  return {
-    ...(type.schema ? { schema: type.schema } : {}),
-    resetFields: resetFieldsFor({ ...type, custom }, subresource),
-  };
-}
-
-function contentOf(o: KObj): Json {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return rest;
-}
-
-function withoutTimes(mf: unknown): unknown {
-  if (!Array.isArray(mf)) return [];
-  return mf.map((e: unknown) => (isObject(e) ? { ...e, time: undefined } : e));
 }

@@ -20,14 +20,40 @@ import {
   invalidOptions,
   notFound,
   unsupportedMediaType,
+  uidMismatchOnCreate,
   unsupportedPatchForCustomResource,
 } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { clone, isObject } from '../store/object.js';
+import {
+  checkPatchedObject,
+  decodeApplyConfig,
+  goPatchedJson,
+  parsePatchBody,
+  patchInvalid,
+} from './patch-body.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
 import type { Engine } from './engine.js';
 import type { WriteOptions, WriteResult } from './engine-types.js';
+
+const PATCH_TYPES = [
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
+
+/**
+ * 415 unless the Content-Type (parameters dropped) is a patch type the resource takes: built-ins
+ * answer go-restful's bare 415, custom resources (no strategic merge) the apiserver's, listing them.
+ */
+export function checkPatchContentType(type: ResourceType, contentType: string): void {
+  const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!type.builtin && (ct === 'application/strategic-merge-patch+json' || !PATCH_TYPES.includes(ct)))
+    throw new ApiError(unsupportedPatchForCustomResource());
+  if (!PATCH_TYPES.includes(ct)) throw new ApiError(unsupportedMediaType());
+}
 
 /** PATCH with any supported content type (apply included). */
 export function patchObject(
@@ -39,25 +65,11 @@ export function patchObject(
   body: Buffer,
   opts: WriteOptions & { force?: boolean; fieldManagerGiven: boolean },
 ): WriteResult {
+  checkPatchContentType(type, contentType);
   const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const kinds = [
-    'application/merge-patch+json',
-    'application/json-patch+json',
-    'application/strategic-merge-patch+json',
-    'application/apply-patch+yaml',
-  ];
-  if (!kinds.includes(ct)) throw new ApiError(unsupportedMediaType());
-  if (ct === 'application/strategic-merge-patch+json' && !type.builtin)
-    throw new ApiError(unsupportedPatchForCustomResource());
   if (ct === 'application/apply-patch+yaml')
     return serverSideApplyPatch(engine, type, namespace, name, body, opts);
-  const text = body.toString('utf8');
-  let patch: unknown;
-  try {
-    patch = JSON.parse(text);
-  } catch (e) {
-    throw new ApiError(badRequest(e instanceof Error ? e.message : String(e)));
-  }
+  const patch = parsePatchBody(body, ct);
   const key = engine.keyOf(type, namespace, name);
   const old = engine.store.get(type.storageKey, key);
   if (!old) throw new ApiError(notFound(type, name));
@@ -79,21 +91,19 @@ export function patchObject(
     }
     throw e;
   }
-  if (!isObject(patched)) throw new ApiError(invalidGeneric());
-  const candidate = patched as KObj;
+  const candidate = checkPatchedObject(type, patched, ct === 'application/strategic-merge-patch+json', name);
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
-  engine.checkTypeMeta(type, candidate);
+  // the patched object is decoded again: a decoder error is a 422 on the patch field
+  const msg = type.decodeCheck?.(candidate);
+  if (msg !== undefined)
+    throw patchInvalid(
+      goPatchedJson(candidate, type.builtin),
+      msg.replace(/^.* cannot be handled as a \w+: /, ''),
+    );
   const rv = candidate.metadata.resourceVersion;
   if (rv !== undefined && rv !== old.metadata.resourceVersion) {
     parseResourceVersion(rv);
     throw new ApiError(conflict(type, name));
-  }
-  if (candidate.metadata.name !== name) {
-    throw new ApiError(
-      badRequest(
-        `the name of the object (${String(candidate.metadata.name)}) does not match the name on the URL (${name})`,
-      ),
-    );
   }
   engine.checkNamespace(type, candidate, namespace);
   const requested = candidate.metadata.managedFields;
@@ -120,29 +130,11 @@ export function serverSideApplyPatch(
       ]),
     );
   }
-  const applied = engine.decode(type, body, true);
-  // the apply body is read as unstructured (no typed decoding): only its version is checked
-  // first (structuredmerge.go), its kind picks the type SMD reads it with
-  const patchVersion = typeof applied['apiVersion'] === 'string' ? applied['apiVersion'] : '';
-  const patchKind = typeof applied['kind'] === 'string' ? applied['kind'] : '';
-  if (patchVersion !== type.apiVersion) {
-    throw new ApiError(
-      badRequest(
-        `Incorrect version specified in apply patch. Specified patch version: ${patchVersion}, expected: ${type.apiVersion}`,
-      ),
-    );
-  }
+  // the apply body is read as unstructured, never decoded into the Go type: a value of the wrong
+  // type is SMD's 500 (`failed to create typed patch object`), not a decoder's 400
+  const applied = decodeApplyConfig(type, body, name);
   // how SMD's errors name the object: the body's namespace and name (`objectGVKNN`)
-  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${patchKind}`;
-  if (patchKind !== type.kind) {
-    throw new ApiError(
-      internalError(
-        patchKind === ''
-          ? `failed to create typed patch object (${describe}): no corresponding type for ${type.group}/${type.version}, Kind=`
-          : `failed to merge config: expected objects of the same type, but got ${type.kind} and ${patchKind}`,
-      ),
-    );
-  }
+  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${type.kind}`;
   if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
     throw new ApiError(
       badRequest(
@@ -189,8 +181,13 @@ export function serverSideApplyPatch(
   if (applied.metadata.namespace !== undefined) candidate.metadata.namespace = applied.metadata.namespace;
   if (!old) {
     if (opts.subresource) throw new ApiError(notFound(type, name));
+    const uid = applied.metadata.uid;
+    if (uid !== undefined && uid !== '') throw new ApiError(uidMismatchOnCreate(type, name, uid));
     return engine.create(type, namespace, candidate, opts, true);
   }
+  // the applied uid is merged like any field, so a different one fails as immutable
+  if (applied.metadata.uid !== undefined && applied.metadata.uid !== '')
+    candidate.metadata.uid = applied.metadata.uid;
   const mf = Array.isArray(candidate.metadata.managedFields) ? candidate.metadata.managedFields : [];
   const rv = applied.metadata.resourceVersion;
   if (rv !== undefined && rv !== old.metadata.resourceVersion) throw new ApiError(conflict(type, name));

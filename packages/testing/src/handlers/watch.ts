@@ -27,7 +27,7 @@ import type { ResourceType } from '../registry/types.js';
 import type { StatusBody } from '../status.js';
 import { tooOldResourceVersion } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { orderMeta } from '../store/object.js';
+import { typedObjectMeta } from '../store/object.js';
 import type { ObjectStore, StoreEvent } from '../store/store.js';
 import type { Engine, Selectors } from './engine.js';
 
@@ -64,22 +64,42 @@ export type WatchView =
 export interface WatchControl {
   /** Destroys the connection at once. */
   drop(): void;
-  /** Stops writing (connection stays open, no bytes). */
-  stall(): void;
-  /** Writes half of the next line, then destroys the connection. */
-  cutNext(): void;
+  /** Stops writing (connection stays open, no bytes). False when already stalled or closed. */
+  stall(): boolean;
+  /** Writes half of the next line, then destroys the connection. False when already armed, stalled or closed. */
+  cutNext(): boolean;
+  /** Writes one whole line that is not JSON after what is queued. False when stalled or closed. */
+  sendMalformedLine(): boolean;
   readonly closed: boolean;
 }
 
-type Line = { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj };
+/**
+ * The line `faults.sendMalformedWatchLines()` makes each watch write: newline-terminated and shaped
+ * like an event, but not JSON (a trailing comma), as a broken proxy or encoder could send.
+ *
+ * ## Example
+ * ```ts
+ * server.faults.sendMalformedWatchLines();
+ * // a watch client reads MALFORMED_WATCH_LINE, then the stream goes on
+ * expect(() => JSON.parse(MALFORMED_WATCH_LINE)).toThrow();
+ * ```
+ */
+export const MALFORMED_WATCH_LINE =
+  '{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"malformed",}}}\n';
+
+type Line =
+  { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj } | { kind: 'raw'; text: string };
 
 /** A running watch. */
 export class WatchSession implements WatchControl {
   closed = false;
   /** Called when a mid-line cut happened. */
   onCut: (() => void) | undefined;
+  /** Called when an injected malformed line was written. */
+  onMalformedLine: (() => void) | undefined;
   private stalled = false;
   private cutPending = false;
+  private endWhenDrained = false;
   private readonly queue: Line[] = [];
   private backlog: Line[] = [];
   private backlogPos = 0;
@@ -198,15 +218,21 @@ export class WatchSession implements WatchControl {
       } else {
         line = this.queue.shift();
       }
-      if (!line) return;
+      if (!line) {
+        if (this.endWhenDrained) this.finish(true);
+        return;
+      }
       const text = this.render(line);
       if (text === undefined) continue;
-      if (!this.writeRaw(text)) this.waitingDrain = true;
+      const written = this.writeRaw(text);
+      if (line.kind === 'raw' && !this.closed) this.onMalformedLine?.();
+      if (!written) this.waitingDrain = true;
     }
   }
 
   private render(line: Line): string | Buffer | undefined {
     const { type, namespace, selectors } = this.p;
+    if (line.kind === 'raw') return line.text;
     if (line.kind === 'synthetic') {
       return this.encode('ADDED', line.object);
     }
@@ -223,8 +249,15 @@ export class WatchSession implements WatchControl {
       evType = 'DELETED';
     } else if (nowMatches && prevMatches) evType = 'MODIFIED';
     else if (nowMatches) evType = 'ADDED';
-    else if (prevMatches) evType = 'DELETED';
-    else return undefined;
+    else if (prevMatches && e.prev) {
+      // left the selector: the watch cache sends the previous object at the event's resourceVersion
+      // (cacheWatcher.convertToWatchEvent), so the DELETED shows what matched
+      const prev = e.prev;
+      return this.encode('DELETED', {
+        ...prev,
+        metadata: { ...prev.metadata, resourceVersion: e.object.metadata.resourceVersion },
+      });
+    } else return undefined;
     return this.encode(evType, e.object);
   }
 
@@ -244,7 +277,11 @@ export class WatchSession implements WatchControl {
     const v = this.p.view;
     if (v.as === 'object') return o;
     if (v.as === 'PartialObjectMetadata') {
-      return { kind: 'PartialObjectMetadata', apiVersion: v.apiVersion, metadata: orderMeta(o.metadata) };
+      return {
+        kind: 'PartialObjectMetadata',
+        apiVersion: v.apiVersion,
+        metadata: typedObjectMeta(o.metadata),
+      };
     }
     const table = tableOf(
       this.p.type,
@@ -305,11 +342,46 @@ export class WatchSession implements WatchControl {
     this.finish(false);
   }
 
-  stall(): void {
+  stall(): boolean {
+    if (this.closed || this.stalled) return false;
     this.stalled = true;
+    return true;
   }
 
-  cutNext(): void {
+  /** The CRD whose custom resources this watch streams, if any. */
+  get crd(): string | undefined {
+    return this.p.type.crd;
+  }
+
+  /**
+   * Ends the watch cleanly once what is queued was written, as kube-apiserver does when the
+   * storage behind it is destroyed (a CRD deleted or changed). A stalled watch ends at once.
+   */
+  endAfterQueued(): void {
+    if (this.closed) return;
+    if (this.stalled) {
+      this.finish(true);
+      return;
+    }
+    this.endWhenDrained = true;
+    this.pump();
+  }
+
+  cutNext(): boolean {
+    if (this.closed || this.stalled || this.cutPending) return false;
     this.cutPending = true;
+    return true;
+  }
+
+  /** Whether a mid-line cut is armed and has not happened yet. */
+  get cutArmed(): boolean {
+    return this.cutPending && !this.closed;
+  }
+
+  sendMalformedLine(): boolean {
+    if (this.closed || this.stalled) return false;
+    this.queue.push({ kind: 'raw', text: MALFORMED_WATCH_LINE });
+    this.pump();
+    return true;
   }
 }

@@ -9,32 +9,35 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
-import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
+import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
+import { checkPatchContentType } from '../handlers/patch.js';
 import type { WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
-import { PROTOBUF_MEDIA_TYPE } from '../protobuf/envelope.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
   ApiError,
-  badRequest,
   crdTerminating,
   deleteSuccess,
   genericNotFound,
   methodNotAllowed,
+  resourceVersionTooLarge,
+  unsupportedBodyMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { isObject, orderMeta } from '../store/object.js';
+import { isObject, typedObjectMeta } from '../store/object.js';
 import type { Negotiated } from './negotiate.js';
 import { checkShape, negotiateOutput } from './negotiate.js';
-import type { Representation, ResourceRoute } from './request.js';
+import type { DeleteQuery, ListQuery, WriteQuery } from './options.js';
+import { createOptions, deleteOptions, goBool, listOptions, patchOptions, updateOptions } from './options.js';
+import type { InputMediaType, Representation, ResourceRoute } from './request.js';
 import { handleSubresource } from './subresources.js';
 import type { IncludeObject } from './table.js';
 import { parseIncludeObject, tableOf } from './table.js';
-import { readBody } from './request.js';
+import { inputMediaType, readBody } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendBody, sendPageNotFound } from './respond.js';
 
@@ -69,10 +72,6 @@ const CRD_STORAGE_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 
 type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-function truthy(v: string | null): boolean {
-  return v === 'true' || v === '1';
-}
-
 /** Handles a request addressed to a resource path. */
 export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promise<void> {
   const { route, req, res, query, ctx } = r;
@@ -101,12 +100,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   const method = (req.method ?? 'GET').toUpperCase();
   let verb: Verb;
   if (route.name === undefined) {
-    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'list';
+    if (method === 'GET') verb = route.legacyWatch || goBool(query.get('watch')) ? 'watch' : 'list';
     else if (method === 'POST') verb = 'create';
     else if (method === 'DELETE') verb = 'deletecollection';
     else throw new ApiError(methodNotAllowed());
   } else {
-    if (method === 'GET') verb = route.legacyWatch || truthy(query.get('watch')) ? 'watch' : 'get';
+    if (method === 'GET') verb = route.legacyWatch || goBool(query.get('watch')) ? 'watch' : 'get';
     else if (method === 'PUT') verb = 'update';
     else if (method === 'PATCH') verb = 'patch';
     else if (method === 'DELETE') verb = 'delete';
@@ -118,6 +117,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw new ApiError(methodNotAllowed());
   }
+  // a PATCH's content type is checked before anything else (handlers/patch.go, go-restful)
+  if (verb === 'patch' && !extraSubresource) checkPatchContentType(type, req.headers['content-type'] ?? '');
   const negotiated = negotiateOutput(req.headers.accept, {
     // the message table is built on first use: JSON-only clients never pay for it
     protobuf: /protobuf/i.test(req.headers.accept ?? '') && speaksProtobuf(type),
@@ -126,20 +127,29 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (verb === 'get' || verb === 'list' || verb === 'deletecollection')
     checkShape(negotiated, type, verb !== 'get');
   const media = negotiated.media;
-  const include = parseIncludeObject(query.get('includeObject'));
   const rep: Presentation =
     negotiated.as === 'Table'
-      ? { as: 'Table', include, now: tableNow(env), metaVersion: negotiated.metaVersion }
+      ? {
+          as: 'Table',
+          include: parseIncludeObject(query.get('includeObject')),
+          now: tableNow(env),
+          metaVersion: negotiated.metaVersion,
+        }
       : { as: negotiated.as, metaVersion: negotiated.metaVersion };
-  const manager = fieldManager(req, query);
-  const dryRun = query.getAll('dryRun').includes('All');
   const user = r.user;
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
   const name = route.name ?? '';
+  const manager = (opts: WriteQuery): string => opts.fieldManager ?? userAgentManager(req);
 
   if (extraSubresource && route.subresource !== undefined) {
+    const opts =
+      method === 'PATCH'
+        ? patchOptions(query, false)
+        : method === 'PUT'
+          ? updateOptions(query)
+          : { fieldManager: undefined, dryRun: false };
     await handleSubresource({
       engine,
       type,
@@ -150,8 +160,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       query,
       contentType: req.headers['content-type'] ?? '',
       body: () => readBody(req, env.maxBodyBytes),
-      manager,
-      dryRun,
+      manager: manager(opts),
+      dryRun: opts.dryRun,
       res,
       ctx,
     });
@@ -160,36 +170,39 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 
   switch (verb) {
     case 'get': {
+      const rv = query.get('resourceVersion');
+      if (rv !== null && rv !== '') {
+        const n = parseResourceVersion(rv, `resourceVersion: Invalid value: ${JSON.stringify(rv)}: `);
+        const current = engine.store.resourceVersion;
+        // a get at a resourceVersion not reached yet waits for it, then times out like a list
+        if (n > current) throw new ApiError(resourceVersionTooLarge(n, current), { 'Retry-After': '1' });
+      }
       const o = engine.getStored(type, ns, name);
       sendBody(res, 200, presentOne(engine, type, o, rep), ctx, media);
       return;
     }
     case 'list': {
-      const result = engine.list(type, ns, {
-        labelSelector: query.get('labelSelector'),
-        fieldSelector: query.get('fieldSelector'),
-        limit: query.get('limit'),
-        continue: query.get('continue'),
-        resourceVersion: query.get('resourceVersion'),
-        resourceVersionMatch: query.get('resourceVersionMatch'),
-      });
+      const result = engine.list(type, ns, engineListOptions(listOptions(query, false)));
       sendBody(res, 200, listBody(engine, type, result, rep), ctx, media);
       return;
     }
     case 'watch': {
-      startWatch(env, r, type, negotiated, rep);
+      startWatch(env, r, type, negotiated, rep, listOptions(query, true));
       return;
     }
     case 'create': {
+      const bodyMedia = requireInputMediaType(req);
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = createOptions(query);
       if (type.virtualCreate) {
-        const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
+        const body = decodeWriteBody(engine, type, buf, bodyMedia);
         engine.checkTypeMeta(type, body);
         engine.checkNamespace(type, body, ns);
         const answer = type.virtualCreate(sanitize(type, body), {
           namespace: ns,
           user,
           authorizer: env.authorizer,
-          manager,
+          manager: manager(opts),
           now: engine.nowIso(),
         });
         sendBody(res, 201, answer, ctx, media);
@@ -198,132 +211,113 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
-      const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
+      const body = decodeWriteBody(engine, type, buf, bodyMedia);
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager, dryRun, user });
+      const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun, user });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'update': {
-      const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = updateOptions(query);
+      const body = decodeWriteBody(engine, type, buf, requireInputMediaType(req));
       engine.checkTypeMeta(type, body);
-      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub, user });
+      const result = engine.update(type, ns, name, body, {
+        manager: manager(opts),
+        dryRun: opts.dryRun,
+        subresource: sub,
+        user,
+      });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'patch': {
+      const contentType = req.headers['content-type'] ?? '';
       const buf = await readBody(req, env.maxBodyBytes);
-      const result = engine.patch(type, ns, name, req.headers['content-type'] ?? '', buf, {
-        manager,
-        dryRun,
+      const opts = patchOptions(query, contentType.startsWith('application/apply-patch+yaml'));
+      const result = engine.patch(type, ns, name, contentType, buf, {
+        manager: manager(opts),
+        dryRun: opts.dryRun,
         subresource: sub,
         user,
-        force: truthy(query.get('force')),
-        fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
+        force: opts.force,
+        fieldManagerGiven: opts.fieldManager !== undefined,
       });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'delete': {
-      const opts = await deleteOptions(env, req, query);
+      const opts = await readDeleteOptions(env, req, query, type);
       const result = engine.delete(type, ns, name, opts, env.gc);
       if (result.gone) {
         sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
       } else {
-        sendBody(res, 200, presentOne(engine, type, result.object, rep, true), ctx, media);
+        // 202 when cascading deletion was asked for the legacy way and the object stays (handlers/delete.go)
+        const code = opts.orphanDependents === false ? 202 : 200;
+        sendBody(res, code, presentOne(engine, type, result.object, rep, true), ctx, media);
       }
       return;
     }
     case 'deletecollection': {
-      const opts = await deleteOptions(env, req, query);
-      const listed = engine.list(type, ns, {
-        labelSelector: query.get('labelSelector'),
-        fieldSelector: query.get('fieldSelector'),
-      });
-      const deleted: KObj[] = [];
+      const list = listOptions(query, false);
+      const opts = await readDeleteOptions(env, req, query, type);
+      const listed = engine.list(type, ns, engineListOptions(list));
       for (const o of listed.items) {
-        const result = engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
-        deleted.push(result.gone ? result.last : type.toStorage(result.object));
+        try {
+          engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
+        } catch (e) {
+          // store.DeleteCollection: an item deleted meanwhile is not an error
+          if (!(e instanceof ApiError && e.code === 404)) throw e;
+        }
       }
-      sendBody(
-        res,
-        200,
-        listBody(engine, type, { resourceVersion: engine.store.resourceVersion, items: deleted }, rep),
-        ctx,
-        media,
-      );
+      // store.DeleteCollection answers the list as it was listed, before the deletions
+      sendBody(res, 200, listBody(engine, type, listed, rep), ctx, media);
       return;
     }
   }
 }
 
-function isYaml(req: IncomingMessage): boolean {
-  const ct = (req.headers['content-type'] ?? '').toLowerCase();
-  return ct.startsWith('application/yaml') || ct.startsWith('application/apply-patch+yaml');
+/** The engine's list options from parsed ListOptions. */
+function engineListOptions(q: ListQuery): ListOptions {
+  return {
+    labelSelector: q.labelSelector,
+    fieldSelector: q.fieldSelector,
+    limit: q.limit > 0 ? String(q.limit) : null,
+    continue: q.continue,
+    resourceVersion: q.resourceVersion,
+    resourceVersionMatch: q.resourceVersionMatch,
+  };
 }
 
-/** A create/update body: protobuf for `application/vnd.kubernetes.protobuf`, else JSON or YAML. */
-function decodeWriteBody(engine: Engine, type: ResourceType, req: IncomingMessage, buf: Buffer): KObj {
-  const ct = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (ct === PROTOBUF_MEDIA_TYPE) return decodeProtobufBody(type, buf);
-  return engine.decode(type, buf, isYaml(req));
+/** The body's negotiated media type, or 415. */
+function requireInputMediaType(req: IncomingMessage): InputMediaType {
+  const media = inputMediaType(req.headers['content-type']);
+  if (media === undefined) throw new ApiError(unsupportedBodyMediaType());
+  return media;
 }
 
-/** fieldManager query, else the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
-function fieldManager(req: IncomingMessage, query: URLSearchParams): string {
-  const fm = query.get('fieldManager');
-  if (fm) return fm;
+/** A create/update body in its negotiated media type: protobuf, JSON or YAML. */
+function decodeWriteBody(engine: Engine, type: ResourceType, buf: Buffer, media: InputMediaType): KObj {
+  if (media === 'protobuf') return decodeProtobufBody(type, buf);
+  return engine.decode(type, buf, media === 'yaml');
+}
+
+/** The manager of a write without `fieldManager`: the User-Agent's first word (`wire-record/1.0` → `wire-record`). */
+function userAgentManager(req: IncomingMessage): string {
   const ua = req.headers['user-agent'] ?? '';
   const first = ua.split('/')[0]?.trim() ?? '';
   return first === '' ? 'unknown' : first.slice(0, 128);
 }
 
-async function deleteOptions(
+async function readDeleteOptions(
   env: HandlerEnv,
   req: IncomingMessage,
   query: URLSearchParams,
-): Promise<DeleteOptions> {
+  type: ResourceType,
+): Promise<DeleteQuery> {
   const buf = await readBody(req, env.maxBodyBytes);
-  let body: Json = {};
-  if (buf.length > 0) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(buf.toString('utf8'));
-    } catch (e) {
-      throw new ApiError(
-        badRequest(
-          `the object provided is unrecognized (must be of type DeleteOptions): ${e instanceof Error ? e.message : String(e)}`,
-        ),
-      );
-    }
-    if (!isObject(parsed))
-      throw new ApiError(badRequest('the object provided is unrecognized (must be of type DeleteOptions)'));
-    body = parsed;
-  }
-  const policy =
-    query.get('propagationPolicy') ??
-    body['propagationPolicy'] ??
-    (body['orphanDependents'] === true || query.get('orphanDependents') === 'true' ? 'Orphan' : undefined);
-  if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-    throw new ApiError(
-      badRequest(
-        `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan", "nil"`,
-      ),
-    );
-  }
-  const pre = isObject(body['preconditions']) ? body['preconditions'] : undefined;
-  const dryRun =
-    query.getAll('dryRun').includes('All') ||
-    (Array.isArray(body['dryRun']) && body['dryRun'].includes('All'));
-  const opts: { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] } = { dryRun };
-  if (policy !== undefined) opts.propagationPolicy = policy;
-  if (pre) {
-    const p: { uid?: string; resourceVersion?: string } = {};
-    if (typeof pre['uid'] === 'string') p.uid = pre['uid'];
-    if (typeof pre['resourceVersion'] === 'string') p.resourceVersion = pre['resourceVersion'];
-    opts.preconditions = p;
-  }
-  return opts;
+  const media = buf.length > 0 ? requireInputMediaType(req) : undefined;
+  return deleteOptions(query, buf, media, type.apiVersion);
 }
 
 /** How to present bodies: the negotiated representation, plus Table options. */
@@ -362,7 +356,11 @@ function watchView(env: HandlerEnv, n: Negotiated, rep: Presentation): WatchView
 }
 
 function partial(o: KObj): KObj {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMeta(o.metadata) };
+  return {
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: typedObjectMeta(o.metadata),
+  };
 }
 
 /** One object for a response; `wire` = already in wire form. */
@@ -424,17 +422,18 @@ function startWatch(
   type: ResourceType,
   negotiated: Negotiated,
   rep: Presentation,
+  opts: ListQuery,
 ): void {
-  const { query, route } = r;
+  const { route } = r;
   const { engine } = env;
-  const selectors = engine.selectors(type, query.get('labelSelector'), query.get('fieldSelector'));
-  const rvText = query.get('resourceVersion');
+  const selectors = engine.selectors(type, opts.labelSelector, opts.fieldSelector);
+  const rvText = opts.resourceVersion;
   let fromRv: number | undefined;
   if (rvText !== null && rvText !== '' && rvText !== '0') {
     fromRv = parseResourceVersion(rvText, `resourceVersion: Invalid value: ${JSON.stringify(rvText)}: `);
   }
-  const ts = Number(query.get('timeoutSeconds') ?? '');
-  const timeoutMs = Number.isFinite(ts) && ts > 0 ? ts * 1000 : 1800_000;
+  const ts = opts.timeoutSeconds ?? 0;
+  const timeoutMs = ts > 0 ? ts * 1000 : 1800_000;
   const session = new WatchSession(
     r.res,
     engine,
@@ -444,7 +443,7 @@ function startWatch(
       namespace: route.namespace,
       selectors,
       fromRv,
-      bookmarks: truthy(query.get('allowWatchBookmarks')),
+      bookmarks: opts.allowWatchBookmarks,
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,
       view: watchView(env, negotiated, rep),

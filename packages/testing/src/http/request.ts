@@ -99,6 +99,24 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
 /** What body shape the client asked for. */
 export type Representation = 'object' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'Table';
 
+/** Media types a request body may have (`NegotiateInputSerializer`); anything else answers 415. */
+export type InputMediaType = 'json' | 'yaml' | 'protobuf';
+
+/**
+ * The media type of a POST/PUT/DELETE body as kube-apiserver negotiates it: no Content-Type means
+ * JSON; parameters (`charset`, `stream`) are ignored; anything but JSON, YAML and protobuf is
+ * undefined (→ 415 `the body of the request was in an unknown format`). The one place that decides,
+ * so protobuf support extends it here.
+ */
+export function inputMediaType(contentType: string | undefined): InputMediaType | undefined {
+  if (contentType === undefined || contentType.trim() === '') return 'json';
+  const base = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (base === 'application/json') return 'json';
+  if (base === 'application/yaml') return 'yaml';
+  if (base === 'application/vnd.kubernetes.protobuf') return 'protobuf';
+  return undefined;
+}
+
 /** Reads the request body up to `limit` bytes (413 beyond). */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -23,10 +23,13 @@ import {
   invalidGeneric,
   methodNotAllowed,
   notFound,
+  unsupportedBodyMediaType,
   unsupportedMediaType,
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
+import { validateFinalizers, validateKubeFinalizerNames } from '../validation/object-meta.js';
+import { inputMediaType } from './request.js';
 import type { ResponseContext } from './respond.js';
 import { sendJson } from './respond.js';
 
@@ -211,6 +214,15 @@ async function finalize(r: SubresourceRequest): Promise<void> {
   const finalizers = Array.isArray(spec['finalizers'])
     ? spec['finalizers'].filter((f): f is string => typeof f === 'string')
     : [];
+  // ValidateNamespaceFinalizeUpdate: each name qualified, and standard when it has no domain
+  const causes = finalizers.flatMap((f, i) => {
+    const field = `spec.finalizers[${String(i)}]`;
+    return [
+      ...validateFinalizers([f], field),
+      ...validateKubeFinalizerNames([f]).map((c) => ({ ...c, field })),
+    ];
+  });
+  if (causes.length > 0) throw new ApiError(invalid(r.type, r.name, causes));
   if (r.dryRun) {
     sendJson(r.res, 200, r.engine.present(r.type, r.engine.getStored(r.type, undefined, r.name)), r.ctx);
     return;
@@ -224,6 +236,9 @@ export async function handleSubresource(r: SubresourceRequest): Promise<void> {
   const verb =
     r.method === 'GET' ? 'get' : r.method === 'PUT' ? 'update' : r.method === 'PATCH' ? 'patch' : '';
   if (!verbs.includes(verb)) throw new ApiError(methodNotAllowed());
+  // a PUT body is negotiated like any other (NegotiateInputSerializer)
+  if (verb === 'update' && inputMediaType(r.contentType) === undefined)
+    throw new ApiError(unsupportedBodyMediaType());
   if (r.subresource === 'scale') return scale(r);
   if (r.subresource === 'log') return podLog(r);
   if (r.subresource === 'finalize') return finalize(r);

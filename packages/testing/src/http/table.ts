@@ -18,7 +18,7 @@
 import type { ResourceType } from '../registry/types.js';
 import { ApiError, badRequest } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { isObject, orderMeta } from '../store/object.js';
+import { isObject, typedObjectMeta } from '../store/object.js';
 import { recordedColumns } from './printers/columns.js';
 import type { RowPrinter } from './printers/core.js';
 import {
@@ -240,9 +240,11 @@ function printersOf(type: ResourceType): Printer[] {
     if (cols.length === 0) {
       return [
         NAME,
+        // apiextensions' serveDefaultColumnsIfEmpty: described like ObjectMeta.creationTimestamp
         crPrinter({
           name: 'Age',
           type: 'date',
+          description: CREATION_DESCRIPTION,
           jsonPath: '.metadata.creationTimestamp',
         }),
       ];
@@ -333,9 +335,11 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '' || value === 'Metadata') return 'Metadata';
   if (value === 'None' || value === 'Object') return value;
-  // metav1 ValidateTableOptions' wording
+  // metav1 ValidateTableOptions' wording, wrapped by the Table conversion (handlers/response.go)
   throw new ApiError(
-    badRequest(`includeObject: Invalid value: "${value}": must be 'Metadata', 'Object', 'None', or empty`),
+    badRequest(
+      `Unable to convert to Table as requested: includeObject: Invalid value: "${value}": must be 'Metadata', 'Object', 'None', or empty`,
+    ),
   );
 }
 
@@ -347,6 +351,7 @@ export function parseIncludeObject(value: string | null): IncludeObject {
  * @param meta the list metadata (`resourceVersion`, `continue`, `remainingItemCount`).
  * @param include what each row's `object` holds.
  * @param now milliseconds since the epoch (for ages).
+ * @param metaApiVersion `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`, as asked for.
  */
 export function tableOf(
   type: ResourceType,
@@ -354,11 +359,12 @@ export function tableOf(
   meta: Json,
   include: IncludeObject,
   now: number,
+  metaApiVersion = 'meta.k8s.io/v1',
 ): Json {
   const printer = tablePrinterOf(type);
   return {
     kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
+    apiVersion: metaApiVersion,
     metadata: meta,
     columnDefinitions: printer.columns,
     rows: objects.map((o) => ({
@@ -370,8 +376,8 @@ export function tableOf(
             ? o
             : {
                 kind: 'PartialObjectMetadata',
-                apiVersion: 'meta.k8s.io/v1',
-                metadata: orderMeta(o.metadata),
+                apiVersion: metaApiVersion,
+                metadata: typedObjectMeta(o.metadata),
               },
     })),
   };

@@ -91,7 +91,12 @@ export class WatchReader {
   private readonly reqHandle: ReturnType<typeof httpRequest>;
   readonly ready: Promise<void>;
 
-  constructor(base: string, path: string, accept = 'application/json') {
+  constructor(
+    base: string,
+    path: string,
+    accept = 'application/json',
+    opts: { readonly headers?: Record<string, string>; readonly ca?: string } = {},
+  ) {
     const url = new URL(path, base);
     const requester = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let onReady: () => void = () => undefined;
@@ -100,7 +105,12 @@ export class WatchReader {
       onReady = resolve;
       onFail = reject;
     });
-    this.reqHandle = requester(url, { method: 'GET', headers: { Accept: accept } }, (res) => {
+    const options = {
+      method: 'GET',
+      headers: { Accept: accept, ...opts.headers },
+      ...(opts.ca ? { ca: opts.ca } : {}),
+    };
+    this.reqHandle = requester(url, options, (res) => {
       this.res = res;
       this.status = res.statusCode ?? 0;
       this.headers = res.headers;
@@ -113,7 +123,13 @@ export class WatchReader {
         while ((i = this.buffer.indexOf('\n')) >= 0) {
           const line = this.buffer.slice(0, i);
           this.buffer = this.buffer.slice(i + 1);
-          if (line.trim() !== '') this.lines.push(JSON.parse(line) as WatchLine);
+          if (line.trim() === '') continue;
+          try {
+            this.lines.push(JSON.parse(line) as WatchLine);
+          } catch {
+            // a line that is not JSON (fault injection): kept as is
+            this.lines.push({ type: '<malformed>', object: line });
+          }
         }
         this.wake();
       });

@@ -12,7 +12,7 @@
 import type { Engine } from '../handlers/engine.js';
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
-import { clone, isObject } from '../store/object.js';
+import { clone, deepEqual, isObject } from '../store/object.js';
 import type { StoreEvent } from '../store/store.js';
 import { storageVersionHash } from './builtins.js';
 import type { Registry } from './registry.js';
@@ -192,6 +192,8 @@ export function crdResourceType(crdName: string, s: CrdSpec, v: CrdVersion): Res
     hasGeneration: true,
     builtin: false,
     storageKey: `${s.group}/${s.plural}`,
+    etcdPrefix: `/registry/${s.group}/${s.plural}`,
+    metaValidation: { flavor: 'generic', onUpdate: 'update' },
     nameRule: 'subdomain',
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
@@ -206,8 +208,19 @@ export function crdResourceType(crdName: string, s: CrdSpec, v: CrdVersion): Res
   return v.schema ? { ...t, schema: v.schema } : t;
 }
 
+/** Whether a CRD update replaces its serving storage: spec or accepted names changed (crdHandler). */
+function storageChanged(prev: KObj, next: KObj): boolean {
+  const names = (o: KObj): unknown => (isObject(o['status']) ? o['status']['acceptedNames'] : undefined);
+  return !deepEqual(prev['spec'], next['spec']) || !deepEqual(names(prev), names(next));
+}
+
 /** Serves custom resources from CRDs and maintains CRD status. */
 export class CrdController {
+  /**
+   * Called when a CRD's custom resource storage is torn down: the CRD is gone, or its spec or
+   * accepted names changed (apiextensions' crdHandler removes the storage, which ends open watches).
+   */
+  onStorageReplaced: ((crdName: string) => void) | undefined;
   private readonly served = new Map<string, ResourceType[]>();
   private stopped = false;
   private readonly unsubscribe: () => void;
@@ -305,8 +318,10 @@ export class CrdController {
     const name = e.object.metadata.name ?? '';
     if (e.type === 'DELETED') {
       this.unserve(name);
+      this.onStorageReplaced?.(name);
       return;
     }
+    if (e.prev && storageChanged(e.prev, e.object)) this.onStorageReplaced?.(name);
     if (e.object.metadata.deletionTimestamp) {
       this.later(() => this.cleanup(name));
       return;

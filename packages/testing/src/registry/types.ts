@@ -9,6 +9,7 @@ import type { RequestUser } from '../auth.js';
 import type { Authorizer } from '../rbac/authorizer.js';
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
+import type { MetaValidation } from '../validation/object-meta.js';
 
 /** A JSON schema of a CRD version (`openAPIV3Schema`). */
 export type JSONSchema = Json;
@@ -43,6 +44,24 @@ export interface ResourceType {
   readonly storageKey: string;
   /** Name validation rule of `metadata.name`. */
   readonly nameRule: 'subdomain' | 'label' | 'path-segment';
+  /**
+   * How the type's strategy validates `metadata` (default: `core`/`update` for built-ins,
+   * `generic`/`update` for custom resources); see `validation/object-meta.ts`.
+   */
+  readonly metaValidation?: MetaValidation;
+  /**
+   * Metadata a status write may not change, kept from the stored object (the status strategy's
+   * `PrepareForUpdate`: Deployments keep `labels`, Pods `ownerReferences`). Custom resources keep all
+   * of `metadata`; other built-ins take the request's metadata with the status.
+   */
+  readonly statusKeeps?: readonly ('labels' | 'annotations' | 'ownerReferences' | 'finalizers')[];
+  /**
+   * The type's REST `Delete` marks a deletion with `deletionTimestamp` and its finalizer only: no
+   * grace period, no generation bump (CRDs, `apiextensions-apiserver/pkg/registry/customresourcedefinition/etcd.go`).
+   */
+  readonly deleteMarksTimestampOnly?: boolean;
+  /** etcd key prefix as storage error messages show it (default `/registry/<resource>`). */
+  readonly etcdPrefix?: string;
   /** PUT of a missing object creates it (Leases). */
   readonly allowCreateOnUpdate: boolean;
   /** PUT without metadata.resourceVersion is allowed. */
@@ -94,8 +113,8 @@ export interface ResourceType {
    * `status.storedVersions`). `old` is the stored object's wire form on update. Mutates `o`.
    */
   prepare?(o: KObj, old: KObj | undefined): void;
-  /** Type-specific validation (causes with field paths). */
-  validate?(o: KObj): StatusCause[];
+  /** Type-specific validation (causes with field paths); `old` (wire form) on update. */
+  validate?(o: KObj, old?: KObj): StatusCause[];
   /**
    * The Kind that 422 Invalid messages name, when it is not this type's own: events.k8s.io/v1 Events
    * are validated as core Events (`Event "x" is invalid`, no `group` in details; file 18).

@@ -143,6 +143,38 @@ export function orderMeta(m: Meta): Meta {
   return out;
 }
 
+const MANAGED_FIELDS_ORDER = [
+  'manager',
+  'operation',
+  'apiVersion',
+  'time',
+  'fieldsType',
+  'fieldsV1',
+  'subresource',
+];
+const OWNER_REF_ORDER = ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'];
+
+function orderKeys(v: unknown, order: readonly string[]): unknown {
+  if (!isObject(v)) return v;
+  const out: Json = {};
+  for (const k of order) if (v[k] !== undefined) out[k] = v[k];
+  return out;
+}
+
+/**
+ * Metadata as a typed `ObjectMeta` serialises it (PartialObjectMetadata, Table rows): struct key
+ * order, managedFields entries and ownerReferences in their struct order too (custom resources
+ * store them with sorted keys).
+ */
+export function typedObjectMeta(m: Meta): Meta {
+  const out = orderMeta(m);
+  if (Array.isArray(out.managedFields))
+    out.managedFields = out.managedFields.map((e) => orderKeys(e, MANAGED_FIELDS_ORDER));
+  if (Array.isArray(out.ownerReferences))
+    out.ownerReferences = out.ownerReferences.map((r) => orderKeys(r, OWNER_REF_ORDER)) as never;
+  return out;
+}
+
 /** RFC 3339 seconds, `Z` (creationTimestamp, deletionTimestamp, managedFields time). */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');

@@ -4,7 +4,7 @@
  * `apiextensions-apiserver`), pruning of unknown fields and defaulting.
  *
  * Not emulated: CEL rules (`x-kubernetes-validations`, 1.25+), `allOf`/`anyOf`/`oneOf`/`not`,
- * `uniqueItems`, `multipleOf`, `minProperties`/`maxProperties`, list-map key uniqueness.
+ * `uniqueItems`, `minProperties`/`maxProperties`, list-map key uniqueness.
  *
  * @module
  */
@@ -34,6 +34,7 @@ export type JSONSchemaProps = {
   enum?: unknown[];
   minimum?: number;
   maximum?: number;
+  multipleOf?: number;
   exclusiveMinimum?: boolean;
   exclusiveMaximum?: boolean;
   minLength?: number;
@@ -155,7 +156,16 @@ class Validator {
     else if (isObject(value)) this.object(value, schema, name);
   }
 
+  // go-openapi's numberValidator: multipleOf, maximum, minimum, each reported
   private number(value: number, schema: JSONSchemaProps, name: string): void {
+    if (schema.multipleOf !== undefined && schema.multipleOf > 0) {
+      const q = value / schema.multipleOf;
+      if (Math.abs(q - Math.round(q)) > 1e-9) {
+        this.causes.push(
+          invalidCause(name, value, `${name} in body should be a multiple of ${goNumber(schema.multipleOf)}`),
+        );
+      }
+    }
     if (schema.maximum !== undefined) {
       const exclusive = schema.exclusiveMaximum === true;
       if (exclusive ? value >= schema.maximum : value > schema.maximum) {
@@ -176,6 +186,7 @@ class Validator {
     }
   }
 
+  // go-openapi's stringValidator stops at its first failure: maxLength, minLength, pattern
   private string(value: string, schema: JSONSchemaProps, name: string): void {
     const length = [...value].length;
     if (schema.maxLength !== undefined && length > schema.maxLength) {
@@ -184,13 +195,11 @@ class Validator {
         message: `Too long: may not be longer than ${schema.maxLength}`,
         field: name,
       });
-    }
-    if (schema.minLength !== undefined && length < schema.minLength) {
+    } else if (schema.minLength !== undefined && length < schema.minLength) {
       this.causes.push(
         invalidCause(name, value, `${name} in body should be at least ${schema.minLength} chars long`),
       );
-    }
-    if (schema.pattern !== undefined && !safeRegExp(schema.pattern).test(value)) {
+    } else if (schema.pattern !== undefined && !safeRegExp(schema.pattern).test(value)) {
       this.causes.push(invalidCause(name, value, `${name} in body should match '${schema.pattern}'`));
     }
     if (schema.format !== undefined && !formatOk(schema.format, value)) {
@@ -268,8 +277,9 @@ function safeRegExp(pattern: string): RegExp {
  * ## Semantics
  * Per node: type first (`Invalid value: "string": spec.replicas in body must be of type integer:
  * "string"`, reason `FieldValueTypeInvalid`; a wrong type stops the checks below that node),
- * then `enum` (`FieldValueNotSupported`), then the checks of the value's kind: `maximum`/
- * `minimum` (with `exclusive*`), `maxLength` (`FieldValueTooLong`), `minLength`, `pattern`,
+ * then `enum` (`FieldValueNotSupported`), then the checks of the value's kind: `multipleOf`,
+ * `maximum`/`minimum` (with `exclusive*`), the first failing of `maxLength` (`FieldValueTooLong`),
+ * `minLength` and `pattern`,
  * `format`, `items` (`spec.list[0]`), `minItems`, `maxItems` (`FieldValueTooMany`), `required`
  * (`FieldValueRequired`), `properties`, `additionalProperties`. `null` is allowed only where
  * `nullable: true`. Unknown fields are not errors (they are pruned, see {@link pruneUnknownFields}).

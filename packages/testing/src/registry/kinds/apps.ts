@@ -10,6 +10,7 @@
 import type { StatusCause } from '../../status.js';
 import type { Json, KObj } from '../../store/object.js';
 import { deepEqual, isObject } from '../../store/object.js';
+import { deploymentSelectorImmutable } from '../../validation/services.js';
 import type { ResourceType } from '../types.js';
 import { builtin, labelsOf } from './builtin.js';
 import { defaultPodTemplate } from './pod-spec.js';
@@ -175,6 +176,7 @@ export function appsKinds(): ResourceType[] {
       version: 'v1',
       resource: 'deployments',
       kind: 'Deployment',
+      statusKeeps: ['labels'],
       namespaced: true,
       shortNames: ['deploy'],
       categories: ['all'],
@@ -191,7 +193,7 @@ export function appsKinds(): ResourceType[] {
       prepare: (o, old) => {
         if (old === undefined) o['status'] = {};
       },
-      validate: deploymentValidate,
+      validate: (o, old) => [...deploymentValidate(o), ...(old ? deploymentSelectorImmutable(o, old) : [])],
     }),
     builtin({
       group: 'apps',

@@ -74,13 +74,20 @@ export interface BuiltinSpec {
   decodeCheck?: (o: KObj) => string | undefined;
   defaults?: (o: KObj) => void;
   prepare?: (o: KObj, old: KObj | undefined) => void;
-  generationChanged?: (next: KObj, old: KObj) => boolean;
-  validate?: (o: KObj) => StatusCause[];
+  validate?: (o: KObj, old?: KObj) => StatusCause[];
   fromStorage?: (o: KObj) => KObj;
   toStorage?: (o: KObj) => KObj;
   invalidKind?: { readonly group: string; readonly kind: string };
   subresources?: ResourceType['subresources'];
+  metaValidation?: ResourceType['metaValidation'];
+  statusKeeps?: ResourceType['statusKeeps'];
+  etcdPrefix?: string;
+  deleteMarksTimestampOnly?: boolean;
+  generationChanged?: ResourceType['generationChanged'];
 }
+
+/** `ValidateXUpdate` calls `ValidateObjectMetaUpdate` and then the create validation (`ValidateConfigMap`, …). */
+export const UPDATE_AND_CREATE = { flavor: 'core', onUpdate: 'update+create' } as const;
 
 /** A built-in {@link ResourceType} from its spec. */
 export function builtin(s: BuiltinSpec): ResourceType {
@@ -121,8 +128,16 @@ export function builtin(s: BuiltinSpec): ResourceType {
         | 'fields'
         | 'invalidKind'
         | 'subresources'
+        | 'metaValidation'
+        | 'statusKeeps'
+        | 'etcdPrefix'
+        | 'deleteMarksTimestampOnly'
     ]?: ResourceType[K];
   } = {};
+  if (s.metaValidation) opt.metaValidation = s.metaValidation;
+  if (s.statusKeeps) opt.statusKeeps = s.statusKeeps;
+  if (s.etcdPrefix) opt.etcdPrefix = s.etcdPrefix;
+  if (s.deleteMarksTimestampOnly) opt.deleteMarksTimestampOnly = true;
   if (s.prepare) opt.prepare = s.prepare;
   if (s.generationChanged) opt.generationChanged = s.generationChanged;
   if (s.subresources) opt.subresources = s.subresources;

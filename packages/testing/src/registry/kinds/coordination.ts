@@ -16,6 +16,7 @@ export function coordinationKinds(): ResourceType[] {
       version: 'v1',
       resource: 'leases',
       kind: 'Lease',
+      metaValidation: { flavor: 'generic', onUpdate: 'update' },
       namespaced: true,
       knownFields: ['spec'],
       allowCreateOnUpdate: true,

@@ -10,7 +10,15 @@
  */
 import { isObject } from '../../store/object.js';
 import type { ResourceType } from '../types.js';
-import { builtin, checkStringMap, configKeyCauses } from './builtin.js';
+import {
+  base64DecodeError,
+  configMapCauses,
+  configMapUpdateCauses,
+  secretCauses,
+  secretUpdateCauses,
+} from '../../validation/config-data.js';
+import { defaultServicePorts, serviceCauses } from '../../validation/services.js';
+import { builtin, checkStringMap, UPDATE_AND_CREATE } from './builtin.js';
 import { defaultPodSpec } from './pod-spec.js';
 
 /**
@@ -50,6 +58,8 @@ export function coreKinds(): ResourceType[] {
       version: 'v1',
       resource: 'namespaces',
       kind: 'Namespace',
+      // ValidateNamespace then ValidateNamespaceUpdate on update
+      metaValidation: { flavor: 'core', onUpdate: 'create+update' },
       namespaced: false,
       shortNames: ['ns'],
       verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -86,23 +96,30 @@ export function coreKinds(): ResourceType[] {
       version: 'v1',
       resource: 'configmaps',
       kind: 'ConfigMap',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       shortNames: ['cm'],
       knownFields: ['immutable', 'data', 'binaryData'],
       decodeCheck: (o) =>
-        checkStringMap(o, 'data', 'ConfigMap') ?? checkStringMap(o, 'binaryData', 'ConfigMap'),
-      validate: (o) => [...configKeyCauses(o, 'data'), ...configKeyCauses(o, 'binaryData')],
+        checkStringMap(o, 'data', 'ConfigMap') ??
+        checkStringMap(o, 'binaryData', 'ConfigMap') ??
+        base64DecodeError(o, 'binaryData', 'ConfigMap'),
+      validate: (o, old) => (old ? configMapUpdateCauses(o, old) : configMapCauses(o)),
     }),
     builtin({
       group: '',
       version: 'v1',
       resource: 'secrets',
       kind: 'Secret',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       knownFields: ['immutable', 'data', 'stringData', 'type'],
       selectableFields: ['type'],
       fields: (o) => ({ type: typeof o['type'] === 'string' ? o['type'] : '' }),
-      decodeCheck: (o) => checkStringMap(o, 'data', 'Secret') ?? checkStringMap(o, 'stringData', 'Secret'),
+      decodeCheck: (o) =>
+        checkStringMap(o, 'data', 'Secret') ??
+        checkStringMap(o, 'stringData', 'Secret') ??
+        base64DecodeError(o, 'data', 'Secret'),
       defaults: (o) => {
         const sd = o['stringData'];
         if (isObject(sd)) {
@@ -111,30 +128,17 @@ export function coreKinds(): ResourceType[] {
           o['data'] = data;
         }
         delete o['stringData'];
-        o['type'] ??= 'Opaque';
+        if (o['type'] === undefined || o['type'] === '') o['type'] = 'Opaque';
       },
-      validate: (o) => {
-        const causes = configKeyCauses(o, 'data');
-        const data = o['data'];
-        if (isObject(data)) {
-          for (const [k, v] of Object.entries(data)) {
-            if (typeof v === 'string' && !/^[A-Za-z0-9+/]*={0,2}$/.test(v)) {
-              causes.push({
-                reason: 'FieldValueInvalid',
-                message: 'Invalid value: illegal base64 data',
-                field: `data[${k}]`,
-              });
-            }
-          }
-        }
-        return causes;
-      },
+      validate: (o, old) => (old ? secretUpdateCauses(o, old) : secretCauses(o)),
     }),
     builtin({
       group: '',
       version: 'v1',
       resource: 'pods',
       kind: 'Pod',
+      metaValidation: UPDATE_AND_CREATE,
+      statusKeeps: ['ownerReferences'],
       namespaced: true,
       shortNames: ['po'],
       categories: ['all'],
@@ -169,16 +173,13 @@ export function coreKinds(): ResourceType[] {
         defaultPodSpec(spec);
         spec['enableServiceLinks'] ??= true;
         o['spec'] = spec;
-        const status = isObject(o['status']) ? o['status'] : {};
-        status['phase'] ??= 'Pending';
-        o['status'] = status;
       },
-      // pod strategy PrepareForCreate: `status.qosClass` from the containers' resources
+      // pod strategy PrepareForCreate: `status` is `{phase: Pending, qosClass}` whatever was sent; a
+      // strategy change, so no manager owns it (there is no PodStatus default: a status write
+      // without `phase` clears it — both measured on v1.24)
       prepare: (o, old) => {
         if (old !== undefined) return;
-        const status = isObject(o['status']) ? o['status'] : {};
-        status['qosClass'] = qosClass(isObject(o['spec']) ? o['spec'] : {});
-        o['status'] = status;
+        o['status'] = { phase: 'Pending', qosClass: qosClass(isObject(o['spec']) ? o['spec'] : {}) };
       },
       validate: (o) => {
         const spec = isObject(o['spec']) ? o['spec'] : {};
@@ -193,6 +194,8 @@ export function coreKinds(): ResourceType[] {
       version: 'v1',
       resource: 'services',
       kind: 'Service',
+      metaValidation: UPDATE_AND_CREATE,
+      etcdPrefix: '/registry/services/specs',
       namespaced: true,
       shortNames: ['svc'],
       categories: ['all'],
@@ -213,13 +216,16 @@ export function coreKinds(): ResourceType[] {
           }
         o['spec'] = spec;
         o['status'] ??= { loadBalancer: {} };
+        defaultServicePorts(o);
       },
+      validate: serviceCauses,
     }),
     builtin({
       group: '',
       version: 'v1',
       resource: 'serviceaccounts',
       kind: 'ServiceAccount',
+      metaValidation: UPDATE_AND_CREATE,
       namespaced: true,
       shortNames: ['sa'],
       knownFields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],

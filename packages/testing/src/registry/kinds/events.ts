@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { StatusCause } from '../../status.js';
 import type { Json, KObj } from '../../store/object.js';
 import { isObject, orderMeta } from '../../store/object.js';
+import { eventUpdateCauses, legacyEventCauses, strictEventCauses } from '../../validation/events.js';
 import type { ResourceType } from '../types.js';
 import { builtin, microTimeError } from './builtin.js';
 
@@ -135,6 +135,8 @@ export function eventKinds(): ResourceType[] {
       kind: 'Event',
       namespaced: true,
       shortNames: ['ev'],
+      // events.go skips ObjectMeta for the v1 API: only rest.BeforeCreate/BeforeUpdate's generic checks run
+      metaValidation: { flavor: 'none', onUpdate: 'none' },
       knownFields: CORE_EVENT_FIELDS,
       storageKey: 'events',
       selectableFields: EVENT_FIELDS,
@@ -142,20 +144,8 @@ export function eventKinds(): ResourceType[] {
       fromStorage: coreEventForm,
       toStorage: coreEventForm,
       decodeCheck: (o) => microTimeError('Event', o['eventTime']),
-      validate: (o) => {
-        const io = isObject(o['involvedObject']) ? o['involvedObject'] : {};
-        const ns = io['namespace'];
-        if (typeof ns === 'string' && ns !== '' && ns !== o.metadata.namespace) {
-          return [
-            {
-              reason: 'FieldValueInvalid',
-              message: `Invalid value: "${ns}": does not match event.namespace`,
-              field: 'involvedObject.namespace',
-            },
-          ];
-        }
-        return [];
-      },
+      // events.go legacyValidateEvent: the only rules the core/v1 API applies
+      validate: (o) => legacyEventCauses(o),
     }),
     builtin({
       group: 'events.k8s.io',
@@ -187,20 +177,12 @@ export function eventKinds(): ResourceType[] {
       selectableFields: EVENT_FIELDS,
       fields: eventFields,
       decodeCheck: (o) => microTimeError('Event', o['eventTime']),
-      validate: (o) => {
-        // validated in events.k8s.io/v1 terms, on the stored (core) form
-        const causes: StatusCause[] = [];
-        if (o['eventTime'] === undefined || o['eventTime'] === null) {
-          causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'eventTime' });
-        }
-        const type = o['type'];
-        if (type !== 'Normal' && type !== 'Warning') {
-          causes.push({
-            reason: 'FieldValueInvalid',
-            message: `Invalid value: "": has invalid value: ${typeof type === 'string' ? type : ''}`,
-            field: 'type',
-          });
-        }
+      // events.go: the legacy rules, then the strict ones on create or the immutable fields on
+      // update, on the core form the Event is stored in
+      validate: (o, old) => {
+        const core = eventsV1ToCore(o);
+        const causes = legacyEventCauses(core);
+        causes.push(...(old ? eventUpdateCauses(core, eventsV1ToCore(old)) : strictEventCauses(core)));
         return causes;
       },
     }),
