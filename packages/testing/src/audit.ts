@@ -16,14 +16,30 @@ import type { RequestUser } from './auth.js';
 import type { Attributes } from './rbac/attributes.js';
 import type { Decision } from './rbac/authorizer.js';
 
-/** `audit.k8s.io/v1` UserInfo. */
+/**
+ * `audit.k8s.io/v1` UserInfo.
+ *
+ * ## Example
+ * ```ts
+ * const users = new Set(server.auditEvents().map((e) => e.user.username));
+ * expect(users).toContain('system:serviceaccount:ops:widget-operator');
+ * ```
+ */
 export interface AuditUser {
   readonly username: string;
   readonly uid?: string;
   readonly groups: readonly string[];
 }
 
-/** `audit.k8s.io/v1` ObjectReference of a resource request. */
+/**
+ * `audit.k8s.io/v1` ObjectReference of a resource request.
+ *
+ * ## Example
+ * ```ts
+ * const touched: AuditObjectRef[] = server.auditEvents().flatMap((e) => (e.objectRef ? [e.objectRef] : []));
+ * expect(touched.filter((r) => r.resource === 'secrets')).toEqual([]); // never read a Secret
+ * ```
+ */
 export interface AuditObjectRef {
   readonly resource: string;
   readonly namespace?: string;
@@ -33,7 +49,17 @@ export interface AuditObjectRef {
   readonly subresource?: string;
 }
 
-/** One request, as an `audit.k8s.io/v1` Event at level Metadata records it. */
+/**
+ * One request, as an `audit.k8s.io/v1` Event at level Metadata records it.
+ *
+ * ## Example
+ * ```ts
+ * const server = await startApiServer({ auth, objects: grants, audit: {} });
+ * // … run the operator with its token …
+ * const refused: AuditEvent[] = server.auditEvents().filter((e) => e.responseStatus.code === 403);
+ * expect(refused.map((e) => e.annotations['authorization.k8s.io/reason'])).toEqual([]);
+ * ```
+ */
 export interface AuditEvent {
   readonly auditID: string;
   /** Path and query, as sent. */

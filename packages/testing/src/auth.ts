@@ -7,7 +7,19 @@
  *
  * @module
  */
-/** A user a token maps to. */
+
+/**
+ * A user a token maps to.
+ *
+ * ## Example
+ * ```ts
+ * const operator: AuthUser = {
+ *   name: 'system:serviceaccount:ops:widget-operator',
+ *   groups: ['system:serviceaccounts', 'system:serviceaccounts:ops'],
+ * };
+ * const server = await startApiServer({ auth: { tokens: { 'operator-token': operator } } });
+ * ```
+ */
 export interface AuthUser {
   readonly name: string;
   readonly groups?: readonly string[];
@@ -20,6 +32,14 @@ export interface AuthUser {
  * and authorizes every request with RBAC from the Roles and bindings it stores (kube-apiserver's
  * `--token-auth-file` and `--authorization-mode=RBAC`). Grant permissions by creating RBAC
  * objects: at start with the server's `objects` option (see `rbacGrant`), or through the API.
+ *
+ * ## Example
+ * ```ts
+ * const auth: AuthOptions = { tokens: { 'reader-token': 'reader' } };
+ * const read = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }];
+ * const server = await startApiServer({ auth, objects: rbacGrant('reader', read, { namespace: 'default' }) });
+ * // reader-token may list ConfigMaps in default; a write gets 403 Forbidden
+ * ```
  */
 export interface AuthOptions {
   /** token → user (a string is a user name without groups). */

@@ -63,13 +63,30 @@ import { preload } from './preload.js';
 import type { KindDefinition } from './registry/custom-kinds.js';
 import { customKindType, KindDefinitionError } from './registry/custom-kinds.js';
 
-/** Where log lines go. */
+/**
+ * Where log lines go.
+ *
+ * ## Example
+ * ```ts
+ * const lines: string[] = [];
+ * const logger: ApiServerLogger = { error: (message) => lines.push(message) };
+ * const server = await startApiServer({ logger });
+ * ```
+ */
 export interface ApiServerLogger {
   debug?(message: string): void;
   error(message: string, error?: unknown): void;
 }
 
-/** Options of {@link startApiServer}. */
+/**
+ * Options of {@link startApiServer}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * const options: ApiServerOptions = { tls: true, simulateDeployments: true, namespaceDeletionDelayMs: 0 };
+ * const server = await startApiServer(options);
+ * ```
+ */
 export interface ApiServerOptions {
   /** TCP port; 0 (default) picks a free one. */
   readonly port?: number;
@@ -144,6 +161,15 @@ export interface ApiServerOptions {
  * A running API server. It is a {@link TestCluster} like a real control plane (`url`, kubeconfig,
  * token, `list`/`get` over HTTP, `stop`), plus what only an in-memory server can offer: fault
  * injection, synchronous reads of its state, restarts.
+ *
+ * ## Example
+ * ```ts
+ * const server: ApiServer = await startApiServer();
+ * process.env['KUBECONFIG'] = server.kubeconfigPath; // kubectl and client-node find it
+ * server.faults.dropWatches();
+ * console.log(server.objects('configmaps', 'default').length, server.resourceVersion);
+ * await server.stop();
+ * ```
  */
 export interface ApiServer extends TestCluster {
   /** `http://127.0.0.1:PORT` (or https). */
@@ -178,7 +204,18 @@ export interface ApiServer extends TestCluster {
 
 const PKG_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Reads the checked-in test CA, server certificate and key. */
+/**
+ * Reads the checked-in test CA, server certificate and key (PEM) that `startApiServer({ tls: true })`
+ * serves with — not secret, for tests only.
+ *
+ * ## Example
+ * ```ts
+ * const server = await startApiServer({ tls: true });
+ * const res = await new Promise((resolve) =>
+ *   https.get(`${server.url}/version`, { ca: testCertificates().ca }, resolve),
+ * );
+ * ```
+ */
 export function testCertificates(): { ca: string; cert: string; key: string } {
   const dir = join(PKG_ROOT, 'certs');
   return {

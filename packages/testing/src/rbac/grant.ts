@@ -13,7 +13,16 @@ import { splitServiceAccountUser } from './impersonation.js';
 import type { PolicyRule, Subject } from './types.js';
 import { RBAC_GROUP, ruleJson } from './types.js';
 
-/** Options of {@link rbacGrant}. */
+/**
+ * Options of {@link rbacGrant}.
+ *
+ * ## Example
+ * ```ts
+ * const options: RbacGrantOptions = { namespace: 'shop', name: 'widget-operator' };
+ * // A Role and a RoleBinding in shop, both named widget-operator:
+ * const objects = rbacGrant('system:serviceaccount:ops:widget-operator', rules, options);
+ * ```
+ */
 export interface RbacGrantOptions {
   /** Grant in this namespace (Role + RoleBinding); cluster-wide without it. */
   readonly namespace?: string;

@@ -18,7 +18,15 @@ import { resourceAttributes } from './attributes.js';
 import type { Authorizer } from './authorizer.js';
 import { forbiddenStatus } from './forbidden.js';
 
-/** The admission plugins the embedded server can enable (kube-apiserver's names). */
+/**
+ * The admission plugins the embedded server can enable (kube-apiserver's names).
+ *
+ * ## Example
+ * ```ts
+ * const plugins: AdmissionPlugin[] = ['OwnerReferencesPermissionEnforcement'];
+ * const server = await startApiServer({ auth, objects: grants, enableAdmissionPlugins: plugins });
+ * ```
+ */
 export type AdmissionPlugin = 'OwnerReferencesPermissionEnforcement';
 
 interface OwnerRef {

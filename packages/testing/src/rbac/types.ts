@@ -11,7 +11,19 @@ import { isObject } from '../store/object.js';
 /** The API group of the RBAC kinds. */
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-/** An rbac.authorization.k8s.io/v1 PolicyRule. */
+/**
+ * An rbac.authorization.k8s.io/v1 PolicyRule.
+ *
+ * ## Example
+ * ```ts
+ * const readConfigMaps: PolicyRule = {
+ *   apiGroups: [''],
+ *   resources: ['configmaps'],
+ *   verbs: ['get', 'list', 'watch'],
+ * };
+ * const objects = rbacGrant('reader', [readConfigMaps], { namespace: 'default' });
+ * ```
+ */
 export interface PolicyRule {
   readonly verbs: readonly string[];
   readonly apiGroups?: readonly string[];
@@ -20,7 +32,15 @@ export interface PolicyRule {
   readonly nonResourceURLs?: readonly string[];
 }
 
-/** A binding's subject. */
+/**
+ * A binding's subject.
+ *
+ * ## Example
+ * ```ts
+ * const operator: Subject = { kind: 'ServiceAccount', name: 'widget-operator', namespace: 'ops' };
+ * const objects = rbacGrant(operator, rules); // a ClusterRole and its ClusterRoleBinding
+ * ```
+ */
 export interface Subject {
   readonly kind: string;
   readonly apiGroup?: string;
@@ -28,7 +48,19 @@ export interface Subject {
   readonly namespace?: string;
 }
 
-/** A binding's reference to a Role or ClusterRole. */
+/**
+ * A binding's reference to a Role or ClusterRole.
+ *
+ * ## Example
+ * ```ts
+ * const viewer: RoleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' };
+ * const binding = {
+ *   apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding',
+ *   metadata: { name: 'alice-view', namespace: 'default' },
+ *   roleRef: viewer, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+ * };
+ * ```
+ */
 export interface RoleRef {
   readonly apiGroup: string;
   readonly kind: string;
