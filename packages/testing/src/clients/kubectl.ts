@@ -68,6 +68,8 @@ export interface KubectlWatch {
   readonly lines: readonly string[];
   /** Waits until `pred` holds for the lines read so far (checked on every chunk). */
   until(pred: (lines: readonly string[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Waits until `pred` holds for stderr so far (with `-v=6`: a request kubectl has made). */
+  untilStderr(pred: (stderr: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Stops kubectl (SIGTERM to its pid) and waits for it to exit. */
   stop(): Promise<KubectlResult>;
 }
@@ -188,6 +190,7 @@ export class Kubectl {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       stderr += chunk;
+      wake();
     });
     // never outlive the test: killed at the deadline whatever happens
     const deadline = setTimeout(() => child.kill('SIGKILL'), maxRunMs);
@@ -196,25 +199,31 @@ export class Kubectl {
     void exited.then(() => {
       done = true;
     });
+    const waitFor = async (holds: () => boolean, what: string, timeoutMs = 15_000): Promise<void> => {
+      const end = Date.now() + timeoutMs;
+      while (!holds()) {
+        const left = end - Date.now();
+        if (left <= 0 || done) {
+          throw new Error(
+            `kubectl ${args.join(' ')}: ${done ? 'exited' : 'timed out'} before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
+      }
+    };
     return {
       lines,
-      async until(pred, what, timeoutMs = 15_000) {
-        const end = Date.now() + timeoutMs;
-        while (!pred(lines)) {
-          const left = end - Date.now();
-          if (left <= 0 || done) {
-            throw new Error(
-              `kubectl ${args.join(' ')}: ${done ? 'exited' : 'timed out'} before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
-            );
-          }
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, left);
-            waiters.push(() => {
-              clearTimeout(t);
-              resolve();
-            });
-          });
-        }
+      until(pred, what, timeoutMs) {
+        return waitFor(() => pred(lines), what, timeoutMs);
+      },
+      untilStderr(pred, what, timeoutMs) {
+        return waitFor(() => pred(stderr), what, timeoutMs);
       },
       async stop() {
         if (!done) child.kill('SIGTERM');

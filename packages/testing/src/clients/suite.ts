@@ -34,7 +34,10 @@ export interface KubectlCase {
   readonly cluster: TestCluster;
   /** Which backend this copy of the case runs on. */
   readonly backend: 'embedded' | 'real';
-  /** Ends the case as skipped, with the reason in the report (a kind this backend does not serve). */
+  /**
+   * Ends the case as skipped, with the reason in the report: a kind this backend does not serve,
+   * or a named difference of the embedded server from kube-apiserver that is not fixed yet.
+   */
   readonly skip: (reason: string) => never;
   /**
    * Records an output (already normalised: see `normalize.ts`) under `key` for the suite's last
@@ -78,6 +81,9 @@ export function kubectlSuite(
   const binary = found.path;
   const recorded = { embedded: new Map<string, string>(), real: new Map<string, string>() };
   const ran = { embedded: false, real: false };
+  // which case recorded a key, and the cases skipped on some backend: their keys are not compared
+  const recordedBy = new Map<string, string>();
+  const skipped = new Set<string>();
   describeEachBackend(
     `${name} (kubectl ${found.version})`,
     (b) => {
@@ -99,10 +105,14 @@ export function kubectlSuite(
               kubectl,
               cluster: b.cluster,
               backend: b.name,
-              skip: (reason) => ctx.skip(reason),
+              skip: (reason) => {
+                skipped.add(title);
+                return ctx.skip(reason);
+              },
               same: (key, output) => {
                 if (mine.has(key)) throw new Error(`same(${JSON.stringify(key)}) recorded twice`);
                 mine.set(key, output);
+                recordedBy.set(key, title);
               },
             });
           },
@@ -124,11 +134,13 @@ export function kubectlSuite(
           }`,
         );
       }
+      const compared = (k: string): boolean => !skipped.has(recordedBy.get(k) ?? '');
       const keys = [...recorded.real.keys()].filter((k) => recorded.embedded.has(k));
       const onlyOne = [...recorded.real.keys(), ...recorded.embedded.keys()].filter(
-        (k) => !(recorded.real.has(k) && recorded.embedded.has(k)),
+        (k) => compared(k) && !(recorded.real.has(k) && recorded.embedded.has(k)),
       );
-      // a key recorded on one backend only means a case failed or skipped there: its own report says why
+      // a key recorded on one backend only means a case failed there: its own report says why (a
+      // case skipped on one backend, with its reason, records nothing to compare)
       expect.soft(onlyOne, 'recorded on one backend only').toEqual([]);
       for (const k of keys) expect.soft(recorded.embedded.get(k), k).toBe(recorded.real.get(k));
     });
