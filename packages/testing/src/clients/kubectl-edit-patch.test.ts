@@ -35,6 +35,27 @@ spec:
 `;
 
 // simulated rollouts on both backends: both write the Deployment's revision annotation, which diff shows
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.example.com}
+spec:
+  group: example.com
+  names: {kind: Gizmo, plural: gizmos, singular: gizmo}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+`;
+
 kubectlSuite(
   'kubectl edit, explain, diff, patch, label, annotate, --dry-run=server',
   { simulateDeployments: true },
@@ -260,6 +281,51 @@ DESCRIPTION:
       ]);
       expect(names.stdout).toBe('side main');
       same('strategic order', names.stdout);
+    });
+
+    it('a strategic merge patch of a custom resource is 415 listing the patch types it takes', async ({
+      kubectl,
+      cluster,
+      same,
+    }) => {
+      expect((await kubectl.run(['apply', '-f', kubectl.file('crd.yaml', CRD)])).code).toBe(0);
+      const established = await kubectl.run([
+        'wait',
+        '--for=condition=Established',
+        'crd/gizmos.example.com',
+        '--timeout=60s',
+      ]);
+      expect(established.code, established.stderr).toBe(0);
+      const gizmo = kubectl.file(
+        'gizmo.yaml',
+        `apiVersion: example.com/v1\nkind: Gizmo\nmetadata: {name: g, namespace: ${NS}}\nspec: {size: 1}\n`,
+      );
+      // kubectl's discovery cache may predate the group: it refreshes and retries once on its own
+      const created = await kubectl.run(['create', '-f', gizmo]);
+      expect([created.code, created.stdout, created.stderr]).toEqual([
+        0,
+        'gizmo.example.com/g created\n',
+        '',
+      ]);
+      const r = await kubectl.run(['patch', 'gizmo', 'g', '-n', NS, '-p', '{"spec":{"size":2}}']);
+      expect([r.code, r.stdout]).toEqual([1, '']);
+      expect(r.stderr).toBe(
+        // kubectl's words around the server's 415 (cmd/patch/patch.go)
+        'error: application/strategic-merge-patch+json is not supported by example.com/v1, Kind=Gizmo: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n',
+      );
+      const merge = await kubectl.run([
+        'patch',
+        'gizmo',
+        'g',
+        '-n',
+        NS,
+        '--type=merge',
+        '-p',
+        '{"spec":{"size":2}}',
+      ]);
+      expect([merge.code, merge.stdout, merge.stderr]).toEqual([0, 'gizmo.example.com/g patched\n', '']);
+      expect((await cluster.get('gizmos.example.com', NS, 'g'))?.['spec']).toEqual({ size: 2 });
+      same('custom resource patch', r.stderr + merge.stdout);
     });
 
     it('a merge patch giving a string where the type has an integer is 422 naming the Go field', async ({

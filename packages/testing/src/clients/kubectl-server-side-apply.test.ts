@@ -53,6 +53,43 @@ are the ways you can resolve this warning:
 See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts
 `;
 
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: racks.example.com}
+spec:
+  group: example.com
+  names: {kind: Rack, plural: racks, singular: rack}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              slots:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    size: {type: integer}
+              tags:
+                type: array
+                x-kubernetes-list-type: atomic
+                items: {type: string}
+`;
+
+const rack = (slots: string, tags: string): string =>
+  `apiVersion: example.com/v1\nkind: Rack\nmetadata: {name: r, namespace: ${NS}}\nspec: {slots: ${slots}${tags === '' ? '' : `, tags: ${tags}`}}\n`;
+
 kubectlSuite('kubectl apply --server-side', {}, (it) => {
   it('creates, then applies again unchanged, owned by the "kubectl" Apply manager', async ({
     kubectl,
@@ -208,5 +245,77 @@ kubectlSuite('kubectl apply --server-side', {}, (it) => {
     expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
     expect(after?.['data']).toEqual({ a: '1' });
     same('dry run', r.stdout + created.stdout + csa.stdout);
+  });
+
+  // structured-merge-diff: x-kubernetes-list-type of a CRD schema (apiextensions' schema to SMD types)
+  it('list-type map entries of two managers merge by key; an atomic list conflicts (CRD schema)', async ({
+    kubectl,
+    cluster,
+    backend,
+    skip,
+    same,
+  }) => {
+    if (backend === 'embedded') {
+      skip(
+        "differs: the embedded server's apply treats every CRD list as atomic (x-kubernetes-list-type ignored), so b's entry conflicts with a's (issue 13 §5, server-side apply)",
+      );
+    }
+    expect(
+      (await kubectl.run(['apply', '--server-side', '-f', kubectl.file('rack-crd.yaml', CRD)])).code,
+    ).toBe(0);
+    const established = await kubectl.run([
+      'wait',
+      '--for=condition=Established',
+      'crd/racks.example.com',
+      '--timeout=60s',
+    ]);
+    expect(established.code, established.stderr).toBe(0);
+    const a = await kubectl.run([
+      'apply',
+      '--server-side',
+      '--field-manager=a',
+      '-f',
+      kubectl.file('rack-a.yaml', rack('[{name: one, size: 1}]', '[x]')),
+    ]);
+    expect([a.code, a.stdout, a.stderr]).toEqual([0, 'rack.example.com/r serverside-applied\n', '']);
+    const b = await kubectl.run([
+      'apply',
+      '--server-side',
+      '--field-manager=b',
+      '-f',
+      kubectl.file('rack-b.yaml', rack('[{name: two, size: 2}]', '')),
+    ]);
+    expect([b.code, b.stdout, b.stderr]).toEqual([0, 'rack.example.com/r serverside-applied\n', '']);
+    expect((await cluster.get('racks.example.com', NS, 'r'))?.['spec']).toEqual({
+      slots: [
+        { name: 'one', size: 1 },
+        { name: 'two', size: 2 },
+      ],
+      tags: ['x'],
+    });
+    // an atomic list is owned whole: another value is a conflict on the list itself
+    const tags = await kubectl.run([
+      'apply',
+      '--server-side',
+      '--field-manager=b',
+      '-f',
+      kubectl.file('rack-b.yaml', rack('[{name: two, size: 2}]', '[q]')),
+    ]);
+    expect(tags.code).toBe(1);
+    expect(tags.stderr).toBe(conflictHelp('1 conflict', 'conflict with "a": .spec.tags'));
+    // a drops its entry: only b's stays
+    const dropped = await kubectl.run([
+      'apply',
+      '--server-side',
+      '--field-manager=a',
+      '-f',
+      kubectl.file('rack-a.yaml', rack('[]', '[x]')),
+    ]);
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect((await cluster.get('racks.example.com', NS, 'r'))?.['spec']).toEqual({
+      slots: [{ name: 'two', size: 2 }],
+      tags: ['x'],
+    });
+    same('list types', a.stdout + b.stdout + tags.stderr);
   });
 });
