@@ -173,14 +173,7 @@ kubectlSuite('kubectl apply, create -f, replace', { simulateDeployments: true },
   // structs as leaves, no "." for the containers list of an update)
   it('the client-side apply manager owns what its patches set, as the real server records it', async ({
     kubectl,
-    backend,
-    skip,
   }) => {
-    if (backend === 'embedded') {
-      skip(
-        'differs: the embedded managedFields of an Update enter the atomic LabelSelector, add "." to the containers list and leave out empty structs (resources, securityContext); being fixed with the API semantics work (issue 13 §4/§5)',
-      );
-    }
     const port = (p: number) => `k:{"containerPort":${String(p)},"protocol":"TCP"}`;
     expect(await applyFields(kubectl)).toEqual({
       'f:metadata': {

@@ -456,14 +456,7 @@ DESCRIPTION:
 
     it('--dry-run=server create answers without a resourceVersion (nothing was stored)', async ({
       kubectl,
-      backend,
-      skip,
     }) => {
-      if (backend === 'embedded') {
-        skip(
-          'differs: the embedded dry-run create answers with a resourceVersion (issue 13 §4, dry-run response shape)',
-        );
-      }
       const r = await kubectl.run([
         'create',
         'configmap',
