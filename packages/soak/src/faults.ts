@@ -47,12 +47,12 @@ export const FAULT_WEIGHTS: Readonly<Record<Exclude<FaultKind, 'restart'>, numbe
 export const WATCH_FAULTS: ReadonlySet<FaultKind> = new Set(['drop', 'stall', 'cut', 'malformed']);
 
 /**
- * The order of a burst's faults. Cut and malformed lines act on the next line an open watch
- * writes, so they come first and the faults that stop lines from flowing — stalls, drops, restarts
- * ({@link LATE_FAULTS}) — come last, after a pause that lets the lines flow.
+ * The order of a burst's faults. A cut acts on the next line an open watch writes, so it comes
+ * first with the faults that need no open watch; the faults that close or stop watches — a
+ * malformed line (the watcher reconnects), stalls, drops, restarts ({@link LATE_FAULTS}) — come
+ * last, each kind in its own turn once the watches are open again.
  */
 export const BURST_ORDER: readonly FaultKind[] = [
-  'malformed',
   'cut',
   'expire',
   'watchError',
@@ -61,13 +61,14 @@ export const BURST_ORDER: readonly FaultKind[] = [
   'listThrottle',
   'delay',
   'compact',
+  'malformed',
   'stall',
   'drop',
   'restart',
 ];
 
-/** The kinds that stop an open watch's lines: a burst injects them last, after a pause. */
-export const LATE_FAULTS: ReadonlySet<FaultKind> = new Set(['stall', 'drop', 'restart']);
+/** The kinds that close or stop open watches: a burst injects them last, each in its own turn. */
+export const LATE_FAULTS: ReadonlySet<FaultKind> = new Set(['malformed', 'stall', 'drop', 'restart']);
 
 /** The weights of the kinds that do not need an open watch. */
 export const OTHER_WEIGHTS = Object.fromEntries(
@@ -95,12 +96,9 @@ export async function inject(server: ApiServer, kind: FaultKind, n: number): Pro
     case 'cut':
       f.cutWatchesMidLine();
       return;
-    case 'malformed': {
-      const malformed = (f as unknown as { sendMalformedLine?: () => unknown }).sendMalformedLine;
-      if (typeof malformed === 'function') malformed.call(f);
-      else f.cutWatchesMidLine();
+    case 'malformed':
+      f.sendMalformedWatchLines();
       return;
-    }
     case 'expire':
       f.expireNextWatch(1);
       return;

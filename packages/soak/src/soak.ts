@@ -159,8 +159,8 @@ export async function runSoak(
       while (writing && n / config.faults > progress.done / config.writes) {
         await new Promise((r) => setTimeout(r, 20));
       }
-      // the burst's kinds in BURST_ORDER: those acting on the next line first, those that stop
-      // lines (stalls, drops, restarts) 0.5 s later, once the writes have sent lines
+      // the burst's kinds in BURST_ORDER: those acting on the next line first, then each kind that
+      // closes or stops watches (malformed lines, stalls, drops, restarts) in its own turn
       const kinds: FaultKind[] = [];
       for (let k = 0; k < burst; k++, n++) {
         kinds.push(
@@ -170,12 +170,20 @@ export async function runSoak(
         );
       }
       kinds.sort((a, b) => BURST_ORDER.indexOf(a) - BURST_ORDER.indexOf(b));
-      let late = false;
+      let previous: FaultKind | undefined;
       for (let kind of kinds) {
-        if (!late && LATE_FAULTS.has(kind)) {
-          late = true;
-          await new Promise((r) => setTimeout(r, 500));
+        if (LATE_FAULTS.has(kind) && kind !== previous) {
+          // each kind that closes watches gets its own turn: 0.5 s for lines to flow, then until
+          // half the watches are open again after the previous kind closed them (1 s at most)
+          const from = Date.now();
+          while (
+            Date.now() < from + 500 ||
+            (Date.now() < from + 1_500 && (await server.openWatches()) < watches / 2)
+          ) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
         }
+        previous = kind;
         // a fault on open watches only when one is open to receive it; otherwise another kind
         if (WATCH_FAULTS.has(kind) && (await server.openWatches()) === 0) {
           kind = random.weighted(OTHER_WEIGHTS);

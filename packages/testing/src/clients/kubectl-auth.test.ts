@@ -70,8 +70,8 @@ kubectlSuite(
   { embedded: { tls: true, auth: { tokens: TOKENS } }, real: { users: TOKENS } },
   (it) => {
     it('applies RBAC objects as the admin (the kubeconfig user)', async ({ kubectl }) => {
-      // --validate=false: kubectl validates apply against /openapi/v2 (served by another change)
-      const r = await kubectl.run(['apply', '--validate=false', '-f', '-'], { input: manifests });
+      // default flags: kubectl validates the manifests against the server's OpenAPI document
+      const r = await kubectl.run(['apply', '-f', '-'], { input: manifests });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout.split('\n').filter((l) => l !== '')).toEqual([

@@ -20,9 +20,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A kubectl found on this machine, or why there is none. */
 export type FoundKubectl =
@@ -68,13 +68,28 @@ export interface KubectlWatch {
   readonly lines: readonly string[];
   /** Waits until `pred` holds for the lines read so far (checked on every chunk). */
   until(pred: (lines: readonly string[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /** Waits until `pred` holds for stderr so far (with `-v=6`: a request kubectl has made). */
+  untilStderr(pred: (stderr: string) => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Stops kubectl (SIGTERM to its pid) and waits for it to exit. */
   stop(): Promise<KubectlResult>;
 }
 
-/** kubectl bound to one kubeconfig, with its own HOME and cache. */
+/** Options of one {@link Kubectl.run}. */
+export interface KubectlRunOptions {
+  /** Written to its stdin (for `-f -`). */
+  readonly input?: string;
+  /** Killed after this long (default: the instance's timeout). */
+  readonly timeoutMs?: number;
+  /** More environment variables, e.g. `KUBE_EDITOR` for `kubectl edit`. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** kubectl bound to one kubeconfig, with its own HOME, cache and temporary directory. */
 export class Kubectl {
-  private readonly home: string;
+  /** The private HOME: manifests written with {@link file} and kubectl's temporary files live here. */
+  readonly home: string;
+  /** kubectl's `TMPDIR` (`kubectl edit` keeps rejected edits there, `kubectl diff` its LIVE/MERGED trees). */
+  readonly tmp: string;
   private readonly env: NodeJS.ProcessEnv;
 
   constructor(
@@ -83,15 +98,30 @@ export class Kubectl {
     private readonly defaultTimeoutMs = 30_000,
   ) {
     this.home = mkdtempSync(join(tmpdir(), 'rxkube-kubectl-'));
+    this.tmp = join(this.home, 'tmp');
+    mkdirSync(this.tmp);
     // only what kubectl needs: no proxies (everything stays on loopback), no user config
     this.env = {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',
       HOME: this.home,
+      TMPDIR: this.tmp,
       KUBECONFIG: kubeconfigPath,
       KUBECACHEDIR: join(this.home, 'cache'),
       NO_PROXY: '127.0.0.1,localhost',
       LANG: 'C',
     };
+  }
+
+  /**
+   * Writes a file under the private HOME (folders created) and returns its absolute path: a
+   * manifest for `-f`, or with `executable` a script for `KUBE_EDITOR`.
+   */
+  file(relativePath: string, text: string, opts: { executable?: boolean } = {}): string {
+    const path = join(this.home, 'files', relativePath);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    if (opts.executable === true) chmodSync(path, 0o755);
+    return path;
   }
 
   private args(args: readonly string[]): string[] {
@@ -101,17 +131,17 @@ export class Kubectl {
     return i < 0 ? [...args, flag] : [...args.slice(0, i), flag, ...args.slice(i)];
   }
 
-  /**
-   * Runs kubectl to completion (killed after `timeoutMs`).
-   *
-   * @param input written to its stdin (for `-f -`).
-   */
-  run(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
+  /** Runs kubectl to completion (killed after `timeoutMs`). */
+  run(args: readonly string[], opts: KubectlRunOptions = {}): Promise<KubectlResult> {
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.binary,
         this.args(args),
-        { env: this.env, timeout: opts.timeoutMs ?? this.defaultTimeoutMs, maxBuffer: 64 * 1024 * 1024 },
+        {
+          env: opts.env === undefined ? this.env : { ...this.env, ...opts.env },
+          timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
+          maxBuffer: 64 * 1024 * 1024,
+        },
         (err, stdout, stderr) => {
           if (err && typeof err.code !== 'number') {
             reject(new Error(`kubectl ${args.join(' ')}: ${err.message}\n${stderr}`));
@@ -160,6 +190,7 @@ export class Kubectl {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       stderr += chunk;
+      wake();
     });
     // never outlive the test: killed at the deadline whatever happens
     const deadline = setTimeout(() => child.kill('SIGKILL'), maxRunMs);
@@ -168,25 +199,31 @@ export class Kubectl {
     void exited.then(() => {
       done = true;
     });
+    const waitFor = async (holds: () => boolean, what: string, timeoutMs = 15_000): Promise<void> => {
+      const end = Date.now() + timeoutMs;
+      while (!holds()) {
+        const left = end - Date.now();
+        if (left <= 0 || done) {
+          throw new Error(
+            `kubectl ${args.join(' ')}: ${done ? 'exited' : 'timed out'} before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
+          );
+        }
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
+      }
+    };
     return {
       lines,
-      async until(pred, what, timeoutMs = 15_000) {
-        const end = Date.now() + timeoutMs;
-        while (!pred(lines)) {
-          const left = end - Date.now();
-          if (left <= 0 || done) {
-            throw new Error(
-              `kubectl ${args.join(' ')}: ${done ? 'exited' : 'timed out'} before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
-            );
-          }
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, left);
-            waiters.push(() => {
-              clearTimeout(t);
-              resolve();
-            });
-          });
-        }
+      until(pred, what, timeoutMs) {
+        return waitFor(() => pred(lines), what, timeoutMs);
+      },
+      untilStderr(pred, what, timeoutMs) {
+        return waitFor(() => pred(stderr), what, timeoutMs);
       },
       async stop() {
         if (!done) child.kill('SIGTERM');

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { TestCluster } from '../cluster/cluster.js';
 import type { DescribeEachBackendOptions } from '../vitest/describe-each-backend.js';
@@ -34,8 +34,18 @@ export interface KubectlCase {
   readonly cluster: TestCluster;
   /** Which backend this copy of the case runs on. */
   readonly backend: 'embedded' | 'real';
-  /** Ends the case as skipped, with the reason in the report (a kind this backend does not serve). */
+  /**
+   * Ends the case as skipped, with the reason in the report: a kind this backend does not serve,
+   * or a named difference of the embedded server from kube-apiserver that is not fixed yet.
+   */
   readonly skip: (reason: string) => never;
+  /**
+   * Records an output (already normalised: see `normalize.ts`) under `key` for the suite's last
+   * test, which compares what each backend recorded under the same key: the real control plane is
+   * the specification, so the embedded server must print the same. Record only what must agree;
+   * assert documented differences in the case itself.
+   */
+  readonly same: (key: string, output: string) => void;
 }
 
 const found: FoundKubectl = await findKubectl();
@@ -69,12 +79,18 @@ export function kubectlSuite(
     return;
   }
   const binary = found.path;
+  const recorded = { embedded: new Map<string, string>(), real: new Map<string, string>() };
+  const ran = { embedded: false, real: false };
+  // which case recorded a key, and the cases skipped on some backend: their keys are not compared
+  const recordedBy = new Map<string, string>();
+  const skipped = new Set<string>();
   describeEachBackend(
     `${name} (kubectl ${found.version})`,
     (b) => {
       let kubectl: Kubectl | undefined;
       beforeAll(() => {
         kubectl = new Kubectl(binary, b.cluster.kubeconfigPath);
+        ran[b.name] = true;
       });
       afterAll(() => {
         kubectl?.dispose();
@@ -84,7 +100,21 @@ export function kubectlSuite(
           title,
           async (ctx) => {
             if (!kubectl) throw new Error('the suite did not start');
-            await fn({ kubectl, cluster: b.cluster, backend: b.name, skip: (reason) => ctx.skip(reason) });
+            const mine = recorded[b.name];
+            await fn({
+              kubectl,
+              cluster: b.cluster,
+              backend: b.name,
+              skip: (reason) => {
+                skipped.add(title);
+                return ctx.skip(reason);
+              },
+              same: (key, output) => {
+                if (mine.has(key)) throw new Error(`same(${JSON.stringify(key)}) recorded twice`);
+                mine.set(key, output);
+                recordedBy.set(key, title);
+              },
+            });
           },
           timeoutMs,
         );
@@ -92,4 +122,27 @@ export function kubectlSuite(
     },
     options,
   );
+  // declared after both backends' suites, so it runs last in the file
+  describe(`${name}: the embedded server prints what the real control plane prints`, () => {
+    it('outputs recorded with same() agree between the backends', (ctx) => {
+      if (!ran.embedded || !ran.real) {
+        ctx.skip(
+          `needs both backends; ran: ${
+            Object.keys(ran)
+              .filter((k) => ran[k as keyof typeof ran])
+              .join(', ') || 'none'
+          }`,
+        );
+      }
+      const compared = (k: string): boolean => !skipped.has(recordedBy.get(k) ?? '');
+      const keys = [...recorded.real.keys()].filter((k) => recorded.embedded.has(k));
+      const onlyOne = [...recorded.real.keys(), ...recorded.embedded.keys()].filter(
+        (k) => compared(k) && !(recorded.real.has(k) && recorded.embedded.has(k)),
+      );
+      // a key recorded on one backend only means a case failed there: its own report says why (a
+      // case skipped on one backend, with its reason, records nothing to compare)
+      expect.soft(onlyOne, 'recorded on one backend only').toEqual([]);
+      for (const k of keys) expect.soft(recorded.embedded.get(k), k).toBe(recorded.real.get(k));
+    });
+  });
 }

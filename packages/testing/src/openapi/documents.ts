@@ -26,12 +26,6 @@ import type { Schema } from './schemas.js';
 
 const INFO = { title: 'Kubernetes', version: 'v1.24.0' };
 const PRODUCES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
-const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 
 /** The OpenAPI documents of a registry, cached per registry revision. */
@@ -218,7 +212,7 @@ function v2Operation(op: Operation): Json {
   responses['401'] = { description: 'Unauthorized' };
   return {
     description: op.description,
-    consumes: op.method === 'patch' ? PATCH_TYPES : ['*/*'],
+    consumes: op.method === 'patch' ? op.patchTypes : ['*/*'],
     produces: PRODUCES,
     schemes: ['https'],
     tags: [op.tag],
@@ -276,7 +270,8 @@ function v3Operation(op: Operation): Json {
     ...(op.body !== undefined
       ? {
           requestBody: {
-            content: content(op.body, op.method === 'patch' ? PATCH_TYPES : ['*/*']),
+            // a Go map in the real document: keys sorted
+            content: content(op.body, op.method === 'patch' ? [...op.patchTypes].sort() : ['*/*']),
             ...(op.bodyRequired ? { required: true } : {}),
           },
         }

@@ -101,6 +101,39 @@ describe('OpenAPI documents', () => {
     expect((await call(server.url, 'GET', '/openapi/v3/apis/nothing.example.com/v1')).status).toBe(404);
   });
 
+  // kubectl apply reads these to choose a strategic or a JSON merge patch (apply/patcher.go,
+  // gvkSupportsPatchOpenAPIV3): recorded from kube-apiserver v1.24, a CRD offers no strategic merge
+  it('PATCH media types: strategic merge for built-ins only, as the real documents list them', async () => {
+    const v2 = (await call(server.url, 'GET', '/openapi/v2')).body;
+    const all = [
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+      'application/apply-patch+yaml',
+    ];
+    const custom = all.filter((t) => !t.startsWith('application/strategic'));
+    expect(v2.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch.consumes).toEqual(all);
+    expect(v2.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'].patch.consumes).toEqual(
+      custom,
+    );
+    expect(
+      v2.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status'].patch.consumes,
+    ).toEqual(custom);
+    const index = (await call(server.url, 'GET', '/openapi/v3')).body;
+    const v3 = async (gv: string, path: string): Promise<string[]> =>
+      Object.keys(
+        (await call(server.url, 'GET', index.paths[gv].serverRelativeURL)).body.paths[path].patch.requestBody
+          .content,
+      );
+    // a Go map there: sorted
+    expect(await v3('apis/apps/v1', '/apis/apps/v1/namespaces/{namespace}/deployments/{name}')).toEqual(
+      [...all].sort(),
+    );
+    expect(
+      await v3('apis/example.com/v1', '/apis/example.com/v1/namespaces/{namespace}/widgets/{name}'),
+    ).toEqual([...custom].sort());
+  });
+
   it('v2 as protobuf (kubectl default Accept): gnostic Document with the same definitions', async () => {
     const res = await getBytes(`${server.url}/openapi/v2`, OPENAPI_V2_PROTOBUF);
     expect(res.status).toBe(200);

@@ -32,6 +32,13 @@ export interface Operation {
   readonly params: readonly QueryParam[];
   /** Definition name of the 200 answer. */
   readonly response: string;
+  /**
+   * The media types a PATCH takes, in the order kube-apiserver lists them: strategic merge only
+   * for built-in types (a CRD's paths offer JSON patch, merge patch and apply, as
+   * `apiextensions-apiserver`'s OpenAPI builder writes them), which is how `kubectl apply` picks
+   * a strategic or a JSON merge patch. Empty for other verbs.
+   */
+  readonly patchTypes: readonly string[];
   /** Answers `201` (creates, replaces) and `202` (deletes) besides `200`. */
   readonly created: boolean;
   readonly accepted: boolean;
@@ -63,6 +70,13 @@ const FORCE: QueryParam = {
   description:
     'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.',
 };
+const STRATEGIC = 'application/strategic-merge-patch+json';
+const PATCH_TYPES: readonly string[] = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  STRATEGIC,
+  'application/apply-patch+yaml',
+];
 const LIST_PARAMS: readonly QueryParam[] = [
   ['allowWatchBookmarks', 'boolean'],
   ['continue', 'string'],
@@ -125,6 +139,7 @@ export function operationsOf(type: ResourceType, definition: string): PathOperat
   const tag = tagOf(type.group, type.version);
   const gvk = { group: type.group, version: type.version, kind: type.kind };
   const scope = type.namespaced ? 'Namespaced' : '';
+  const patchTypes = type.builtin ? PATCH_TYPES : PATCH_TYPES.filter((t) => t !== STRATEGIC);
   const base = type.namespaced
     ? `${prefix}/namespaces/{namespace}/${type.resource}`
     : `${prefix}/${type.resource}`;
@@ -144,6 +159,7 @@ export function operationsOf(type: ResourceType, definition: string): PathOperat
     bodyRequired: false,
     params: [],
     response: definition,
+    patchTypes: method === 'patch' ? patchTypes : [],
     created: false,
     accepted: false,
     ...extra,
