@@ -217,4 +217,19 @@ export const MANAGED_FIELDS: readonly Scenario[] = [
       get(CM, 'csa'),
     ],
   },
+  {
+    name: 'duplicate finalizers: a field set cannot hold them, so the entries are dropped',
+    source: 'fieldmanager/fieldmanager.go UpdateNoErrors; structured-merge-diff typed/validate.go',
+    steps: [
+      {
+        method: 'POST',
+        path: `${CM}?fieldManager=m`,
+        body: cm('dup', { a: '1' }, { finalizers: ['x/y', 'x/y'] }),
+      },
+      patch(CM, 'dup', 'merge', { data: { b: '2' } }, 'editor'),
+      patch(CM, 'dup', 'merge', { metadata: { finalizers: ['x/y'] } }, 'editor'),
+      patch(CM, 'dup', 'merge', { data: { c: '3' } }, 'other'),
+      patch(CM, 'dup', 'merge', { metadata: { finalizers: null } }, 'editor'),
+    ],
+  },
 ];
