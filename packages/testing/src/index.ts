@@ -40,7 +40,7 @@ export { validateObjectName } from './validation/names.js';
 export type { FieldCause, NameRule } from './validation/names.js';
 export { validateAgainstSchema, pruneUnknownFields, applySchemaDefaults } from './validation/schema.js';
 export type { JSONSchemaProps } from './validation/schema.js';
-export { serverSideApply, recordUpdate, ApplyConflictError } from './apply/field-manager.js';
+export { serverSideApply, recordUpdate, ApplyConflictError, ApplyError } from './apply/field-manager.js';
 export type {
   ManagedFieldsEntry,
   ApplyConflict,

@@ -29,16 +29,27 @@ const withoutMeta = (o: Obj): unknown => {
   return rest;
 };
 
+/** The Widget CRD of the transcripts (12), whose version schema the server passes for Widgets. */
+const widgetSchema: Record<string, unknown> =
+  (
+    t12.exchanges[0]?.request.body as {
+      spec: { versions: { schema: { openAPIV3Schema: Record<string, unknown> } }[] };
+    }
+  ).spec.versions[0]?.schema.openAPIV3Schema ?? {};
+
 /** Replays the apply of `ex` on `live` (the previous response) the way the server would call us. */
 function replayApply(ex: Exchange, live: Obj | undefined): Obj {
   const expected = bodyOf(ex);
   const apiVersion = String(expected.apiVersion ?? live?.apiVersion);
+  const widget = apiVersion === 'example.com/v1';
+  const status = subresourceOf(ex).subresource === 'status';
   return serverSideApply(live, parseYaml(String(ex.request.body)) as Record<string, unknown>, {
     manager: managerOf(ex),
     force: ex.request.path.includes('force=true'),
     apiVersion,
     now: timeOf(expected),
     ...subresourceOf(ex),
+    ...(widget ? { schema: widgetSchema, resetFields: status ? [['spec']] : [['status']] } : {}),
   }) as Obj;
 }
 
@@ -249,7 +260,11 @@ describe('serverSideApply and recordUpdate on lists', () => {
     let live = serverSideApply(undefined, pod([{ name: 'a' }, { name: 'b' }]), opts);
     live = serverSideApply(live, pod([{ name: 'b' }, { name: 'c' }]), { ...opts, manager: 'n' });
     const out = serverSideApply(live, pod([]), opts) as Obj & { spec: { containers: unknown[] } };
-    expect(out.spec.containers).toEqual([{ name: 'b' }, { name: 'c' }]);
+    // the Go form of a Container always has its value struct `resources`
+    expect(out.spec.containers).toEqual([
+      { name: 'b', resources: {} },
+      { name: 'c', resources: {} },
+    ]);
   });
 
   it('lists multiple conflicts grouped by manager, with Update managers "using" their version', () => {
@@ -272,21 +287,36 @@ describe('serverSideApply and recordUpdate on lists', () => {
     ).toThrow('Apply failed with 2 conflicts: conflicts with "kubectl" using v1:\n- .data.x\n- .data.y');
   });
 
-  it('a status apply owns only status and records the subresource', () => {
+  it('a /status apply owns what it applies but the reset spec (customresource/status_strategy.go GetResetFields)', () => {
     const out = serverSideApply(
-      { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: 'w' }, spec: { a: 1 } },
+      { apiVersion: 'example.com/v1', kind: 'W', metadata: { name: 'w', uid: 'u' }, spec: { a: 1 } },
       {
         apiVersion: 'example.com/v1',
         kind: 'W',
-        metadata: { name: 'w', labels: { no: 'pe' } },
+        metadata: { name: 'w', labels: { q: '1' } },
         spec: { a: 2 },
         status: { s: 'x' },
       },
-      { manager: 's', force: false, apiVersion: 'example.com/v1', now, subresource: 'status' },
+      {
+        manager: 's',
+        force: false,
+        apiVersion: 'example.com/v1',
+        now,
+        subresource: 'status',
+        resetFields: [['spec']],
+        schema: {
+          type: 'object',
+          properties: {
+            spec: { type: 'object', properties: { a: { type: 'integer' } } },
+            status: { type: 'object', properties: { s: { type: 'string' } } },
+          },
+        },
+      },
     ) as Obj;
-    expect(out.spec).toEqual({ a: 1 });
+    // the merge is the whole config; the endpoint's strategy then keeps only status (the engine).
+    // The object had no entries, so a before-first-apply Update would own what it held, but the
+    // reset spec is nobody's through /status (skipnonapplied.go, IgnoredFields).
     expect(out.status).toEqual({ s: 'x' });
-    expect(out.metadata.labels).toBeUndefined();
     expect(out.metadata.managedFields).toEqual([
       {
         manager: 's',
@@ -294,7 +324,7 @@ describe('serverSideApply and recordUpdate on lists', () => {
         apiVersion: 'example.com/v1',
         time: now,
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:status': { 'f:s': {} } },
+        fieldsV1: { 'f:metadata': { 'f:labels': { 'f:q': {} } }, 'f:status': { 'f:s': {} } },
         subresource: 'status',
       },
     ]);

@@ -29,19 +29,23 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * Sets `obj[key] = value` as an own data property, also for a JSON key `__proto__` (which JSON.parse
+ * makes an own property, and a plain assignment would turn into a prototype change).
+ */
+export function setKey(obj: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
 /** A deep copy of a JSON value (`undefined` stays `undefined`). */
 export function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v: unknown) => clone(v)) as T;
   if (isObject(value)) {
     const out: JsonObject = {};
     // defineProperty: a JSON key `__proto__` (JSON.parse makes it an own property) must stay data
-    for (const [k, v] of Object.entries(value))
-      Object.defineProperty(out, k, {
-        value: clone(v),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    for (const [k, v] of Object.entries(value)) setKey(out, k, clone(v));
     return out as T;
   }
   return value;

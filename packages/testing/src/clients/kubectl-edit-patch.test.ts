@@ -251,15 +251,8 @@ DESCRIPTION:
 
     it('strategic merge puts new list items before the server-only ones (strategicpatch normalizeElementOrder)', async ({
       kubectl,
-      backend,
-      skip,
       same,
     }) => {
-      if (backend === 'embedded') {
-        skip(
-          'differs: the embedded strategic merge appends new items (packages/testing/src/patch/strategic-merge.ts); kube-apiserver orders patch items and server-only items by mergeSortedSlice',
-        );
-      }
       const r = await kubectl.run([
         'patch',
         'deployment',

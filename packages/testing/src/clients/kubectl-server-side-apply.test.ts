@@ -168,15 +168,8 @@ kubectlSuite('kubectl apply --server-side', {}, (it) => {
   it('a client-side applied object moves to server-side apply: kubectl takes over its fields', async ({
     kubectl,
     cluster,
-    backend,
-    skip,
     same,
   }) => {
-    if (backend === 'embedded') {
-      skip(
-        "differs: the embedded server ignores kubectl's JSON patch of /metadata/managedFields (csaupgrade), so kubectl-client-side-apply keeps its fields and conflicts (issue 13 §5, server-side apply)",
-      );
-    }
     const v1 = kubectl.file('m.json', configMap('m', { a: '1', b: '2' }, { app: 'm' }));
     const csa = await kubectl.run(['apply', '-f', v1]);
     expect([csa.code, csa.stdout, csa.stderr]).toEqual([0, 'configmap/m created\n', '']);
@@ -251,15 +244,8 @@ kubectlSuite('kubectl apply --server-side', {}, (it) => {
   it('list-type map entries of two managers merge by key; an atomic list conflicts (CRD schema)', async ({
     kubectl,
     cluster,
-    backend,
-    skip,
     same,
   }) => {
-    if (backend === 'embedded') {
-      skip(
-        "differs: the embedded server's apply treats every CRD list as atomic (x-kubernetes-list-type ignored), so b's entry conflicts with a's (issue 13 §5, server-side apply)",
-      );
-    }
     expect(
       (await kubectl.run(['apply', '--server-side', '-f', kubectl.file('rack-crd.yaml', CRD)])).code,
     ).toBe(0);

@@ -11,6 +11,7 @@ import type { Json, KObj } from '../store/object.js';
 import { clone, deepEqual, isObject } from '../store/object.js';
 import type { Engine } from './engine.js';
 import type { WriteAttributes, WriteOptions, WriteResult } from './engine-types.js';
+import { checkManagedFields, fieldManagerType } from './field-manager-options.js';
 import { validateUpdate } from './validate-write.js';
 
 /**
@@ -26,6 +27,7 @@ export function commitUpdate(
   candidate: KObj,
   opts: WriteOptions,
   appliedManagedFields: unknown[] | undefined,
+  requestedManagedFields?: unknown,
 ): WriteResult {
   const oldWire = type.fromStorage(old);
   const statusWrite = type.hasStatus && opts.subresource === 'status';
@@ -62,21 +64,31 @@ export function commitUpdate(
       return { code: 200, object: engine.present(type, old) };
     }
   } else {
-    if (sameContent) return { code: 200, object: engine.present(type, old) };
-    next.metadata.managedFields = recordUpdate(
-      { ...oldWire },
-      { ...next, metadata: { ...next.metadata, managedFields: oldWire.metadata.managedFields } },
+    // the request's managedFields are honoured (kept, reset with `[{}]`): a write of them alone is a write
+    const requested =
+      requestedManagedFields === undefined ? oldWire.metadata.managedFields : requestedManagedFields;
+    if (sameContent && deepEqual(requested, oldWire.metadata.managedFields))
+      return { code: 200, object: engine.present(type, old) };
+    const mf = recordUpdate(
+      oldWire,
+      { ...next, metadata: { ...next.metadata, managedFields: requested } },
       {
         manager: opts.manager,
         apiVersion: type.apiVersion,
         now: engine.nowIso(),
         ...(opts.subresource ? { subresource: opts.subresource } : {}),
+        ...fieldManagerType(type, opts.subresource),
       },
     );
+    if (sameContent && deepEqual(mf, oldWire.metadata.managedFields ?? []))
+      return { code: 200, object: engine.present(type, old) };
+    next.metadata.managedFields = mf;
+    checkManagedFields(type, next, type.group === '' ? 4 : 3);
   }
   if (Array.isArray(next.metadata.managedFields) && next.metadata.managedFields.length === 0)
     delete next.metadata.managedFields;
-  if (type.hasGeneration && !sameContent) {
+  // status strategies never touch generation (a built-in's /status may change metadata too)
+  if (type.hasGeneration && !sameContent && opts.subresource !== 'status') {
     const specChanged =
       !deepEqual(contentOf(next, type.hasStatus), contentOf(oldWire, type.hasStatus)) ||
       (type.generationChanged?.(next, oldWire) ?? false);

@@ -14,6 +14,7 @@ import type { KObj } from '../store/object.js';
 import { checkNamespace, sanitize } from './decode.js';
 import type { Engine } from './engine.js';
 import type { WriteAttributes, WriteOptions, WriteResult } from './engine-types.js';
+import { checkManagedFields, fieldManagerType } from './field-manager-options.js';
 import { checkNamespaceForCreate, validateCreate } from './validate-write.js';
 
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -42,6 +43,8 @@ export function createObject(
   applied: boolean,
 ): WriteResult {
   checkNamespace(type, body, namespace);
+  // the request's managedFields are honoured (kept when they decode, reset with `[{}]`)
+  const requested = body.metadata.managedFields;
   const obj = sanitize(type, body);
   for (const k of CREATE_RESET_META) delete obj.metadata[k];
   if (type.hasStatus && !type.builtin) delete obj['status'];
@@ -74,12 +77,12 @@ export function createObject(
   obj.metadata.creationTimestamp = now;
   if (type.hasGeneration) obj.metadata.generation = 1;
   if (!applied) {
-    delete obj.metadata.managedFields;
-    obj.metadata.managedFields = recordUpdate(undefined, obj, {
-      manager: opts.manager,
-      apiVersion: type.apiVersion,
-      now,
-    });
+    obj.metadata.managedFields = recordUpdate(
+      undefined,
+      { ...obj, metadata: { ...obj.metadata, managedFields: requested } },
+      { manager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
+    );
+    checkManagedFields(type, obj, 1);
   }
   // strategy changes after the field manager ran: not owned by the writer
   type.prepare?.(obj, undefined);

@@ -30,6 +30,7 @@ import type {
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
+import { fieldManagerType } from './field-manager-options.js';
 import { listObjects, matchesSelectors, parseSelectors } from './list.js';
 import { patchObject } from './patch.js';
 import { updateObject, updateScale } from './update.js';
@@ -46,7 +47,6 @@ export type {
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
-export { applyConflict } from './apply-conflict.js';
 export { encodeContinue, parseResourceVersion } from './continue-token.js';
 
 /** The object semantics. */
@@ -146,8 +146,9 @@ export class Engine {
     candidate: KObj,
     opts: WriteOptions,
     appliedManagedFields: unknown[] | undefined,
+    requestedManagedFields?: unknown,
   ): WriteResult {
-    return commitUpdate(this, type, key, old, candidate, opts, appliedManagedFields);
+    return commitUpdate(this, type, key, old, candidate, opts, appliedManagedFields, requestedManagedFields);
   }
 
   /**
@@ -175,6 +176,7 @@ export class Engine {
         apiVersion: type.apiVersion,
         now: this.nowIso(),
         ...(subresource ? { subresource } : {}),
+        ...fieldManagerType(type, subresource),
       },
     );
     if (managedFields.length > 0) next.metadata.managedFields = managedFields;

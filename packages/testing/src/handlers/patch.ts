@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ApplyConflictError, serverSideApply } from '../apply/field-manager.js';
+import { ApplyConflictError, ApplyError, serverSideApply } from '../apply/field-manager.js';
+import { resetFieldsFor } from '../apply/reset-fields.js';
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
@@ -13,6 +14,8 @@ import {
   ApiError,
   badRequest,
   conflict,
+  failure,
+  internalError,
   invalidGeneric,
   invalidOptions,
   notFound,
@@ -21,8 +24,7 @@ import {
   unsupportedPatchForCustomResource,
 } from '../status.js';
 import type { KObj } from '../store/object.js';
-import { isObject } from '../store/object.js';
-import { applyConflict } from './apply-conflict.js';
+import { clone, isObject } from '../store/object.js';
 import {
   checkPatchedObject,
   decodeApplyConfig,
@@ -76,7 +78,13 @@ export function patchObject(
   try {
     if (ct === 'application/json-patch+json') patched = applyJsonPatch(oldWire, patch);
     else if (ct === 'application/merge-patch+json') patched = applyMergePatch(oldWire, patch);
-    else patched = applyStrategicMergePatch(oldWire, patch, { group: type.group, kind: type.kind });
+    else
+      patched = applyStrategicMergePatch(oldWire, patch, {
+        group: type.group,
+        kind: type.kind,
+        version: type.version,
+        ...(type.schema ? { schema: type.schema } : {}),
+      });
   } catch (e) {
     if (e instanceof PatchError) {
       throw new ApiError(e.kind === 'invalid' ? invalidGeneric() : badRequest(e.message));
@@ -98,7 +106,8 @@ export function patchObject(
     throw new ApiError(conflict(type, name));
   }
   engine.checkNamespace(type, candidate, namespace);
-  return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined);
+  const requested = candidate.metadata.managedFields;
+  return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined, requested);
 }
 
 /** Server-side apply (`application/apply-patch+yaml`). */
@@ -121,9 +130,11 @@ export function serverSideApplyPatch(
       ]),
     );
   }
+  // the apply body is read as unstructured, never decoded into the Go type: a value of the wrong
+  // type is SMD's 500 (`failed to create typed patch object`), not a decoder's 400
   const applied = decodeApplyConfig(type, body, name);
-  const msg = type.decodeCheck?.(applied);
-  if (msg !== undefined) throw new ApiError(badRequest(msg));
+  // how SMD's errors name the object: the body's namespace and name (`objectGVKNN`)
+  const describe = `${applied.metadata.namespace ?? ''}/${applied.metadata.name ?? ''}; ${type.group}/${type.version}, Kind=${type.kind}`;
   if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
     throw new ApiError(
       badRequest(
@@ -131,29 +142,43 @@ export function serverSideApplyPatch(
       ),
     );
   }
+  // the configuration as sent (it becomes kubectl's last-applied annotation); name and namespace
+  // come from the URL
+  const config = clone(applied);
   applied.metadata.name = name;
   engine.checkNamespace(type, applied, namespace);
   const key = engine.keyOf(type, namespace, name);
   const old = engine.store.get(type.storageKey, key);
   const now = engine.nowIso();
+  const custom = !type.builtin || type.schema !== undefined;
   const fmOpts = {
     manager: opts.manager,
     force: opts.force ?? false,
     apiVersion: type.apiVersion,
     now,
     ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    resetFields: resetFieldsFor({ ...type, custom }, opts.subresource),
+    ...(type.schema ? { schema: type.schema } : {}),
   };
   let merged: Record<string, unknown>;
   try {
-    merged = serverSideApply(old ? type.fromStorage(old) : undefined, applied, fmOpts);
+    merged = serverSideApply(old ? type.fromStorage(old) : undefined, config, fmOpts);
   } catch (e) {
-    if (e instanceof ApplyConflictError) throw new ApiError(applyConflict(e.conflicts));
+    if (e instanceof ApplyConflictError)
+      throw new ApiError(failure(409, 'Conflict', e.message, { causes: e.causes }));
+    if (e instanceof ApplyError) {
+      if (e.code === 400) throw new ApiError(badRequest(e.message));
+      if (e.what === 'managed fields') throw new ApiError(internalError(e.message));
+      throw new ApiError(internalError(`failed to create ${e.what} (${describe}): ${e.detail}`));
+    }
     if (e instanceof PatchError)
       throw new ApiError(e.kind === 'invalid' ? invalidGeneric() : badRequest(e.message));
     throw e;
   }
   const candidate = merged as KObj;
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
+  candidate.metadata.name = name;
+  if (applied.metadata.namespace !== undefined) candidate.metadata.namespace = applied.metadata.namespace;
   if (!old) {
     if (opts.subresource) throw new ApiError(notFound(type, name));
     const uid = applied.metadata.uid;

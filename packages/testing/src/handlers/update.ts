@@ -76,8 +76,9 @@ export function updateObject(
   if (rvText !== undefined && rvText !== '' && rvText !== old.metadata.resourceVersion) {
     throw new ApiError(conflict(type, name));
   }
+  const requested = body.metadata.managedFields;
   const candidate = sanitize(type, body);
-  return commitUpdate(engine, type, key, old, candidate, opts, undefined);
+  return commitUpdate(engine, type, key, old, candidate, opts, undefined, requested);
 }
 
 /**

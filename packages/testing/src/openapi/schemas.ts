@@ -2,7 +2,8 @@
  * The OpenAPI v3 schemas of the built-in kinds, as kube-apiserver v1.24 publishes them under
  * `/openapi/v3/<group-version>` (`components.schemas`), recorded from a real server into
  * `fixtures/kube-v1.24/openapi-v3-schemas.json` for every served kind, its list and everything they
- * reference (plus the RBAC kinds, Scale and the meta types the paths name). Read once, on first use.
+ * reference (plus the RBAC kinds, the authorization.k8s.io review kinds, Scale and the meta types the
+ * paths name). Read once, on first use.
  *
  * These recorded schemas are the single source of type information of built-in kinds: the OpenAPI
  * documents (`v2.ts`, `v3.ts`), and `type-schema.ts`, which answers list types, merge keys and

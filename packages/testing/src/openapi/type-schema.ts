@@ -14,8 +14,8 @@
  *   (`merge` + key), a set (`merge` without key), and atomic otherwise; `x-kubernetes-map-type`
  *   (`atomic` or `granular`); `x-kubernetes-map-type: atomic`/`x-kubernetes-list-type` also for CRDs.
  *
- * Strategic merge patch (`patch/strategic-merge.ts`) and server-side apply (`apply/type-info.ts`)
- * keep their hand tables today; both can read these nodes instead (same questions, one answer).
+ * Strategic merge patch (`patch/strategic-merge.ts`) reads the patch meta from these nodes, and
+ * server-side apply (`apply/smd-type.ts`) builds structured-merge-diff's types from them.
  *
  * ## Example
  * ```ts
@@ -30,7 +30,7 @@
 import type { Json } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import type { Schema } from './schemas.js';
-import { builtinDefinitionName, builtinSchemas, refName } from './schemas.js';
+import { builtinDefinitionName, builtinSchemas, gvksOf, refName } from './schemas.js';
 
 /** How server-side apply merges and owns a list. */
 export type ListSemantics = { type: 'atomic' } | { type: 'set' } | { type: 'map'; keys: readonly string[] };
@@ -39,8 +39,15 @@ export type ListSemantics = { type: 'atomic' } | { type: 'set' } | { type: 'map'
 export class SchemaNode {
   /** The node's schema with `$ref`/`allOf` resolved (extensions of the referring node kept). */
   readonly schema: Schema;
+  /** The schema as written, before resolution (a stable identity for caches). */
+  readonly source: Schema;
+  /** The definition a `$ref` (or single-`allOf` wrapper) pointed at (`io.k8s.api.core.v1.PodSpec`), if any. */
+  readonly ref: string | undefined;
 
-  constructor(schema: Schema) {
+  /** `name`: the definition `schema` is (a kind's root), when it is not reached through a `$ref`. */
+  constructor(schema: Schema, name?: string) {
+    this.source = schema;
+    this.ref = name ?? refOf(schema);
     this.schema = resolve(schema);
   }
 
@@ -105,6 +112,69 @@ export class SchemaNode {
   get atomicMap(): boolean {
     return this.schema['x-kubernetes-map-type'] === 'atomic';
   }
+
+  /** `x-kubernetes-list-type` as written (`atomic`, `set`, `map`), if any. */
+  get listType(): string | undefined {
+    const t = this.schema['x-kubernetes-list-type'];
+    return typeof t === 'string' ? t : undefined;
+  }
+
+  /** `x-kubernetes-map-type` as written (`atomic`, `granular`), if any. */
+  get mapType(): string | undefined {
+    const t = this.schema['x-kubernetes-map-type'];
+    return typeof t === 'string' ? t : undefined;
+  }
+
+  /** The declared properties (a struct's fields), or undefined when the schema has none. */
+  properties(): [string, SchemaNode][] | undefined {
+    const props = this.schema['properties'];
+    if (!isObject(props)) return undefined;
+    return Object.entries(props).flatMap(([k, v]) =>
+      isObject(v) ? [[k, new SchemaNode(v)] as [string, SchemaNode]] : [],
+    );
+  }
+
+  /** The schema of a map's values (`additionalProperties`), when it is a schema. */
+  additionalProperties(): SchemaNode | undefined {
+    const additional = this.schema['additionalProperties'];
+    return isObject(additional) ? new SchemaNode(additional) : undefined;
+  }
+
+  /** The `required` field names. */
+  get required(): readonly string[] {
+    const r = this.schema['required'];
+    return Array.isArray(r) ? r.filter((x): x is string => typeof x === 'string') : [];
+  }
+
+  /** The `default` value, if declared (`undefined` otherwise). */
+  get default(): unknown {
+    return this.schema['default'];
+  }
+
+  /** The `format` (`date-time`, `int-or-string`, `int32`, …), if declared. */
+  get format(): string | undefined {
+    const f = this.schema['format'];
+    return typeof f === 'string' ? f : undefined;
+  }
+
+  /** `x-kubernetes-preserve-unknown-fields: true`. */
+  get preserveUnknownFields(): boolean {
+    return this.schema['x-kubernetes-preserve-unknown-fields'] === true;
+  }
+
+  /** `x-kubernetes-embedded-resource: true` (an object with its own apiVersion, kind and metadata). */
+  get embeddedResource(): boolean {
+    return this.schema['x-kubernetes-embedded-resource'] === true;
+  }
+}
+
+/** The definition name a schema refers to, directly or through a single `allOf` wrapper. */
+function refOf(schema: Schema): string | undefined {
+  const allOf = schema['allOf'];
+  return (
+    refName(schema['$ref']) ??
+    (Array.isArray(allOf) && allOf.length === 1 && isObject(allOf[0]) ? refName(allOf[0]['$ref']) : undefined)
+  );
 }
 
 /** Resolves a `$ref` or a single-`allOf` wrapper into the referenced schema, keeping the wrapper's own keys. */
@@ -130,13 +200,24 @@ function resolve(schema: Schema): Schema {
 const OBJECT_META = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 /**
- * The root node of a custom (or user-added) kind's schema: `metadata` is always ObjectMeta, as the
- * real server makes it for CRDs.
+ * The root node of a custom (or user-added) kind's schema: `metadata` is always ObjectMeta and
+ * `apiVersion`/`kind` strings, as the real server's CRD OpenAPI builder makes them.
  */
 export function customTypeSchema(schema: Json): SchemaNode {
   const props = isObject(schema['properties']) ? schema['properties'] : {};
-  return new SchemaNode({ ...schema, properties: { ...props, metadata: { $ref: OBJECT_META } } });
+  return new SchemaNode({
+    ...schema,
+    properties: {
+      ...props,
+      apiVersion: TYPE_META_STRING,
+      kind: TYPE_META_STRING,
+      metadata: { $ref: OBJECT_META },
+    },
+  });
 }
+
+/** `apiVersion` and `kind` of a custom resource, as the CRD OpenAPI builder adds them. */
+const TYPE_META_STRING: Json = { type: 'string' };
 
 /**
  * The root node of a kind: a built-in's recorded schema, or `schema` (a custom resource's
@@ -149,5 +230,38 @@ export function typeSchemaOf(apiVersion: string, kind: string, schema?: Json): S
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   const name = builtinDefinitionName(group, version, kind);
   const root = name === undefined ? undefined : builtinSchemas().get(name);
-  return root ? new SchemaNode(root) : undefined;
+  return root ? new SchemaNode(root, name) : undefined;
+}
+
+const byGroupKind = new Map<string, string | undefined>();
+
+/**
+ * The root node of a kind by group and kind: `schema` when given, the recorded built-in of that
+ * `version` when given, else of the one version recorded for the group and kind.
+ *
+ * ## Example
+ * ```ts
+ * typeSchemaOfKind('apps', 'Deployment')?.at(['spec', 'template', 'spec', 'containers'])?.patchMergeKey; // 'name'
+ * ```
+ */
+export function typeSchemaOfKind(
+  group: string,
+  kind: string,
+  version?: string,
+  schema?: Json,
+): SchemaNode | undefined {
+  if (schema) return customTypeSchema(schema);
+  if (version !== undefined) return typeSchemaOf(group === '' ? version : `${group}/${version}`, kind);
+  const key = `${group}/${kind}`;
+  if (!byGroupKind.has(key)) {
+    let found: string | undefined;
+    for (const [name, s] of builtinSchemas()) {
+      const gvks = gvksOf(s);
+      if (gvks.length === 1 && gvks[0]?.group === group && gvks[0].kind === kind) found = name;
+    }
+    byGroupKind.set(key, found);
+  }
+  const name = byGroupKind.get(key);
+  const root = name === undefined ? undefined : builtinSchemas().get(name);
+  return root ? new SchemaNode(root, name) : undefined;
 }

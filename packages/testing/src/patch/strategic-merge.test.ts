@@ -84,6 +84,47 @@ describe('applyStrategicMergePatch', () => {
     expect(summary(out.spec.containers)).toEqual(['app=app:1', 'sidecar=side:2', 'new=n:1']);
   });
 
+  it('puts items only the patch names before the server-only ones (patch.go normalizeElementOrder, as a real v1.24 server)', () => {
+    expect(summary(apply({ spec: { containers: [{ name: 'new', image: 'n:1' }] } }).spec.containers)).toEqual(
+      ['new=n:1', 'app=app:1', 'sidecar=side:1'],
+    );
+    const finalizers = (doc: string[], patch: string[]): unknown =>
+      apply({ metadata: { finalizers: patch } }, { metadata: { finalizers: doc } }).metadata.finalizers;
+    // recorded from kube-apiserver v1.24: [a, b] + [c] → [c, a, b]; then + [b, d] → [c, a, b, d]
+    expect(finalizers(['a', 'b'], ['c'])).toEqual(['c', 'a', 'b']);
+    expect(finalizers(['c', 'a', 'b'], ['b', 'd'])).toEqual(['c', 'a', 'b', 'd']);
+  });
+
+  it("reads merge keys from a kind's own schema (a kind added with startApiServer({ kinds }))", () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            rules: {
+              type: 'array',
+              'x-kubernetes-patch-strategy': 'merge',
+              'x-kubernetes-patch-merge-key': 'id',
+              items: { type: 'object', properties: { id: { type: 'string' }, v: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    };
+    const doc = { spec: { rules: [{ id: 'a', v: '1' }] } };
+    const out = applyStrategicMergePatch(
+      doc,
+      { spec: { rules: [{ id: 'a', v: '2' }, { id: 'b' }] } },
+      {
+        group: 'snapshot.k8s.io',
+        kind: 'Thing',
+        schema,
+      },
+    );
+    expect(out).toEqual({ spec: { rules: [{ id: 'a', v: '2' }, { id: 'b' }] } });
+  });
+
   it('merges env by name and volumeMounts by mountPath inside a container', () => {
     const out = apply({
       spec: {
@@ -128,7 +169,8 @@ describe('applyStrategicMergePatch', () => {
   });
 
   it('treats metadata.finalizers as a merged set and honours $deleteFromPrimitiveList', () => {
-    expect(apply({ metadata: { finalizers: ['b', 'a'] } }).metadata.finalizers).toEqual(['a', 'b']);
+    // merged items take the patch's order (strategicpatch/patch.go normalizeElementOrder; the real server answers [b, a])
+    expect(apply({ metadata: { finalizers: ['b', 'a'] } }).metadata.finalizers).toEqual(['b', 'a']);
     expect(apply({ metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }).metadata.finalizers).toEqual(
       [],
     );

@@ -1,10 +1,12 @@
 /**
  * Kubernetes strategic merge patch (`application/strategic-merge-patch+json`) for built-in types.
  *
- * The real server reads each field's `patchStrategy`/`patchMergeKey` from the Go structs; this
- * module carries the table of the list fields operators actually patch (see
- * {@link strategicListStrategy}). Every list not in the table is replaced, every map merged, which
- * is also what the real server does for fields without a strategy. Pure: inputs never mutated.
+ * The real server reads each field's `patchStrategy`/`patchMergeKey` from the Go structs; they are
+ * the `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key` of the kind's OpenAPI schema,
+ * read here from `openapi/type-schema.ts` (the recorded v1.24 schemas, or the schema of a kind added
+ * with `startApiServer({ kinds })`). Lists whose strategy is `merge` merge by their key (a set of
+ * primitives without one); every other list is replaced, every map merged, as on the real server.
+ * Pure: inputs never mutated.
  *
  * Not emulated: `$setElementOrder` is accepted and applied best-effort (listed items take the
  * patch's order among the positions they occupy; server-only items stay where they are).
@@ -12,6 +14,8 @@
  * @module
  */
 import { clone, deepEqual, isObject, type JsonObject } from '../apply/json-value.js';
+import { type SchemaNode, typeSchemaOfKind } from '../openapi/type-schema.js';
+import type { Json } from '../store/object.js';
 import { PatchError } from './json-patch.js';
 
 export { PatchError } from './json-patch.js';
@@ -30,59 +34,50 @@ export interface StrategicTarget {
   group: string;
   /** Kind, e.g. `Pod`, `Deployment`, `Service`. */
   kind: string;
+  /** Version (`v1`); default: the recorded version of the kind. */
+  version?: string;
+  /** The kind's OpenAPI schema when it is not a recorded built-in (a kind added with `kinds`). */
+  schema?: Json;
 }
 
 /** How a list field merges: by a key, as a set of primitives, or replaced whole. */
 export type ListStrategy = { type: 'map'; keys: readonly string[] } | { type: 'set' } | { type: 'replace' };
 
-const CONTAINER_LISTS = new Set(['containers', 'initContainers', 'ephemeralContainers']);
+/** The strategy of a list schema node (`x-kubernetes-patch-strategy`, `-merge-key`). */
+function listStrategy(node: SchemaNode | undefined): ListStrategy {
+  const strategy = node?.patchStrategy?.split(',') ?? [];
+  if (!strategy.includes('merge')) return { type: 'replace' };
+  const key = node?.patchMergeKey;
+  return key === undefined ? { type: 'set' } : { type: 'map', keys: [key] };
+}
 
-const BY_FIELD: Readonly<Record<string, readonly string[]>> = {
-  containers: ['name'],
-  initContainers: ['name'],
-  ephemeralContainers: ['name'],
-  env: ['name'],
-  volumes: ['name'],
-  volumeMounts: ['mountPath'],
-  volumeDevices: ['devicePath'],
-  imagePullSecrets: ['name'],
-  conditions: ['type'],
-  ownerReferences: ['uid'],
-  hostAliases: ['ip'],
-  topologySpreadConstraints: ['topologyKey', 'whenUnsatisfiable'],
-  addresses: ['type'],
-};
+function rootOf(target: StrategicTarget): SchemaNode | undefined {
+  return typeSchemaOfKind(target.group, target.kind, target.version, target.schema);
+}
 
 /**
  * The merge strategy of the list at `path` (field names from the root, list items skipped) in an
- * object of `target`'s kind: the `patchStrategy`/`patchMergeKey` (and, for server-side apply,
- * `listType`/`listMapKeys`) of the Go types, for the fields operators touch.
- *
- * - `containers`, `initContainers`, `ephemeralContainers`, `env`, `volumes`, `imagePullSecrets`
- *   by `name`; `volumeMounts` by `mountPath`; `conditions` by `type`; `ownerReferences` by `uid`;
- *   `ports` by `containerPort` inside a container and by `port` in a Service spec (both plus
- *   `protocol` for apply); `hostAliases` by `ip`.
- * - `metadata.finalizers`: a set of strings.
- * - everything else (`tolerations`, `args`, `command`, ...): replaced whole (atomic).
+ * object of `target`'s kind, from the kind's schema.
  *
  * ## Example
  * ```ts
  * strategicListStrategy(['spec', 'containers'], { group: '', kind: 'Pod' }); // { type: 'map', keys: ['name'] }
+ * strategicListStrategy(['metadata', 'finalizers'], { group: '', kind: 'Pod' }); // { type: 'set' }
+ * strategicListStrategy(['spec', 'tolerations'], { group: '', kind: 'Pod' }); // { type: 'replace' }
  * ```
  */
 export function strategicListStrategy(path: readonly string[], target: StrategicTarget): ListStrategy {
-  const field = path[path.length - 1] ?? '';
-  const parent = path[path.length - 2];
-  if (field === 'finalizers' && parent === 'metadata' && path.length === 2) return { type: 'set' };
-  if (field === 'ports') {
-    if (parent !== undefined && CONTAINER_LISTS.has(parent)) return { type: 'map', keys: ['containerPort'] };
-    if (target.group === '' && target.kind === 'Service' && parent === 'spec' && path.length === 2) {
-      return { type: 'map', keys: ['port'] };
-    }
-    return { type: 'replace' };
+  let node = rootOf(target);
+  for (const step of path) {
+    if (node?.type === 'array') node = node.items();
+    node = node?.field(step);
   }
-  const keys = BY_FIELD[field];
-  return keys === undefined ? { type: 'replace' } : { type: 'map', keys: keys.slice(0, 1) };
+  return listStrategy(node);
+}
+
+/** The schema of field `key` of a map or struct node. */
+function childOf(node: SchemaNode | undefined, key: string): SchemaNode | undefined {
+  return node?.field(key);
 }
 
 const DELETE_FROM = '$deleteFromPrimitiveList/';
@@ -106,11 +101,78 @@ function keyOf(item: JsonObject, key: string): unknown {
   return item[key];
 }
 
-class Merger {
-  constructor(private readonly target: StrategicTarget) {}
+function mergeKeyOf(node: SchemaNode | undefined): string | undefined {
+  const strategy = listStrategy(node);
+  return strategy.type === 'map' ? strategy.keys[0] : undefined;
+}
 
+/** `index`: where `item` (by its merge key, or itself for primitives) is in `list`; -1 when absent. */
+function indexIn(list: readonly unknown[], item: unknown, key: string | undefined): number {
+  const valueOf = (v: unknown): unknown => (key === undefined ? v : isObject(v) ? v[key] : undefined);
+  const want = valueOf(item);
+  return list.findIndex((v) => deepEqual(valueOf(v), want));
+}
+
+/** `normalizeSliceOrder`: Go's stable insertion sort with its comparator (unknown items move forward). */
+function sortByOrder(items: unknown[], order: readonly unknown[], key: string | undefined): unknown[] {
+  const out = [...items];
+  const less = (a: unknown, b: unknown): boolean => {
+    const ia = indexIn(order, a, key);
+    if (ia >= 0) {
+      const ib = indexIn(order, b, key);
+      if (ib >= 0) return ia < ib;
+    }
+    return true;
+  };
+  for (let i = 1; i < out.length; i++) {
+    for (let j = i; j > 0 && less(out[j], out[j - 1]); j--) [out[j - 1], out[j]] = [out[j], out[j - 1]];
+  }
+  return out;
+}
+
+/**
+ * The order `mergeSlice` and `$setElementOrder` leave (apimachinery `strategicpatch/patch.go`,
+ * `normalizeElementOrder` + `mergeSortedSlice`): items named by the patch in its order, items only
+ * on the server in theirs, interleaved by their places in the original list (a new item goes before
+ * a server-only one).
+ */
+function normalizeOrder(
+  merged: unknown[],
+  patchOrder: readonly unknown[],
+  original: readonly unknown[],
+  key: string | undefined,
+): unknown[] {
+  const inPatch = (item: unknown): boolean => indexIn(patchOrder, item, key) >= 0;
+  const patchItems = sortByOrder(merged.filter(inPatch), patchOrder, key);
+  const serverOnly = sortByOrder(
+    merged.filter((m) => !inPatch(m)),
+    original,
+    key,
+  );
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patchItems.length) {
+    if (i >= serverOnly.length) out.push(patchItems[j++]);
+    else if (j >= patchItems.length) out.push(serverOnly[i++]);
+    else {
+      const li = indexIn(original, serverOnly[i], key);
+      const ri = indexIn(original, patchItems[j], key);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(serverOnly[i++]);
+      else out.push(patchItems[j++]);
+    }
+  }
+  return out;
+}
+
+class Merger {
   /** Merges `patch` into `original` (a private copy); `undefined` means "delete this map". */
-  mergeMap(original: JsonObject, patch: JsonObject, path: string[]): JsonObject | undefined {
+  mergeMap(
+    original: JsonObject,
+    patch: JsonObject,
+    path: string[],
+    node: SchemaNode | undefined,
+  ): JsonObject | undefined {
     const directive = patch.$patch;
     if (directive === 'delete') return undefined;
     if (directive === 'replace') return cleaned(patch) as JsonObject;
@@ -132,6 +194,7 @@ class Merger {
       }
       for (const k of Object.keys(original)) if (!retainKeys.includes(k)) delete original[k];
     }
+    const before: JsonObject = { ...original };
     const orders: [string, unknown[]][] = [];
     for (const [k, v] of Object.entries(patch)) {
       if (k.startsWith(DELETE_FROM)) {
@@ -153,35 +216,43 @@ class Merger {
       }
       const current = original[k];
       const childPath = [...path, k];
+      const child = childOf(node, k);
       if (isObject(current) && isObject(v)) {
-        const merged = this.mergeMap(current, v, childPath);
+        const merged = this.mergeMap(current, v, childPath, child);
         if (merged === undefined) delete original[k];
         else original[k] = merged;
       } else if (Array.isArray(current) && Array.isArray(v)) {
-        original[k] = this.mergeList(current, v, childPath);
+        original[k] = this.mergeList(current, v, childPath, child);
       } else if (isObject(v) && v.$patch === 'delete') {
         delete original[k];
       } else {
-        original[k] = Array.isArray(v) ? this.mergeList([], v, childPath) : cleaned(v);
+        original[k] = Array.isArray(v) ? this.mergeList([], v, childPath, child) : cleaned(v);
       }
     }
     for (const [field, order] of orders) {
       const list = original[field];
-      if (Array.isArray(list)) original[field] = this.reorder(list, order, [...path, field]);
+      const prior = before[field];
+      if (Array.isArray(list))
+        original[field] = normalizeOrder(
+          list,
+          order,
+          Array.isArray(prior) ? prior : [],
+          mergeKeyOf(childOf(node, field)),
+        );
     }
     return original;
   }
 
-  mergeList(original: unknown[], patch: unknown[], path: string[]): unknown[] {
+  mergeList(original: unknown[], patch: unknown[], path: string[], node: SchemaNode | undefined): unknown[] {
     if (patch.some((item) => isObject(item) && item.$patch === 'replace')) {
       return cleaned(patch.filter((item) => !(isObject(item) && item.$patch === 'replace'))) as unknown[];
     }
-    const strategy = strategicListStrategy(path, this.target);
+    const strategy = listStrategy(node);
     if (strategy.type === 'replace') return cleaned(patch) as unknown[];
     if (strategy.type === 'set') {
       const out = [...original];
       for (const item of patch) if (!out.some((o) => deepEqual(o, item))) out.push(clone(item));
-      return out;
+      return normalizeOrder(out, patch, original, undefined);
     }
     const key = strategy.keys[0] ?? 'name';
     const out = [...original];
@@ -205,38 +276,14 @@ class Merger {
       }
       const existing = index >= 0 ? out[index] : undefined;
       if (isObject(existing)) {
-        const merged = this.mergeMap(existing, item, path);
+        const merged = this.mergeMap(existing, item, path, node?.items());
         if (merged === undefined) out.splice(index, 1);
         else out[index] = merged;
       } else {
         out.push(cleaned(item));
       }
     }
-    return out;
-  }
-
-  /** `$setElementOrder`: listed items take the order given, in the slots listed items occupy. */
-  private reorder(list: unknown[], order: unknown[], path: string[]): unknown[] {
-    const strategy = strategicListStrategy(path, this.target);
-    const key = strategy.type === 'map' ? (strategy.keys[0] ?? 'name') : undefined;
-    const rank = (item: unknown): number =>
-      order.findIndex((o) =>
-        key !== undefined && isObject(o) && isObject(item)
-          ? deepEqual(o[key], item[key])
-          : deepEqual(o, item),
-      );
-    const slots: number[] = [];
-    const listed: unknown[] = [];
-    list.forEach((item, i) => {
-      if (rank(item) >= 0) {
-        slots.push(i);
-        listed.push(item);
-      }
-    });
-    listed.sort((a, b) => rank(a) - rank(b));
-    const out = [...list];
-    slots.forEach((slot, i) => (out[slot] = listed[i]));
-    return out;
+    return normalizeOrder(out, patch, original, key);
   }
 }
 
@@ -254,10 +301,11 @@ class Merger {
  *
  * ## Semantics
  * - Maps merge recursively; `null` deletes a key.
- * - Lists with a merge key (the `patchMergeKey` of their Go field: `containers` by `name`,
- *   `ownerReferences` by `uid`, …) merge item by item: an item whose key exists is merged into
- *   it, a new key is appended, `{"<key>": …, "$patch": "delete"}` removes the item.
- *   `metadata.finalizers` is a set (union). All other lists are replaced.
+ * - Lists with a merge key (the `x-kubernetes-patch-merge-key` of their schema: `containers` by
+ *   `name`, `ownerReferences` by `uid`, …) merge item by item: an item whose key exists is merged
+ *   into it, a new key is appended, `{"<key>": …, "$patch": "delete"}` removes the item. Lists with
+ *   the `merge` strategy and no key (`metadata.finalizers`) are sets (union). All other lists are
+ *   replaced.
  * - Directives: `$patch: replace|delete|merge` on maps, `{"$patch": "replace"}` as a list item
  *   (replace the list), `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`,
  *   `$retainKeys`.
@@ -277,5 +325,5 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, target: S
     );
   }
   const original = isObject(doc) ? clone(doc) : {};
-  return new Merger(target).mergeMap(original, patch, []) ?? {};
+  return new Merger().mergeMap(original, patch, [], rootOf(target)) ?? {};
 }

@@ -76,6 +76,10 @@ export class ValueMap {
     if (!isObject(body)) return body;
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(body)) {
+      // A recorded client sent back the managedFields it had read, with the real server's times;
+      // the server honours a request's managedFields, so send none (it then keeps its own, which
+      // is what the real server did with identical ones) rather than foreign times.
+      if (k === 'managedFields') continue;
       if (k === 'resourceVersion' && typeof v === 'string') out[k] = this.resourceVersions.get(v) ?? v;
       else if (k === 'uid' && typeof v === 'string') out[k] = this.uids.get(v) ?? v;
       else if (k === 'name' && typeof v === 'string') out[k] = this.names.get(v) ?? v;
