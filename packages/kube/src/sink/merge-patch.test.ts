@@ -10,8 +10,15 @@ function applyMerge(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> =
     target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
+    // defineProperty, as JSON.parse does: an assignment would make a "__proto__" key a prototype
     if (v === null) delete out[k];
-    else out[k] = applyMerge(out[k], v);
+    else
+      Object.defineProperty(out, k, {
+        value: applyMerge(out[k], v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }
@@ -41,6 +48,13 @@ describe('mergePatchOf', () => {
   it('refuses an `after` that is not an object, and values JSON cannot carry', () => {
     expect(() => mergePatchOf({}, [1])).toThrow(InvalidArgumentError);
     expect(() => mergePatchOf({}, { a: () => 1 })).toThrow('"after/a"');
+  });
+
+  it('keeps a "__proto__" key as a key (JSON allows it; found by the property below)', () => {
+    const after = JSON.parse('{"a":{"__proto__":{"x":1}},"__proto__":2}') as unknown;
+    const patch = mergePatchOf({ a: {} }, after);
+    expect(JSON.stringify(patch)).toBe('{"a":{"__proto__":{"x":1}},"__proto__":2}');
+    expect(Object.getPrototypeOf(patch)).toBe(Object.prototype);
   });
 
   it('property: applying the patch to before gives after (null-free documents)', () => {

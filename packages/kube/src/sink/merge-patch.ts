@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { JsonObject } from './internal/json.js';
-import { isPlainObject, jsonEqual, toJsonValue } from './internal/json.js';
+import { isPlainObject, jsonEqual, setOwn, toJsonValue } from './internal/json.js';
 
 /** An RFC 7386 JSON merge patch: `null` removes a key, objects merge, anything else replaces. */
 export type MergePatch = { [key: string]: unknown };
@@ -54,7 +54,7 @@ function diff(before: JsonObject, after: JsonObject): MergePatch | undefined {
   let changed = false;
   for (const key of Object.keys(before)) {
     if (!Object.prototype.hasOwnProperty.call(after, key)) {
-      patch[key] = null;
+      setOwn(patch, key, null);
       changed = true;
     }
   }
@@ -64,9 +64,9 @@ function diff(before: JsonObject, after: JsonObject): MergePatch | undefined {
     if (isPlainObject(value) && isPlainObject(old)) {
       const nested = diff(old, value);
       if (nested === undefined) continue;
-      patch[key] = nested;
+      setOwn(patch, key, nested);
     } else {
-      patch[key] = value;
+      setOwn(patch, key, value);
     }
     changed = true;
   }

@@ -9,6 +9,15 @@ import { InvalidArgumentError } from '@rxkube/core';
 /** A JSON object. */
 export type JsonObject = { [key: string]: unknown };
 
+/**
+ * Sets `key` as an own, enumerable property of `target`, as `JSON.parse` does. A plain assignment
+ * would turn a `"__proto__"` key — legal JSON, and kept by the API server — into a prototype
+ * change, silently dropping the key from the document.
+ */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** True for `{}`-like objects (not arrays, not class instances such as `Map` or `Date`). */
 export function isPlainObject(value: unknown): value is JsonObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
@@ -48,7 +57,7 @@ export function toJsonValue(operator: string, where: string, value: unknown): un
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
     const json = toJsonValue(operator, `${where}/${escapePointerSegment(key)}`, item);
-    if (json !== undefined) out[key] = json;
+    if (json !== undefined) setOwn(out, key, json);
   }
   return out;
 }
