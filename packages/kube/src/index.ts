@@ -152,8 +152,8 @@ export type {
   ControllerStatusOutcome,
   ReconcileContext,
   StatusOf,
-} from './controller/context.js';
-export type { CacheListOptions, CacheReader } from './controller/cache-reader.js';
+} from './controller/options.js';
+export type { CacheListOptions, CacheReader } from './controller/options.js';
 export type { StoreReader } from './reflector/store-reader.js';
 export { labelMatcher } from './reflector/label-selector.js';
 export type { LabelSelectorInput } from './reflector/label-selector.js';

@@ -38,13 +38,17 @@ import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import { createWatchRegistry } from '../watch/create-watch-registry.js';
-import type { CacheReader } from './cache-reader.js';
 import { cacheReader } from './cache-reader.js';
-import type { ControllerReconcile } from './context.js';
 import { reconcileContext } from './context.js';
 import { finalizerStage } from './finalizer-stage.js';
 import { IdleTracker } from './idle.js';
-import type { ControllerLogger, ControllerOptions, ControllerWatch } from './options.js';
+import type {
+  CacheReader,
+  ControllerLogger,
+  ControllerOptions,
+  ControllerReconcile,
+  ControllerWatch,
+} from './options.js';
 import { queue } from './queue.js';
 import { reconcileWork } from './reconcile-work.js';
 import type { ControllerResult } from './report.js';
@@ -308,6 +312,12 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
 
 export type { ControllerResult } from './report.js';
 export type {
+  CacheListOptions,
+  CacheReader,
+  ControllerReconcile,
+  ControllerStatusOutcome,
+  ReconcileContext,
+  StatusOf,
   ControllerFinalizerOptions,
   ControllerLogger,
   ControllerObserver,
@@ -318,4 +328,3 @@ export type {
   MapContext,
   RequestName,
 } from './options.js';
-export type { ControllerReconcile, ControllerStatusOutcome, ReconcileContext, StatusOf } from './context.js';
