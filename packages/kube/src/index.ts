@@ -240,15 +240,19 @@ export {
   MAX_CONTROLLER_FAILURES,
 } from './manager/manager.js';
 export type {
-  ManagedController,
-  ManagedControllerOptions,
   ManagedResult,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   ShutdownReport,
 } from './manager/manager.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
-export type { ManagerRbac, PolicyRule, RbacManifestOptions } from './manager/rbac.js';
+export type { ManagerRbac, RbacManifestOptions, RbacSource } from './manager/rbac.js';
+export type {
+  ManagedController,
+  ManagedControllerOptions,
+  ManagerDescription,
+  PolicyRule,
+} from './manager/registration.js';
 export {
   MANAGER_FLAGS,
   ManagerConfigError,

@@ -45,6 +45,8 @@ import type {
   ControllerResult,
 } from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
+import type { ControllerPlan } from '../controller/validate-options.js';
+import { planController } from '../controller/validate-options.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/internal/load-crd.js';
 import { eventPortFromClient } from '../events/event-port.js';
@@ -64,7 +66,8 @@ import { createWatchRegistry } from '../watch/create-watch-registry.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
 import { CrdInstaller } from './crd-installer.js';
-import type { PolicyRule } from './rbac.js';
+import type { ManagedController, ManagedControllerOptions, ManagerDescription } from './registration.js';
+import { isRegistrationName } from './registration.js';
 
 const OPERATOR = 'Manager';
 /** First restart delay of a controller whose pipeline died; doubles per failure in a row. */
@@ -122,20 +125,6 @@ export interface ManagerOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** A controller's options as given to {@link Manager.add}: the manager supplies the rest. */
-export type ManagedControllerOptions<T extends KubeObject> = Omit<
-  ControllerOptions<T>,
-  'client' | 'registry' | 'observer' | 'log' | 'recorder' | 'shutdown'
-> & {
-  /** Give the controller an `EventRecorder` (so `ctx.record` works), reporting as `<manager>/<controller>`. */
-  readonly events?: boolean;
-  /**
-   * RBAC rules the reconcile needs beyond what the controller's own watches and writes imply
-   * (see {@link Manager.rbacRules}), e.g. creating children.
-   */
-  readonly permissions?: readonly PolicyRule[];
-};
-
 /** A result of one of the manager's controllers. */
 export type ManagedResult = ControllerResult & { readonly controller: string };
 
@@ -156,13 +145,6 @@ export class ManagerStartError extends Error {
   constructor(message: string, cause: unknown) {
     super(message, { cause });
   }
-}
-
-/** A registered controller. */
-export interface ManagedController {
-  readonly name: string;
-  readonly options: ManagedControllerOptions<KubeObject>;
-  readonly reconcile: ControllerReconcile<KubeObject>;
 }
 
 type State = 'new' | 'started' | 'stopping' | 'stopped';
@@ -321,7 +303,7 @@ export class Manager {
     if (this.state !== 'new') {
       throw new InvalidArgumentError(`${OPERATOR}.add`, 'name', name, 'must be added before start()');
     }
-    if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    if (!isRegistrationName(name)) {
       throw new InvalidArgumentError(
         `${OPERATOR}.add`,
         'name',
@@ -340,13 +322,14 @@ export class Manager {
         'must be a function (request, ctx) => ObservableInput<Action>',
       );
     }
-    // Let controller() check the options now, not at start.
-    this.build(name, options as unknown as ManagedControllerOptions<KubeObject>);
-    this.controllers.push({
+    const registration: ManagedController = {
       name,
       options: options as unknown as ManagedControllerOptions<KubeObject>,
       reconcile: reconcile as unknown as ControllerReconcile<KubeObject>,
-    });
+    };
+    // Check the options now, not at start: planning builds nothing.
+    this.plan(registration);
+    this.controllers.push(registration);
     return this;
   }
 
@@ -406,7 +389,7 @@ export class Manager {
     if (this.state !== 'new') {
       throw new InvalidArgumentError(`${OPERATOR}.addRunnable`, 'name', name, 'must be added before start()');
     }
-    if (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    if (!isRegistrationName(name)) {
       throw new InvalidArgumentError(
         `${OPERATOR}.addRunnable`,
         'name',
@@ -458,9 +441,34 @@ export class Manager {
   targets(): WatchTarget[] {
     const seen = new Map<string, WatchTarget>();
     for (const c of this.controllers) {
-      for (const t of this.build(c.name, c.options).targets) seen.set(watchTargetKey(t), t);
+      const plan = this.plan(c);
+      for (const kind of [plan.primary, ...plan.owned, ...plan.mapped]) {
+        for (const t of kind.targets) seen.set(watchTargetKey(t), t);
+      }
     }
     return [...seen.values()];
+  }
+
+  /**
+   * What this manager was told to run, as plain data, with scopes resolved through discovery (see
+   * {@link resolveScopes}): the registrations, their watch targets, the CRDs it installs, the
+   * lease namespace. `managerRbac` derives the RBAC from it.
+   *
+   * ## Example
+   * ```ts
+   * const { targets } = await mgr.describe();
+   * ```
+   */
+  async describe(): Promise<ManagerDescription> {
+    await this.resolveScopes();
+    return {
+      name: this.name,
+      namespaces: this.options.namespaces,
+      registered: [...this.controllers],
+      targets: this.targets(),
+      installedCrds: this.installedCrds,
+      leaseNamespace: this.elector?.leaseNamespace,
+    };
   }
 
   /**
@@ -758,38 +766,41 @@ export class Manager {
       : { namespaces };
   }
 
-  /**
-   * The controller of a registration. `run` absent: only to check the options or read its targets —
-   * no metrics observer and no logger are attached (they have effects: gauges, child loggers).
-   */
-  private build(
-    name: string,
-    options: ManagedControllerOptions<KubeObject>,
+  /** The controller options of a registration, in the manager's scope; `run` adds what a run needs. */
+  private controllerOptions(
+    c: ManagedController,
     run?: { readonly recorder: EventRecorder | undefined },
-  ): Controller<KubeObject> {
-    const { events: _events, permissions: _permissions, ...rest } = options;
+  ): ControllerOptions<KubeObject> {
+    const { events: _events, permissions: _permissions, ...rest } = c.options;
     const concurrency = rest.concurrency ?? this.options.concurrency;
-    return controller<KubeObject>(
-      {
-        ...rest,
-        ...this.scopeOf(options),
-        name,
-        ...(concurrency !== undefined ? { concurrency } : {}),
-        client: this.client,
-        registry: this.registry,
-        shutdown: this.shutdown,
-        // The manager logs every outcome once (logReconcile); the controller logs the rest.
-        logResults: false,
-        ...(run === undefined
-          ? { log: {} }
-          : {
-              log: controllerLogger(this.log.child({ controller: name })),
-              observer: this.metrics.observer(name, { maxConcurrentReconciles: concurrency ?? 1 }),
-              ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
-            }),
-      },
-      this.scheduler,
-    );
+    return {
+      ...rest,
+      ...this.scopeOf(c.options),
+      name: c.name,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      client: this.client,
+      registry: this.registry,
+      shutdown: this.shutdown,
+      // The manager logs every outcome once (logReconcile); the controller logs the rest.
+      logResults: false,
+      ...(run === undefined
+        ? {}
+        : {
+            log: controllerLogger(this.log.child({ controller: c.name })),
+            observer: this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency ?? 1 }),
+            ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
+          }),
+    };
+  }
+
+  /** The checked plan of a registration (its watch targets, …): builds nothing. */
+  private plan(c: ManagedController): ControllerPlan<KubeObject> {
+    return planController(this.controllerOptions(c));
+  }
+
+  /** The controller of a registration, built to run (metrics observer, logger, recorder). */
+  private build(c: ManagedController, recorder: EventRecorder | undefined): Controller<KubeObject> {
+    return controller<KubeObject>(this.controllerOptions(c, { recorder }), this.scheduler);
   }
 
   private recorderFor(c: ManagedController): EventRecorder | undefined {
@@ -815,7 +826,7 @@ export class Manager {
       });
     let built = this.built.get(c.name);
     if (built === undefined) {
-      built = this.build(c.name, c.options, { recorder });
+      built = this.build(c, recorder);
       this.built.set(c.name, built);
     }
     const ctrl = built;
