@@ -42,8 +42,8 @@ export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';
 export type { ApiResource, PathOptions } from './client/api-resource.js';
-export { listWatchSource } from './client/list-watch-source.js';
-export type { ListWatchOptions } from './client/list-watch-source.js';
+export { listWatchSource } from './watcher/list-watch-source.js';
+export type { ListWatchOptions } from './watcher/list-watch-source.js';
 export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
 export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
 export {
@@ -99,10 +99,10 @@ export type {
   WatchParams,
   WatchStatus,
 } from './watcher/source.js';
-export { watchResource } from './watch/watch-resource.js';
-export type { WatchResourceOptions } from './watch/watch-resource.js';
-export { createWatchRegistry } from './watch/create-watch-registry.js';
-export type { CreateWatchRegistryOptions } from './watch/create-watch-registry.js';
+export { watchResource } from './watcher/watch-resource.js';
+export type { WatchResourceOptions } from './watcher/watch-resource.js';
+export { createWatchRegistry } from './reflector/create-watch-registry.js';
+export type { CreateWatchRegistryOptions } from './reflector/create-watch-registry.js';
 export { toJsonPatch } from './sink/json-patch.js';
 export { mergePatchOf } from './sink/merge-patch.js';
 export type { MergePatch } from './sink/merge-patch.js';

@@ -37,7 +37,7 @@ import { WriteTracker } from '../sink/write-tracker.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import { createWatchRegistry } from '../watch/create-watch-registry.js';
+import { createWatchRegistry } from '../reflector/create-watch-registry.js';
 import { cacheReader } from './cache-reader.js';
 import { reconcileContext } from './context.js';
 import { finalizerStage } from './finalizer-stage.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../types.js';
 import type { WatcherHealth } from '../watcher/health.js';
-import { createWatchRegistry } from '../watch/create-watch-registry.js';
+import { createWatchRegistry } from '../reflector/create-watch-registry.js';
 import type { ControllerResult } from './controller.js';
 import { controller } from './controller.js';
 

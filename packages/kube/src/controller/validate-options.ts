@@ -16,7 +16,7 @@ import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
 import { resolveStatusWriteOptions } from '../sink/status-write.js';
 import { finalizer } from '../finalizer/finalizer.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import { assertNumber } from '../watcher/internal/invalid-argument.js';
+import { assertNumber } from '../internal/invalid-argument.js';
 import type {
   ControllerFinalizerOptions,
   ControllerOptions,

@@ -7,7 +7,7 @@ import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, Observable } from 'rxjs';
 
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { SharedWatch, ShareWatchOptions } from './share-watch.js';
 import { shareWatch } from './share-watch.js';
 

@@ -15,7 +15,7 @@ import { asyncScheduler, Observable } from 'rxjs';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { WatcherConfig } from './config.js';
 import { resolveWatcherConfig } from './config.js';
-import { InvalidArgumentError } from './internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { WatcherMachine } from './internal/machine.js';
 import type { ListWatchSource } from './source.js';
 

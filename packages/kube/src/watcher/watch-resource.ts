@@ -11,12 +11,12 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
-import type { ListWatchOptions } from '../client/list-watch-source.js';
-import { listWatchSource } from '../client/list-watch-source.js';
+import type { ListWatchOptions } from './list-watch-source.js';
+import { listWatchSource } from './list-watch-source.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
-import type { WatcherConfig } from '../watcher/config.js';
-import { resolveWatcherConfig } from '../watcher/config.js';
-import { assertScheduler, watcher } from '../watcher/watcher.js';
+import type { WatcherConfig } from './config.js';
+import { resolveWatcherConfig } from './config.js';
+import { assertScheduler, watcher } from './watcher.js';
 
 /** Options of {@link watchResource}: the target (namespace, selectors, …) and the watcher's config. */
 export interface WatchResourceOptions extends ListWatchOptions, WatcherConfig {}

@@ -8,16 +8,16 @@ import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
-import type { ShareWatchOptions } from '../reflector/share-watch.js';
-import type { WatchTarget } from '../reflector/watch-registry.js';
-import { WatchRegistry } from '../reflector/watch-registry.js';
+import type { ShareWatchOptions } from './share-watch.js';
+import type { WatchTarget } from './watch-registry.js';
+import { WatchRegistry } from './watch-registry.js';
 import type { KubeObject } from '../types.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { resolveWatcherConfig } from '../watcher/config.js';
 import type { WatcherHealth } from '../watcher/health.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { assertScheduler } from '../watcher/watcher.js';
-import { watchResource } from './watch-resource.js';
+import { watchResource } from '../watcher/watch-resource.js';
 
 /** Options of {@link createWatchRegistry}. */
 export interface CreateWatchRegistryOptions extends ShareWatchOptions<KubeObject> {

@@ -20,7 +20,7 @@ import {
 import { KubeClient } from '../client/kube-client.js';
 import { KubeTransportError } from '../errors.js';
 import type { KubeObject } from '../types.js';
-import { createWatchRegistry } from './create-watch-registry.js';
+import { createWatchRegistry } from '../reflector/create-watch-registry.js';
 import type { Run } from './watch-harness.test.helper.js';
 import {
   CM,
