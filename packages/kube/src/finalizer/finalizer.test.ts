@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { JsonPatchOperation } from '../client/kube-client.js';
 import { KubeApiError } from '../errors.js';
-import { applyJsonPatchForTest } from '../internal/apply-json-patch.test.helper.js';
+import { applyJsonPatchForTest } from '../sink/apply-json-patch.test.helper.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import type { StuckFinalizer } from './finalizer.js';
