@@ -3,8 +3,7 @@ export {};
 import './node-version.js';
 export { assertSupportedNode, MINIMUM_NODE_VERSION } from './node-version.js';
 export { watcher } from './watcher/watcher.js';
-export { watcherWithHealth } from './watcher/watcher-with-health.js';
-export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
+export type { WatcherOptions } from './watcher/watcher.js';
 export {
   DEFAULT_WATCHER_BACKOFF,
   DEFAULT_WATCHER_PAGE_SIZE,
@@ -17,10 +16,9 @@ export type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } 
 export { NAMESPACE_INDEX, OWNER_INDEX, Store, stripManagedFields } from './reflector/store.js';
 export type { Indexer, StoreOptions, StoreRef } from './reflector/store.js';
 export { reflector } from './reflector/reflector.js';
-export { shareWatch } from './reflector/share-watch.js';
-export type { SharedWatch, ShareWatchOptions } from './reflector/share-watch.js';
+export type { SharedWatch } from './reflector/share-watch.js';
 export { WatchRegistry, watchTargetKey } from './reflector/watch-registry.js';
-export type { WatchFactory, WatchTarget } from './reflector/watch-registry.js';
+export type { WatchFactory, WatchRegistryOptions, WatchTarget } from './reflector/watch-registry.js';
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
 export { KubeClient, createClient, ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './client/kube-client.js';
@@ -42,7 +40,6 @@ export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';
 export type { ApiResource, PathOptions } from './client/api-resource.js';
-export { listWatchSource } from './watcher/list-watch-source.js';
 export type { ListWatchOptions } from './watcher/list-watch-source.js';
 export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
 export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
@@ -99,10 +96,6 @@ export type {
   WatchParams,
   WatchStatus,
 } from './watcher/source.js';
-export { watchResource } from './watcher/watch-resource.js';
-export type { WatchResourceOptions } from './watcher/watch-resource.js';
-export { createWatchRegistry } from './reflector/create-watch-registry.js';
-export type { CreateWatchRegistryOptions } from './reflector/create-watch-registry.js';
 export { toJsonPatch } from './sink/json-patch.js';
 export { mergePatchOf } from './sink/merge-patch.js';
 export type { MergePatch } from './sink/merge-patch.js';
@@ -239,12 +232,7 @@ export {
   ManagerStartError,
   MAX_CONTROLLER_FAILURES,
 } from './manager/manager.js';
-export type {
-  ManagedResult,
-  ManagerLeaderElectionOptions,
-  ManagerOptions,
-  ShutdownReport,
-} from './manager/manager.js';
+export type { ManagerLeaderElectionOptions, ManagerOptions, ShutdownReport } from './manager/manager.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
 export type { ManagerRbac, RbacManifestOptions, RbacSource } from './manager/rbac.js';
 export type {

@@ -37,7 +37,7 @@ import { WriteTracker } from '../sink/write-tracker.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import { createWatchRegistry } from '../reflector/create-watch-registry.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
 import { cacheReader } from './cache-reader.js';
 import { reconcileContext } from './context.js';
 import { finalizerStage } from './finalizer-stage.js';
@@ -173,7 +173,7 @@ export function controller<T extends KubeObject = KubeObject>(
   scheduler: SchedulerLike = asyncScheduler,
 ): Controller<T> {
   const plan = planController(options);
-  const registry = options.registry ?? createWatchRegistry(options.client as KubeClient, {}, scheduler);
+  const registry = options.registry ?? new WatchRegistry(options.client as KubeClient, {}, scheduler);
   const log = options.log ?? consoleLogger;
   const report = userCodeReporter(plan.name, log, options.observer);
   const kinds = watchedKinds(plan, registry, report);
@@ -295,7 +295,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     shutdown: options.shutdown,
     scheduler,
   }).pipe(
-    map(toControllerResult),
+    map((r) => toControllerResult(r, plan.name ?? plan.primary.resource.kind.toLowerCase())),
     tap({
       next: (r) => {
         if (plan.logResults) logResult(deps.log, plan.name, r);

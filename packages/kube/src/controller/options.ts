@@ -313,7 +313,7 @@ export interface ControllerOptions<T extends KubeObject> {
    * context's writes then reject, saying so.
    */
   readonly client?: KubeClient;
-  /** Where watches come from; share one between controllers. Default `createWatchRegistry(client)`. */
+  /** Where watches come from; share one between controllers. Default `new WatchRegistry(client)`. */
   readonly registry?: WatchRegistry;
   /** Logger; default: errors and warnings to the console. */
   readonly log?: ControllerLogger;

@@ -250,7 +250,7 @@ function checkClient<T extends KubeObject>(options: ControllerOptions<T>): void 
       OPERATOR,
       'options.registry',
       registry,
-      'must be a WatchRegistry (createWatchRegistry(client)) or undefined',
+      'must be a WatchRegistry (new WatchRegistry(client)) or undefined',
     );
   }
 }

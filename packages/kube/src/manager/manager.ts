@@ -59,10 +59,10 @@ import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js'
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { startProbeServer, WatchHealthChecks } from '../ops/probes.js';
 import { WatchFailureLog } from '../ops/watch-failure-log.js';
-import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
-import { createWatchRegistry } from '../reflector/create-watch-registry.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 import { CrdInstaller } from './crd-installer.js';
@@ -124,9 +124,6 @@ export interface ManagerOptions {
   /** Time source of the shutdown deadline and the controllers' timers. */
   readonly scheduler?: SchedulerLike;
 }
-
-/** A result of one of the manager's controllers. */
-export type ManagedResult = ControllerResult & { readonly controller: string };
 
 /** What {@link Manager.stop} resolves with. */
 export interface ShutdownReport {
@@ -195,7 +192,7 @@ export class Manager {
   /** Whether this replica may reconcile: `true` without election; replays the current value. */
   readonly leadership$: Observable<boolean>;
   /** Every reconcile result of every controller, tagged with its controller's name (hot). */
-  readonly results$: Observable<ManagedResult>;
+  readonly results$: Observable<ControllerResult>;
 
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
@@ -206,7 +203,7 @@ export class Manager {
     [];
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly crds: CrdInstaller;
-  private readonly results = new Subject<ManagedResult>();
+  private readonly results = new Subject<ControllerResult>();
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
   private servers: ProbeServer[] = [];
@@ -239,7 +236,7 @@ export class Manager {
     this.metrics = options.metrics ?? new ControllerMetrics({ scheduler: this.scheduler });
     this.watchFailures = new WatchFailureLog(this.log);
     this.crds = new CrdInstaller(options.client, options.name, this.log, this.scheduler);
-    this.registry = createWatchRegistry(
+    this.registry = new WatchRegistry(
       options.client,
       {
         ...(options.watcher !== undefined ? { watcher: options.watcher } : {}),
@@ -816,7 +813,7 @@ export class Manager {
     return recorder;
   }
 
-  private runController(c: ManagedController): Observable<ManagedResult> {
+  private runController(c: ManagedController): Observable<ControllerResult> {
     const recorder = this.recorderFor(c);
     // Counted while running, for the shutdown report (cancelled ones finalize too).
     const counted: ControllerReconcile<KubeObject> = (request, ctx) =>
@@ -852,7 +849,6 @@ export class Manager {
       }),
       this.metrics.tapMetrics(c.name),
       logReconcile(this.log, c.name),
-      map((r): ManagedResult => ({ ...r, controller: c.name })),
     );
   }
 

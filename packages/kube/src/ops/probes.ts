@@ -162,7 +162,7 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
  * ## Example
  * ```ts
  * const watches = new WatchHealthChecks();
- * const registry = createWatchRegistry(client, { health: watches.record });
+ * const registry = new WatchRegistry(client, { health: watches.record });
  * await startProbeServer({ port: 8081, checks: [watches.check] });
  * ```
  *
@@ -172,7 +172,7 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
 export class WatchHealthChecks {
   private readonly entries = new Map<string, WatchEntry>();
 
-  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     let entry = this.entries.get(id);

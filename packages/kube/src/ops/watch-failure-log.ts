@@ -40,7 +40,7 @@ const COUNTED = new Set<WatcherFailure['kind']>(['list', 'watch', 'watch-status'
  * ## Example
  * ```ts
  * const failures = new WatchFailureLog(createLogger({ name: 'widget-operator' }));
- * const registry = createWatchRegistry(client, { health: failures.record });
+ * const registry = new WatchRegistry(client, { health: failures.record });
  * // {"level":40,"watch":"v1/ConfigMap in namespace shop","verb":"watch","resource":"configmaps",
  * //  "namespace":"shop","code":403,"msg":"watch refused: grant \"list\" and \"watch\" on …"}
  * ```
@@ -59,7 +59,7 @@ export class WatchFailureLog {
     this.repeatedAfter = options.repeatedAfter ?? 3;
   }
 
-  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     let streak = this.streaks.get(id);

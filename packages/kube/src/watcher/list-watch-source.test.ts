@@ -8,7 +8,13 @@ import { isForbidden, KubeApiError, KubeTransportError } from '../errors.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { RawWatchEvent } from './source.js';
 import { watcher } from './watcher.js';
-import { clientAs, expireWatches, limitedUsers, openWatches, permit } from '../client/backends.test.helper.js';
+import {
+  clientAs,
+  expireWatches,
+  limitedUsers,
+  openWatches,
+  permit,
+} from '../client/backends.test.helper.js';
 import { KubeClient } from '../client/kube-client.js';
 import { listWatchSource } from './list-watch-source.js';
 

@@ -165,7 +165,7 @@ describeEachBackend(
         const server = b.apiServer;
         const gone = { count: 0 };
         const run = runWatch((health) =>
-          // exactly watchResource(client, CM, config): watcher over listWatchSource, with a 410 counter in between
+          // exactly watcher(client, CM, config): watcher over listWatchSource, with a 410 counter in between
           watcher(counting(listWatchSource(client, CM), gone), { ...FAST, idleTimeoutMs: 300, health }),
         );
         try {
