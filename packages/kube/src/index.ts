@@ -17,11 +17,11 @@ export { NAMESPACE_INDEX, OWNER_INDEX, Store, stripManagedFields } from './refle
 export type { Indexer, StoreOptions, StoreRef } from './reflector/store.js';
 export { reflector } from './reflector/reflector.js';
 export type { SharedWatch } from './reflector/share-watch.js';
-export { WatchRegistry, watchTargetKey } from './reflector/watch-registry.js';
+export { WatchRegistry } from './reflector/watch-registry.js';
 export type { WatchFactory, WatchRegistryOptions, WatchTarget } from './reflector/watch-registry.js';
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
-export { KubeClient, createClient, ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
 export type {
   ApplyOptions,
   DeleteOptions,
@@ -109,7 +109,7 @@ export { StatusConflictError, writeStatus } from './sink/status-write.js';
 export type { StatusWrite, StatusWriteOptions, StatusWriteOutcome } from './sink/status-write.js';
 export { statusPortFromClient } from './sink/status-port.js';
 export type { StatusPatch, StatusPort, StatusPortOptions } from './sink/status-port.js';
-export { WriteTracker, writeId } from './sink/write-tracker.js';
+export { WriteTracker } from './sink/write-tracker.js';
 export type { OwnEcho, WriteTrackerOptions } from './sink/write-tracker.js';
 export { suppressOwnEcho } from './sink/suppress-own-echo.js';
 export { finalizer } from './finalizer/finalizer.js';
@@ -121,7 +121,6 @@ export type {
 } from './finalizer/finalizer.js';
 export { finalizerPortFromClient } from './finalizer/finalizer-port.js';
 export type { FinalizerPort } from './finalizer/finalizer-port.js';
-export { recordEvents } from './events/record-events.js';
 export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from './events/record-events.js';
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
@@ -177,8 +176,6 @@ export type { Resource } from './resource.js';
 export {
   ControllerMetrics,
   metricsHandler,
-  reconcileResultLabel,
-  resourceLabel,
   RECONCILE_TIME_BUCKETS,
   WORKQUEUE_DURATION_BUCKETS,
 } from './ops/metrics.js';
@@ -218,7 +215,6 @@ export {
   defaultIdentity,
   LEADER_ELECTION_JITTER_FACTOR,
   LeaderElector,
-  microTime,
 } from './leader/leader-elector.js';
 export type {
   Lease,
