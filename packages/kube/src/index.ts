@@ -22,6 +22,7 @@ export type { WatchFactory, WatchRegistryOptions, WatchTarget } from './reflecto
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
 export { KubeClient } from './client/kube-client.js';
+export type { Client } from './client/client.js';
 export type {
   ApplyOptions,
   DeleteOptions,

@@ -11,7 +11,8 @@ import type { Observable, SchedulerLike } from 'rxjs';
 
 import { applyChildren } from '../children/apply-children.js';
 import type { ChildrenClient } from '../children/apply-children.js';
-import type { DeleteOptions, KubeClient, ObjectLike, Patch, PatchOptions } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
+import type { DeleteOptions, ObjectLike, Patch, PatchOptions } from '../client/kube-client.js';
 import type { EventRequest } from '../events/record-events.js';
 import { OWNER_INDEX } from '../reflector/store.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
@@ -33,7 +34,7 @@ export interface ContextDeps<T extends KubeObject> {
   readonly kinds: WatchedKinds<T>;
   readonly cache: CacheReader;
   readonly tracker: WriteTracker;
-  readonly client: KubeClient | undefined;
+  readonly client: Client | undefined;
   readonly log: ControllerLogger;
   readonly fieldManager: string;
   readonly status: { readonly port: StatusPort<T>; readonly options: ResolvedStatusWriteOptions } | undefined;
@@ -192,7 +193,7 @@ function isObject(value: unknown): value is KubeObject {
 }
 
 /** The `ctx.client` of a controller built without one (marble tests): every call rejects, saying why. */
-function missingClient(): KubeClient {
+function missingClient(): Client {
   const refuse = (): Promise<never> =>
     Promise.reject(
       new InvalidArgumentError(
@@ -202,5 +203,5 @@ function missingClient(): KubeClient {
         'must be given to the controller to talk to the API server (the controller was built with a registry only)',
       ),
     );
-  return new Proxy({} as KubeClient, { get: () => refuse });
+  return new Proxy({} as Client, { get: () => refuse });
 }

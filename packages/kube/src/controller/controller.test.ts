@@ -597,3 +597,18 @@ describe('controller (marbles, fake watches)', () => {
     );
   });
 });
+
+describe('controller client checks (structural, no instanceof)', () => {
+  it('takes any Client with a registry, and asks for a KubeClient to watch with without one', () => {
+    const verbs = { get: fn, list: fn, create: fn, replace: fn, patch: fn, apply: fn, delete: fn };
+    const stub = { ...verbs, discovery: { resolve: fn } } as never;
+    expect(() => controller({ for: CM, client: stub, registry: fakeRegistry({}) })).not.toThrow();
+    expect(() => controller({ for: CM, client: stub })).toThrow(
+      /options\.client must be a KubeClient to watch with; give options\.registry/,
+    );
+  });
+});
+
+function fn(): Promise<never> {
+  return Promise.reject(new Error('unused'));
+}

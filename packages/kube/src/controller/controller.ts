@@ -31,6 +31,7 @@ import {
   tap,
 } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { KubeClient } from '../client/kube-client.js';
 import { statusPortFromClient } from '../sink/status-port.js';
 import { WriteTracker } from '../sink/write-tracker.js';
@@ -234,7 +235,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     tracker,
     report: deps.report,
     idle: deps.idle,
-    mapContext: { cache, client: client as KubeClient },
+    mapContext: { cache, client: client as Client },
     random: options.random,
     scheduler,
   });
@@ -246,7 +247,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
           port:
             options.status?.port ??
             statusPortFromClient<T>(
-              client as KubeClient,
+              client as Client,
               options.status?.fieldManager !== undefined ? { fieldManager: options.status.fieldManager } : {},
             ),
           options: plan.status,

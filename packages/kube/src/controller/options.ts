@@ -9,6 +9,7 @@ import type { Action, ApplierOptions, RunByKeyObserver } from '@rxkube/core';
 import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs';
 
 import type { ApplyChildrenOptions, ApplyChildrenResult } from '../children/apply-children.js';
+import type { Client } from '../client/client.js';
 import type {
   ApplyOptions,
   DeleteOptions,
@@ -69,7 +70,7 @@ export interface MapContext {
   /** Cached reads of every watched kind (see {@link CacheReader}). */
   readonly cache: CacheReader;
   /** The API client (prefer the cache: a map runs for every event). */
-  readonly client: KubeClient;
+  readonly client: Client;
 }
 
 /**
@@ -157,7 +158,8 @@ export interface ReconcileContext<T extends KubeObject> {
   ) => StoreReader<O>;
   /** Cached reads of every watched kind, showing this controller's own writes. */
   readonly cache: CacheReader;
-  readonly client: KubeClient;
+  /** The client (a {@link Client}: `KubeClient`, or a test's stub). Prefer the context's tracked writes. */
+  readonly client: Client;
   readonly log: ControllerLogger;
   /**
    * Writes this object's desired status: an immer `recipe` drafting the status, or `{ status }` (the
@@ -308,11 +310,11 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Workqueue and user-code instrumentation, e.g. `new ControllerMetrics().observer('widgets')`. */
   readonly observer?: ControllerObserver;
   /**
-   * The API client, handed to reconciles (and used for watches when no `registry` is given).
-   * Optional when `registry` and the `status`/`finalizer` ports are given (marble tests); the
-   * context's writes then reject, saying so.
+   * The API client, handed to reconciles; watches use it too when no `registry` is given (then it
+   * must be a `KubeClient`). With a `registry`, any {@link Client} will do — a test's stub client;
+   * left out (with the `status`/`finalizer` ports given), the context's writes reject, saying so.
    */
-  readonly client?: KubeClient;
+  readonly client?: Client;
   /** Where watches come from; share one between controllers. Default `new WatchRegistry(client)`. */
   readonly registry?: WatchRegistry;
   /** Logger; default: errors and warnings to the console. */

@@ -7,6 +7,7 @@
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectRef } from '../types.js';
 
@@ -82,7 +83,7 @@ export interface EventPort {
  * const recorder = new EventRecorder(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: pod });
  * ```
  */
-export function eventPortFromClient(client: KubeClient): EventPort {
+export function eventPortFromClient(client: Client): EventPort {
   return {
     create: (event): Observable<unknown> => defer(() => client.create(event)),
     patch: (ref, body): Observable<unknown> => defer(() => client.patch(ref, { type: 'merge', body })),

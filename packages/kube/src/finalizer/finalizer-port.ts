@@ -6,6 +6,7 @@
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 
@@ -31,7 +32,7 @@ export interface FinalizerPort<T extends KubeObject> {
  * ```
  */
 export function finalizerPortFromClient<T extends KubeObject>(
-  client: KubeClient,
+  client: Client,
   options: { readonly fieldManager?: string } = {},
 ): FinalizerPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};

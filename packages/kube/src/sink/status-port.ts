@@ -6,6 +6,7 @@
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { MergePatch } from './merge-patch.js';
@@ -67,7 +68,7 @@ export interface StatusPortOptions {
  * ```
  */
 export function statusPortFromClient<T extends KubeObject>(
-  client: KubeClient,
+  client: Client,
   options: StatusPortOptions = {},
 ): StatusPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
