@@ -13,7 +13,6 @@ import type { Client } from '../client/client.js';
 import type {
   ApplyOptions,
   DeleteOptions,
-  KubeClient,
   ObjectLike,
   Patch,
   PatchOptions,
