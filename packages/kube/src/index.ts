@@ -1,3 +1,10 @@
+/**
+ * Kubernetes operators as RxJS pipelines: the watch layer (also alone as `@rxkube/kube/watch`),
+ * controllers, status and children, finalizers, events, CRDs, and the Manager with leader
+ * election, metrics, probes and logs.
+ *
+ * @module @rxkube/kube
+ */
 export {};
 // First: on a too-old Node, fail here with the required version, before any dependency loads.
 import './node-version.js';
