@@ -230,13 +230,18 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
+export { Manager } from './manager/manager.js';
+export type { ManagerRunOptions } from './manager/run-until-signal.js';
 export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  Manager,
   ManagerStartError,
   MAX_CONTROLLER_FAILURES,
-} from './manager/manager.js';
-export type { ManagerLeaderElectionOptions, ManagerOptions, ShutdownReport } from './manager/manager.js';
+} from './manager/manager-options.js';
+export type {
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  ShutdownReport,
+} from './manager/manager-options.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
 export type { ManagerRbac, RbacManifestOptions, RbacSource } from './manager/rbac.js';
 export type {

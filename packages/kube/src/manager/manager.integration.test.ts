@@ -23,7 +23,8 @@ import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { step, VirtualClock } from '../leader/virtual-clock.test.helper.js';
 import type { ControllerResult } from '../controller/controller.js';
-import { Manager, ManagerStartError } from './manager.js';
+import { Manager } from './manager.js';
+import { ManagerStartError } from './manager-options.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 
