@@ -17,7 +17,7 @@ import type {
   Patch,
   PatchOptions,
   WriteOptions,
-} from '../client/kube-client.js';
+} from '../client/verb-options.js';
 import type { Status } from '../errors.js';
 import type { EventRequest } from '../events/record-events.js';
 import type { EventRecorder } from '../events/event-recorder.js';
