@@ -129,7 +129,8 @@ export type {
 } from './finalizer/finalizer.js';
 export { finalizerPortFromClient } from './finalizer/finalizer-port.js';
 export type { FinalizerPort } from './finalizer/finalizer-port.js';
-export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from './events/record-events.js';
+export type { EventOutcome, RecordEventsOptions } from './events/record-events.js';
+export type { EventApi, EventRequest } from './events/event-body.js';
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
 export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './events/event-port.js';

@@ -13,7 +13,7 @@ import { applyChildren } from '../children/apply-children.js';
 import type { ChildrenClient } from '../children/apply-children.js';
 import type { Client } from '../client/client.js';
 import type { DeleteOptions, ObjectLike, Patch, PatchOptions } from '../client/verb-options.js';
-import type { EventRequest } from '../events/record-events.js';
+import type { EventRequest } from '../events/event-body.js';
 import { OWNER_INDEX } from '../reflector/store.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
 import type { StatusPort } from '../sink/status-port.js';
