@@ -23,15 +23,10 @@ import { setCondition, setObservedGeneration } from '@rxkube/kube';
 import type { Observable } from 'rxjs';
 import { defer, from, map, tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
-import type {
-  CopyObject,
-  CopyratorRule,
-  CopyratorRuleStatus,
-  Namespace,
-  RuleLookups,
-  RuleStatusUpdate,
-  SyncOptions,
-} from './reconcile.js';
+import type { RuleLookups, SyncOptions } from './reconcile.js';
+import type { RuleStatusUpdate } from './rule-status.js';
+import type { CopyObject, CopyratorRule, CopyratorRuleStatus, Namespace } from './rule-types.js';
+import { cleanupCopies, rulesForNamespace, rulesForObject, syncRule } from './reconcile.js';
 import {
   CONFIGMAP,
   FIELD_MANAGER,
@@ -41,12 +36,8 @@ import {
   RULE_TYPE,
   SECRET,
   SOURCE_ANNOTATION,
-  cleanupCopies,
-  copiedType,
-  rulesForNamespace,
-  rulesForObject,
-  syncRule,
-} from './reconcile.js';
+} from './rule-types.js';
+import { copiedType } from './rule.js';
 
 /** The operator's (and its controller's) name. */
 export const name = 'copyrator';
