@@ -35,9 +35,10 @@ export const name = 'echo-server';
 
 /** What the reconcile writes beyond the controller's own watches and status (RBAC for `Manager.rbacRules`). */
 export const permissions: readonly PolicyRule[] = [
-  // applyChildren: server-side apply (create or patch), read back, prune (delete)
-  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
-  { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+  // ctx.applyChildren: server-side apply (create or patch) and prune (delete); existing children
+  // and the read-back come from the owned Stores (list/watch), never a GET
+  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'create', 'patch', 'delete'] },
+  { apiGroups: [''], resources: ['services'], verbs: ['list', 'create', 'patch', 'delete'] },
 ];
 
 /** Options of {@link setup}. */
