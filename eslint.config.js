@@ -33,6 +33,30 @@ export default tseslint.config(
     },
   },
   {
+    // One folder per layer; a layer's internal/ is its own (docs/design.md, "Layers"). What several
+    // layers share privately lives in the package's src/internal/, which this pattern allows.
+    files: ['packages/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // ./<layer>/internal/… or ../…/<layer>/internal/… (not ../internal/: the package's own)
+              regex: '^(?:\\./|(?:\\.\\./)+)(?!\\.\\.?/)[^/]+/internal/',
+              message:
+                "A layer's internal/ is private to it: import what the layer exports, or move what several layers share to src/internal/.",
+            },
+            {
+              group: ['@rxkube/*/src/*', '@rxkube/*/dist/*'],
+              message: 'Import a package by its name (its exports map), not by a path into it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', fetch: 'readonly' } },

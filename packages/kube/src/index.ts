@@ -10,8 +10,7 @@ export {};
 import './node-version.js';
 export { assertSupportedNode, MINIMUM_NODE_VERSION } from './node-version.js';
 export { watcher } from './watcher/watcher.js';
-export { watcherWithHealth } from './watcher/watcher-with-health.js';
-export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
+export type { WatcherOptions } from './watcher/watcher.js';
 export {
   DEFAULT_WATCHER_BACKOFF,
   DEFAULT_WATCHER_PAGE_SIZE,
@@ -24,19 +23,19 @@ export type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } 
 export { NAMESPACE_INDEX, OWNER_INDEX, Store, stripManagedFields } from './reflector/store.js';
 export type { Indexer, StoreOptions, StoreRef } from './reflector/store.js';
 export { reflector } from './reflector/reflector.js';
-export { shareWatch } from './reflector/share-watch.js';
-export type { SharedWatch, ShareWatchOptions } from './reflector/share-watch.js';
-export { WatchRegistry, watchTargetKey } from './reflector/watch-registry.js';
-export type { WatchFactory, WatchTarget } from './reflector/watch-registry.js';
+export type { SharedWatch } from './reflector/share-watch.js';
+export { WatchRegistry } from './reflector/watch-registry.js';
+export type { WatchFactory, WatchRegistryOptions, WatchTarget } from './reflector/watch-registry.js';
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
-export { KubeClient, createClient, ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
+export type { Client } from './client/client.js';
+export type { KubeClientOptions } from './client/kube-client.js';
 export type {
   ApplyOptions,
   DeleteOptions,
   GetOptions,
   JsonPatchOperation,
-  KubeClientOptions,
   ListOptions,
   ObjectLike,
   ObjectList,
@@ -44,13 +43,12 @@ export type {
   PatchOptions,
   SubresourceOptions,
   WriteOptions,
-} from './client/kube-client.js';
+} from './client/verb-options.js';
 export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';
 export type { ApiResource, PathOptions } from './client/api-resource.js';
-export { listWatchSource } from './client/list-watch-source.js';
-export type { ListWatchOptions } from './client/list-watch-source.js';
+export type { ListWatchOptions } from './watcher/list-watch-source.js';
 export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
 export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
 export {
@@ -106,10 +104,6 @@ export type {
   WatchParams,
   WatchStatus,
 } from './watcher/source.js';
-export { watchResource } from './watch/watch-resource.js';
-export type { WatchResourceOptions } from './watch/watch-resource.js';
-export { createWatchRegistry } from './watch/create-watch-registry.js';
-export type { CreateWatchRegistryOptions } from './watch/create-watch-registry.js';
 export { toJsonPatch } from './sink/json-patch.js';
 export { mergePatchOf } from './sink/merge-patch.js';
 export type { MergePatch } from './sink/merge-patch.js';
@@ -123,7 +117,7 @@ export { StatusConflictError, writeStatus } from './sink/status-write.js';
 export type { StatusWrite, StatusWriteOptions, StatusWriteOutcome } from './sink/status-write.js';
 export { statusPortFromClient } from './sink/status-port.js';
 export type { StatusPatch, StatusPort, StatusPortOptions } from './sink/status-port.js';
-export { WriteTracker, writeId } from './sink/write-tracker.js';
+export { WriteTracker } from './sink/write-tracker.js';
 export type { OwnEcho, WriteTrackerOptions } from './sink/write-tracker.js';
 export { suppressOwnEcho } from './sink/suppress-own-echo.js';
 export { finalizer } from './finalizer/finalizer.js';
@@ -135,8 +129,8 @@ export type {
 } from './finalizer/finalizer.js';
 export { finalizerPortFromClient } from './finalizer/finalizer-port.js';
 export type { FinalizerPort } from './finalizer/finalizer-port.js';
-export { recordEvents } from './events/record-events.js';
-export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from './events/record-events.js';
+export type { EventOutcome, RecordEventsOptions } from './events/record-events.js';
+export type { EventApi, EventRequest } from './events/event-body.js';
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
 export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './events/event-port.js';
@@ -159,8 +153,8 @@ export type {
   ControllerStatusOutcome,
   ReconcileContext,
   StatusOf,
-} from './controller/context.js';
-export type { CacheListOptions, CacheReader } from './controller/cache-reader.js';
+} from './controller/options.js';
+export type { CacheListOptions, CacheReader } from './controller/options.js';
 export type { StoreReader } from './reflector/store-reader.js';
 export { labelMatcher } from './reflector/label-selector.js';
 export type { LabelSelectorInput } from './reflector/label-selector.js';
@@ -191,8 +185,6 @@ export type { Resource } from './resource.js';
 export {
   ControllerMetrics,
   metricsHandler,
-  reconcileResultLabel,
-  resourceLabel,
   RECONCILE_TIME_BUCKETS,
   WORKQUEUE_DURATION_BUCKETS,
 } from './ops/metrics.js';
@@ -232,7 +224,6 @@ export {
   defaultIdentity,
   LEADER_ELECTION_JITTER_FACTOR,
   LeaderElector,
-  microTime,
 } from './leader/leader-elector.js';
 export type {
   Lease,
@@ -240,22 +231,26 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
+export { Manager } from './manager/manager.js';
+export type { ManagerRunOptions } from './manager/run-until-signal.js';
 export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  Manager,
   ManagerStartError,
   MAX_CONTROLLER_FAILURES,
-} from './manager/manager.js';
+} from './manager/manager-options.js';
 export type {
-  ManagedController,
-  ManagedControllerOptions,
-  ManagedResult,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   ShutdownReport,
-} from './manager/manager.js';
+} from './manager/manager-options.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
-export type { ManagerRbac, PolicyRule, RbacManifestOptions } from './manager/rbac.js';
+export type { ManagerRbac, RbacManifestOptions, RbacSource } from './manager/rbac.js';
+export type {
+  ManagedController,
+  ManagedControllerOptions,
+  ManagerDescription,
+  PolicyRule,
+} from './manager/registration.js';
 export {
   MANAGER_FLAGS,
   ManagerConfigError,

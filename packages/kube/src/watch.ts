@@ -8,12 +8,12 @@
  *
  * @example
  * ```ts
- * import { KubeClient, Store, reflector, watchResource } from '@rxkube/kube/watch';
+ * import { KubeClient, Store, reflector, watcher } from '@rxkube/kube/watch';
  * import { filter, firstValueFrom } from 'rxjs';
  *
  * const client = KubeClient.default();
  * const store = new Store();
- * watchResource(client, { apiVersion: 'v1', kind: 'ConfigMap' }).pipe(reflector(store)).subscribe();
+ * watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }).pipe(reflector(store)).subscribe();
  * await firstValueFrom(store.ready$.pipe(filter(Boolean)));
  * console.log(store.list().length, 'ConfigMaps');
  * ```
@@ -24,8 +24,7 @@
 // dependency loads.
 import './node-version.js';
 export { watcher } from './watcher/watcher.js';
-export { watcherWithHealth } from './watcher/watcher-with-health.js';
-export type { WatcherWithHealth } from './watcher/watcher-with-health.js';
+export type { WatcherOptions } from './watcher/watcher.js';
 export {
   DEFAULT_WATCHER_BACKOFF,
   DEFAULT_WATCHER_PAGE_SIZE,
@@ -49,19 +48,19 @@ export type { StoreReader } from './reflector/store-reader.js';
 export { labelMatcher } from './reflector/label-selector.js';
 export type { LabelSelectorInput } from './reflector/label-selector.js';
 export { reflector } from './reflector/reflector.js';
-export { shareWatch } from './reflector/share-watch.js';
-export type { SharedWatch, ShareWatchOptions } from './reflector/share-watch.js';
-export { WatchRegistry, watchTargetKey } from './reflector/watch-registry.js';
-export type { WatchFactory, WatchTarget } from './reflector/watch-registry.js';
+export type { SharedWatch } from './reflector/share-watch.js';
+export { WatchRegistry } from './reflector/watch-registry.js';
+export type { WatchFactory, WatchRegistryOptions, WatchTarget } from './reflector/watch-registry.js';
 export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
-export { KubeClient, createClient, ACCEPT_METADATA, ACCEPT_METADATA_LIST } from './client/kube-client.js';
+export { KubeClient } from './client/kube-client.js';
+export type { Client } from './client/client.js';
+export type { KubeClientOptions } from './client/kube-client.js';
 export type {
   ApplyOptions,
   DeleteOptions,
   GetOptions,
   JsonPatchOperation,
-  KubeClientOptions,
   ListOptions,
   ObjectLike,
   ObjectList,
@@ -69,13 +68,12 @@ export type {
   PatchOptions,
   SubresourceOptions,
   WriteOptions,
-} from './client/kube-client.js';
+} from './client/verb-options.js';
 export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';
 export type { ApiResource, PathOptions } from './client/api-resource.js';
-export { listWatchSource } from './client/list-watch-source.js';
-export type { ListWatchOptions } from './client/list-watch-source.js';
+export type { ListWatchOptions } from './watcher/list-watch-source.js';
 export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
 export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
 export {
@@ -125,7 +123,3 @@ export type {
 } from './types.js';
 export { isUserCodeError, UserCodeError, USER_CODE_HOOKS } from './user-code-error.js';
 export type { UserCodeHook } from './user-code-error.js';
-export { watchResource } from './watch/watch-resource.js';
-export type { WatchResourceOptions } from './watch/watch-resource.js';
-export { createWatchRegistry } from './watch/create-watch-registry.js';
-export type { CreateWatchRegistryOptions } from './watch/create-watch-registry.js';

@@ -11,3 +11,4 @@ export type {
   DescribeEachBackendOptions,
   TestFunction,
 } from './vitest/describe-each-backend.js';
+export { testScheduler } from './vitest/test-scheduler.js';

@@ -2,7 +2,7 @@
 // @rxkube/testing's API server.
 import assert from 'node:assert/strict';
 
-import { KubeClient, reflector, Store, watchResource, type KubeObject } from '@rxkube/kube/watch';
+import { KubeClient, reflector, Store, watcher, type KubeObject } from '@rxkube/kube/watch';
 import { startApiServer } from '@rxkube/testing';
 import { filter, firstValueFrom } from 'rxjs';
 
@@ -16,7 +16,7 @@ try {
     data: { greeting: 'hi' },
   });
   const store = new Store<KubeObject>();
-  const sub = watchResource(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' })
+  const sub = watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' })
     .pipe(reflector(store))
     .subscribe();
   await firstValueFrom(store.ready$.pipe(filter(Boolean)));

@@ -6,7 +6,7 @@
  * @module
  */
 import { Action, applier, debounceByKey, type ReconcileResult } from '@rxkube/core';
-import { type KubeClient, type ObjectRef, Store, objectKey, reflector, watchResource } from '@rxkube/kube';
+import { type KubeClient, type ObjectRef, Store, objectKey, reflector, watcher } from '@rxkube/kube';
 import { type Observable, defer, filter, map, share } from 'rxjs';
 import { type ConfigMap, HASH_ANNOTATION, HASH_SELECTOR, hashPatch } from './reconcile.js';
 
@@ -31,7 +31,7 @@ export function configMapHasher(
   } = {},
 ): { readonly results$: Observable<ReconcileResult<ObjectRef, string>>; readonly store: Store<ConfigMap> } {
   const store = new Store<ConfigMap>();
-  const requests$ = watchResource<ConfigMap>(
+  const requests$ = watcher<ConfigMap>(
     client,
     { apiVersion: 'v1', kind: 'ConfigMap' },
     {

@@ -4,7 +4,7 @@
  * Every wait is for an outcome — the server's state read over HTTP until it holds (`waitFor`,
  * with a generous bound that names the last reconcile results when it is hit) — never a sleep.
  */
-import type { KubeObject, ManagedResult, PolicyRule } from '@rxkube/kube';
+import type { KubeObject, ControllerResult, PolicyRule } from '@rxkube/kube';
 import { KubeClient, Manager, createLogger, loadKubeConfigFile, managerRbac } from '@rxkube/kube';
 import type { KObj } from '@rxkube/testing';
 import { waitFor } from '@rxkube/testing';
@@ -22,7 +22,7 @@ import {
   RULE_LABEL,
   RULE_TYPE,
   SOURCE_ANNOTATION,
-} from './reconcile.js';
+} from './rule-types.js';
 
 const PLAIN_SECRET = 'hunter2-s3cr3t-pa55word';
 const B64_SECRET = Buffer.from(PLAIN_SECRET).toString('base64');
@@ -36,7 +36,7 @@ const BOUND_MS = 30_000;
  * Resolves once `check()` holds, reading the server again until it does; when the bound is hit,
  * the error names `what` and the last reconcile results.
  */
-function untilWith(results: readonly ManagedResult[]) {
+function untilWith(results: readonly ControllerResult[]) {
   return (what: string, check: () => Promise<boolean>): Promise<unknown> =>
     waitFor(what, check, { timeoutMs: BOUND_MS }).catch((e: unknown) => {
       throw new Error(
@@ -74,7 +74,7 @@ describeEachBackend('copyrator (HTTP, Manager)', (b) => {
   let mgr: Manager;
   /** Every line the manager's logger (and so every controller logger) wrote, at trace level. */
   const logLines: string[] = [];
-  const results: ManagedResult[] = [];
+  const results: ControllerResult[] = [];
 
   beforeAll(async () => {
     client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
@@ -498,7 +498,7 @@ describeEachBackend(
         name: 'copyrator',
         log: createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(l) } }),
       });
-      const results: ManagedResult[] = [];
+      const results: ControllerResult[] = [];
       try {
         await setup(mgr, { installCrd: false });
         // skipping the install skips remembering it: exactly the rules granted above

@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type KubeObject, KubeClient, Manager, type ManagedResult, type ObjectRef } from '@rxkube/kube';
+import { type KubeObject, KubeClient, Manager, type ControllerResult, type ObjectRef } from '@rxkube/kube';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { type Subscription, ReplaySubject, filter, firstValueFrom, timeout } from 'rxjs';
@@ -112,9 +112,9 @@ interface Planned {
 
 /** A running operator: a Manager with the notifier set up, its results and plans recorded. */
 class Operator {
-  readonly results: ManagedResult[] = [];
+  readonly results: ControllerResult[] = [];
   readonly printed: string[] = [];
-  private readonly results$ = new ReplaySubject<ManagedResult>(10_000);
+  private readonly results$ = new ReplaySubject<ControllerResult>(10_000);
   private readonly plans$ = new ReplaySubject<Planned>(10_000);
   private sub: Subscription | undefined;
   private constructor(readonly mgr: Manager) {}

@@ -9,7 +9,7 @@
  * Waiting is for outcomes: the server's state, read over HTTP until it holds (`waitFor`, with a
  * generous bound), and the manager's results — never a sleep.
  */
-import { KubeClient, Manager, type KubeObject, type ManagedResult, isNotFound } from '@rxkube/kube';
+import { KubeClient, Manager, type KubeObject, type ControllerResult, isNotFound } from '@rxkube/kube';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import type { Subscription } from 'rxjs';
@@ -27,7 +27,7 @@ describeEachBackend(
   (b) => {
     let client: KubeClient;
     let mgr: Manager;
-    const results: ManagedResult[] = [];
+    const results: ControllerResult[] = [];
     const subs: Subscription[] = [];
 
     beforeAll(async () => {
@@ -216,7 +216,7 @@ describeEachBackend(
       // No reconcile failed — but one that a child's event started just before the delete may find
       // its EchoServer gone when it writes the status (404 on /status; its rerun reports it gone):
       // a race with the deletion, as in controller-runtime, not a failure of the operator.
-      const raceWithDeletion = (r: ManagedResult, i: number): boolean =>
+      const raceWithDeletion = (r: ControllerResult, i: number): boolean =>
         i >= deleted &&
         isNotFound(r.error?.cause) &&
         r.error?.message.includes('echoservers.example.com/status') === true;

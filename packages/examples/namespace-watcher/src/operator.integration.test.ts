@@ -6,7 +6,7 @@
  * (Terminating, then gone) and nothing fails. Waits are for outcomes — the server's state read
  * over HTTP, the manager's results, the operator's log lines — bounded, never a sleep.
  */
-import { KubeClient, Manager, type ManagedResult } from '@rxkube/kube';
+import { KubeClient, Manager, type ControllerResult } from '@rxkube/kube';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -35,7 +35,7 @@ describeEachBackend('namespace-watcher (HTTP, through the Manager)', (b) => {
   it('welcomes namespaces, follows label changes and opt-outs, heals, and skips deleted namespaces', async () => {
     const mgr = new Manager({ client, name, logLevel: 'silent' });
     const lines: { line: string; fields: LineFields }[] = [];
-    const results: ManagedResult[] = [];
+    const results: ControllerResult[] = [];
     await setup(mgr, { log: (line, fields) => lines.push({ line, fields }) });
     const sub = mgr.results$.subscribe((r) => results.push(r));
     /** Resolves once `probe()` holds, reading again until it does (bounded); names failed reconciles. */

@@ -11,7 +11,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyManifests, readManifests } from '@rxkube/cli';
-import type { KubeClient, ManagedResult } from '@rxkube/kube';
+import type { KubeClient, ControllerResult } from '@rxkube/kube';
 import { Manager } from '@rxkube/kube';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -99,7 +99,7 @@ export async function runDemo(client: KubeClient, options: DemoOptions): Promise
     ...(options.log !== undefined ? { log: options.log } : { logLevel: 'warn' }),
   });
   const reconciles: Record<string, number> = {};
-  mgr.results$.subscribe((r: ManagedResult) => {
+  mgr.results$.subscribe((r: ControllerResult) => {
     reconciles[r.controller] = (reconciles[r.controller] ?? 0) + 1;
     if (r.outcome === 'success' && r.action?.type !== 'requeue') return; // quiet: the operators say what they did
     const detail = r.outcome === 'error' || r.outcome === 'terminal' ? ` — ${r.error?.message ?? ''}` : '';

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOperatorModule } from '@rxkube/cli';
-import type { KubeObject, ManagedResult, Manager } from '@rxkube/kube';
+import type { KubeObject, ControllerResult, Manager } from '@rxkube/kube';
 import {
   KubeClient,
   createLogger,
@@ -81,7 +81,7 @@ export interface RestrictedOperator {
   /** What the manifests grant the ServiceAccount (what the API server allows). */
   readonly grants: readonly Grant[];
   /** Every reconcile result so far. */
-  readonly results: readonly ManagedResult[];
+  readonly results: readonly ControllerResult[];
   /** Every log line of the manager (JSON, level `debug`). */
   readonly logs: readonly string[];
   /** The example being run. */
@@ -396,7 +396,7 @@ export async function startRestrictedOperator(
         settingsFromEnv(env),
       ),
     );
-    const results: ManagedResult[] = [];
+    const results: ControllerResult[] = [];
     mgr.results$.subscribe((r) => results.push(r));
     await mgr.start();
     cleanup.unshift(() => mgr.stop());

@@ -16,7 +16,7 @@
 import {
   KubeClient,
   Manager,
-  type ManagedResult,
+  type ControllerResult,
   ensureCrd,
   managerRbac,
   type ObjectRef,
@@ -62,7 +62,7 @@ describeEachBackend('widget operator (HTTP, through the Manager)', (b) => {
     };
     const mgr = new Manager({ client, name: 'widget-operator', logLevel: 'silent' });
     const activity: WidgetActivity[] = [];
-    const results: ManagedResult[] = [];
+    const results: ControllerResult[] = [];
     await setup(mgr, { statusPort: port, onActivity: (a) => activity.push(a) });
     expect(
       (await b.cluster.list('customresourcedefinitions.apiextensions.k8s.io')).map((c) => c.metadata.name),

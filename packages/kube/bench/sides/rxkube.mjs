@@ -1,8 +1,8 @@
-// Side (a): rxkube — watcher(listWatchSource) → reflector(Store), defaults (pages of 500,
+// Side (a): rxkube — watcher(client, ConfigMap) → reflector(Store), defaults (pages of 500,
 // managedFields dropped, objects deep-frozen).
 import { KubeConfig } from '@kubernetes/client-node';
 
-import { KubeClient, Store, listWatchSource, reflector, watcher } from '../../dist/index.js';
+import { KubeClient, Store, reflector, watcher } from '../../dist/index.js';
 import { runSide } from '../child.mjs';
 
 await runSide(async ({ kubeconfigPath, namespace, synced, modified, fail }) => {
@@ -10,11 +10,10 @@ await runSide(async ({ kubeconfigPath, namespace, synced, modified, fail }) => {
   kc.loadFromFile(kubeconfigPath);
   const client = KubeClient.fromKubeConfig(kc);
   const store = new Store();
-  const source = listWatchSource(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace });
   let live = false;
   let health;
   // health is reported on phase changes only (not per event), so this costs nothing measurable
-  watcher(source, { health: (h) => (health = h) })
+  watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace, health: (h) => (health = h) })
     .pipe(reflector(store))
     .subscribe({
       next: (e) => {

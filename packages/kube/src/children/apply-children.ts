@@ -11,7 +11,8 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ApiResource } from '../client/api-resource.js';
-import type { KubeClient, ObjectLike } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
+import type { ObjectLike } from '../client/verb-options.js';
 import { labelMatcher } from '../reflector/label-selector.js';
 import { isConflict, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectMeta, ObjectRef, ResourceType } from '../types.js';
@@ -46,7 +47,7 @@ export interface ApplyChildrenOptions {
 }
 
 /** What {@link applyChildren} needs of a client (a `KubeClient` fits; so does `ctx`'s tracked one). */
-export type ChildrenClient = Pick<KubeClient, 'discovery' | 'apply' | 'delete' | 'list'>;
+export type ChildrenClient = Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'>;
 
 /** What {@link applyChildren} did. */
 export interface ApplyChildrenResult {

@@ -6,7 +6,8 @@
 import { Action, labelsChanged } from '@rxkube/core';
 import type { Observable } from 'rxjs';
 import { map, NEVER } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
 import type { StoreReader } from '../reflector/store-reader.js';
@@ -20,8 +21,8 @@ type Pod = KubeObject<{ nodeName?: string }>;
 const POD: ResourceType<Pod> = { apiVersion: 'v1', kind: 'Pod' };
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-const I: WatchEvent = { type: 'Init' };
-const D: WatchEvent = { type: 'InitDone' };
+const I: WatchEvent = watchEvent.init();
+const D: WatchEvent = watchEvent.initDone();
 
 const object = (ns: string, name: string, rv: string, extra: Partial<KubeObject> = {}): KubeObject => ({
   metadata: { namespace: ns, name, uid: `uid-${ns}-${name}`, resourceVersion: rv },
@@ -53,7 +54,7 @@ const base = (
 
 describe('CacheReader and the map context (issue 14)', () => {
   it('lists by namespace, label selector and declared field index, gets by name, and refuses an undeclared index', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const reads: unknown[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const cms = hot<WatchEvent>('(IaD)', {
@@ -128,7 +129,7 @@ describe('CacheReader and the map context (issue 14)', () => {
   });
 
   it('watches each of several namespaces and answers the map context across all of them, the primary kind included', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const targets: WatchTarget[] = [];
     const seen: string[][] = [];
     ts.run(({ hot, cold, expectObservable }) => {
@@ -195,7 +196,7 @@ describe('CacheReader and the map context (issue 14)', () => {
   });
 
   it('applies per-watch predicates to owned and mapped objects (deletes pass), and caches owned kinds in full unless asked', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const targets: WatchTarget[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const owned = {

@@ -8,58 +8,13 @@
  */
 import { InvalidArgumentError } from '@rxkube/core';
 
-import type { LabelSelectorInput } from '../reflector/label-selector.js';
 import { labelMatcher } from '../reflector/label-selector.js';
 import type { StoreRef } from '../reflector/store.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import type { ControllerWatch } from './options.js';
+import type { CacheListOptions, CacheReader, ControllerWatch } from './options.js';
 import type { WatchedKind, WatchedKinds } from './watches.js';
-
-/** Filters of {@link CacheReader.list} (controller-runtime's `InNamespace`, `MatchingLabels`, `MatchingFields`). */
-export interface CacheListOptions {
-  /** Only this namespace. */
-  readonly namespace?: string;
-  /** `app=web,tier in (a,b)` or `{ app: 'web' }`. */
-  readonly labelSelector?: LabelSelectorInput;
-  /**
-   * Index name → value, every one must match. Each name must be an index declared with the
-   * registration (`indexes` of `for`, an `owns` entry or a `watches` entry), e.g.
-   * `{ 'spec.configMapRef': 'ns/app-config' }`.
-   */
-  readonly matchingFields?: Readonly<Record<string, string>>;
-}
-
-/**
- * Cached reads of the kinds a controller watches (its primary kind, owned and mapped kinds). Typed
- * by the resource given (`ResourceType<Widget>` → `Widget`).
- *
- * ## Example
- * ```ts
- * const deployments: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
- * controller({ for: deployments, client,
- *   indexes: { configMaps: (d) => configMapsOf(d) },
- *   watches: [{ resource: configMapType,
- *     map: (cm, { cache }) => cache.list(deployments, { matchingFields: { configMaps: objectKey(cm) } })
- *       .map((d) => ({ namespace: d.metadata.namespace, name: d.metadata.name ?? '' })) }],
- * });
- * ```
- *
- * ## Semantics
- * - Reads never go to the API server; a kind the controller does not watch is refused
- *   (`InvalidArgumentError`), as is a field index that was not declared.
- * - Objects are the Store's (deep-frozen); inside a reconcile, an object the controller's own write
- *   replaced or deleted is shown as written (`get` also shows one it created).
- */
-export interface CacheReader {
-  /** The object named `ref` (`namespace/name`, `{ namespace, name }` or an object). */
-  get<O extends KubeObject = KubeObject>(resource: ResourceType<O>, ref: StoreRef): O | undefined;
-  /** The objects matching every filter given. A new array. */
-  list<O extends KubeObject = KubeObject>(resource: ResourceType<O>, options?: CacheListOptions): O[];
-  /** The Store(s) of a watched kind, or of one mapped watch given its `ControllerWatch`. */
-  storeOf<O extends KubeObject = KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O>;
-}
 
 /**
  * A {@link CacheReader} over `kinds`; with `tracker`, objects the controller's writes replaced are

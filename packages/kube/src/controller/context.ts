@@ -6,135 +6,35 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
-import type { Action } from '@rxkube/core';
 import { firstValueFrom, from, last, tap, throwError } from 'rxjs';
-import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 
 import { applyChildren } from '../children/apply-children.js';
-import type {
-  ApplyChildrenOptions,
-  ApplyChildrenResult,
-  ChildrenClient,
-} from '../children/apply-children.js';
-import type {
-  ApplyOptions,
-  DeleteOptions,
-  KubeClient,
-  ObjectLike,
-  Patch,
-  PatchOptions,
-  WriteOptions,
-} from '../client/kube-client.js';
-import type { Status } from '../errors.js';
-import type { EventRequest } from '../events/record-events.js';
+import type { ChildrenClient } from '../children/apply-children.js';
+import type { Client } from '../client/client.js';
+import type { DeleteOptions, ObjectLike, Patch, PatchOptions } from '../client/verb-options.js';
+import type { EventRequest } from '../events/event-body.js';
 import { OWNER_INDEX } from '../reflector/store.js';
-import type { StoreReader } from '../reflector/store-reader.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
 import type { StatusPort } from '../sink/status-port.js';
-import type { ResolvedStatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
+import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
 import { writeStatus } from '../sink/status-write.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
-import type { CacheReader } from './cache-reader.js';
 import { showWrites } from './cache-reader.js';
-import type { ControllerLogger, ControllerWatch } from './options.js';
+import type { CacheReader, ControllerLogger, ControllerStatusOutcome, ReconcileContext } from './options.js';
 import type { WatchedKinds } from './watches.js';
 import { sameResource } from './watches.js';
-
-/** The status of a primary object type (`Record<string, unknown>` when `T` does not say). */
-export type StatusOf<T extends KubeObject> =
-  NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
-
-/** What `ctx.status(…)` emits: the write's outcome. */
-export type ControllerStatusOutcome<T> = StatusWriteOutcome<T>;
-
-/** What a reconcile gets besides its request. */
-export interface ReconcileContext<T extends KubeObject> {
-  /**
-   * The current object, read from the primary Store when the reconcile starts (deep-frozen) — or,
-   * when the Store still holds a version the controller's own write replaced, that write's
-   * response (read-own-writes). Inside a finalizer, the object with the finalizer.
-   */
-  readonly object: T;
-  /** `namespace/name` (`name` when cluster-scoped). */
-  readonly key: string;
-  /** The primary Store (every namespace the controller watches). */
-  readonly store: StoreReader<T>;
-  /**
-   * This object's children of an `owns` resource, from that watch's Store by the owner uid index
-   * (children our own writes replaced or deleted are shown as written).
-   * @throws {InvalidArgumentError} for a resource not listed in `owns`.
-   */
-  readonly owned: <C extends KubeObject = KubeObject>(resource: ResourceType<C>) => C[];
-  /**
-   * The Store of a watched kind (`for`, `owns` or `watches`) — or of one mapped watch, given the
-   * very `ControllerWatch` object from `options.watches` (needed when one kind is watched twice).
-   * @throws {InvalidArgumentError} for a kind the controller does not watch, or one it watches more
-   *   than once (pass the `ControllerWatch` then).
-   */
-  readonly storeOf: <O extends KubeObject = KubeObject>(
-    resource: ResourceType<O> | ControllerWatch<O>,
-  ) => StoreReader<O>;
-  /** Cached reads of every watched kind, showing this controller's own writes. */
-  readonly cache: CacheReader;
-  readonly client: KubeClient;
-  readonly log: ControllerLogger;
-  /**
-   * Writes this object's desired status: an immer `recipe` drafting the status, or `{ status }` (the
-   * whole desired status), computed against `ctx.object` (or our own newer write of it). Cold; emits
-   * one outcome then completes; errors with the write's error (a 409 storm: `StatusConflictError`).
-   * No request when nothing changed.
-   * @throws {InvalidArgumentError} (as an error of the Observable) when `options.status` was not given.
-   */
-  readonly status: (
-    write: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
-  ) => Observable<ControllerStatusOutcome<T>>;
-  /**
-   * Records an Event about this object through `options.recorder` (aggregated, rate limited).
-   * @throws {InvalidArgumentError} when `options.recorder` was not given; a `UserCodeError` (hook
-   *   `record`) for an Event that cannot be built — it fails only this reconcile.
-   */
-  readonly record: (event: Omit<EventRequest, 'regarding'>) => void;
-  /**
-   * Server-side apply through the controller's write tracking (field manager `options.fieldManager`,
-   * `force: true` unless given). Resolves with the applied object.
-   */
-  readonly apply: <O extends ObjectLike>(object: O, options?: Partial<ApplyOptions>) => Promise<O>;
-  /** `client.patch` through the controller's write tracking. */
-  readonly patch: <O extends ObjectLike = KubeObject>(
-    ref: ObjectRef,
-    patch: Patch,
-    options?: PatchOptions,
-  ) => Promise<O>;
-  /** `client.create` through the controller's write tracking. */
-  readonly create: <O extends ObjectLike>(object: O, options?: WriteOptions) => Promise<O>;
-  /** `client.delete` through the controller's write tracking. */
-  readonly delete: (ref: ObjectRef, options?: DeleteOptions) => Promise<KubeObject | Status>;
-  /**
-   * `applyChildren` of this object: existing children come from the owned Stores (no LIST), every
-   * write goes through the controller's write tracking; `childTypes` default to `options.owns`.
-   */
-  readonly applyChildren: (
-    desired: readonly ObjectLike[],
-    options?: Partial<ApplyChildrenOptions>,
-  ) => Promise<ApplyChildrenResult>;
-}
-
-/** The reconcile: level-triggered, it reads `ctx.object`, never an event payload. */
-export type ControllerReconcile<T extends KubeObject> = (
-  request: ObjectRef,
-  ctx: ReconcileContext<T>,
-) => ObservableInput<Action>;
 
 /** What building contexts needs (one per run). */
 export interface ContextDeps<T extends KubeObject> {
   readonly kinds: WatchedKinds<T>;
   readonly cache: CacheReader;
   readonly tracker: WriteTracker;
-  readonly client: KubeClient | undefined;
+  readonly client: Client | undefined;
   readonly log: ControllerLogger;
   readonly fieldManager: string;
   readonly status: { readonly port: StatusPort<T>; readonly options: ResolvedStatusWriteOptions } | undefined;
@@ -293,7 +193,7 @@ function isObject(value: unknown): value is KubeObject {
 }
 
 /** The `ctx.client` of a controller built without one (marble tests): every call rejects, saying why. */
-function missingClient(): KubeClient {
+function missingClient(): Client {
   const refuse = (): Promise<never> =>
     Promise.reject(
       new InvalidArgumentError(
@@ -303,5 +203,5 @@ function missingClient(): KubeClient {
         'must be given to the controller to talk to the API server (the controller was built with a registry only)',
       ),
     );
-  return new Proxy({} as KubeClient, { get: () => refuse });
+  return new Proxy({} as Client, { get: () => refuse });
 }

@@ -1,13 +1,11 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import { Action, generationChanged, InvalidArgumentError, TerminalError } from '@rxkube/core';
+import { ScriptedWatchRegistry, stubClient, testObject, watchEvent } from '@rxkube/testing/controller';
+import { testScheduler } from '@rxkube/testing/vitest';
 import type { Observable } from 'rxjs';
 import { defer, map, NEVER, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
-import { KubeClient } from '../client/kube-client.js';
-import type { WatchTarget } from '../reflector/watch-registry.js';
-import { WatchRegistry } from '../reflector/watch-registry.js';
+import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type {
   ControllerLogger,
@@ -18,43 +16,21 @@ import type {
 import { ControllerMetrics } from '../ops/metrics.js';
 import { controller } from './controller.js';
 
-// A client that is never called: reconciles in these tests do not talk to a server.
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: false }],
-  users: [{ name: 'u', token: 't' }],
-  contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-  currentContext: 'ctx',
-});
-const client = KubeClient.fromKubeConfig(kc);
+// Reconciles in these tests do not talk to a server: a stub client answers (and records) them.
+const client = stubClient();
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 
 function obj(name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}, ns = 'ns'): KubeObject {
-  return { metadata: { namespace: ns, name, uid: `uid-${name}`, resourceVersion: rv, ...extra } };
+  return testObject(`${ns}/${name}`, { resourceVersion: rv, ...extra });
 }
 const ownedBy = (owner: string, controllerRef = true, kind = 'ConfigMap', apiVersion = 'v1') => ({
   ownerReferences: [{ apiVersion, kind, name: owner, uid: `uid-${owner}`, controller: controllerRef }],
 });
 
-const I: WatchEvent = { type: 'Init' };
-const D: WatchEvent = { type: 'InitDone' };
-
-function newScheduler(): TestScheduler {
-  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-}
-
-/** A registry whose watches are the given streams, by `kind` (+ `:meta` for metadata-only targets). */
-function fakeRegistry(
-  streams: Record<string, Observable<WatchEvent>>,
-  targets: WatchTarget[] = [],
-): WatchRegistry {
-  return new WatchRegistry((target) => {
-    targets.push(target);
-    return streams[`${target.resource.kind}${target.metadataOnly === true ? ':meta' : ''}`] ?? NEVER;
-  });
-}
+const I = watchEvent.init();
+const D = watchEvent.initDone();
 
 /** `key:outcome` letters for expectObservable. */
 const short = (r: ControllerResult): string => `${r.key}:${r.outcome}`;
@@ -68,7 +44,7 @@ function base(
 
 describe('controller (marbles, fake watches)', () => {
   it('coalesces events that arrive during a reconcile into one rerun with the latest object', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const a1 = obj('a', '1');
       const primary = hot<WatchEvent>('(IxD)-uv', {
@@ -79,10 +55,12 @@ describe('controller (marbles, fake watches)', () => {
         v: { type: 'Apply', object: obj('a', '3') },
       });
       const calls: [number, string | undefined][] = [];
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary })), ts).run((_req, ctx) => {
-        calls.push([ts.now(), ctx.object.metadata.resourceVersion]);
-        return cold('--------(d|)', { d: Action.awaitChange() });
-      });
+      const results$ = controller(base(new ScriptedWatchRegistry({ ConfigMap: primary })), ts).run(
+        (_req, ctx) => {
+          calls.push([ts.now(), ctx.object.metadata.resourceVersion]);
+          return cold('--------(d|)', { d: Action.awaitChange() });
+        },
+      );
       // first reconcile 0–8 (rv 1); u at 6 and v at 7 coalesce into one rerun 8–16 with rv 3
       expectObservable(results$.pipe(map(short)), '^ 30ms !').toBe('--------s-------s', {
         s: 'ns/a:success',
@@ -96,7 +74,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('on shutdown stops intake, lets the reconcile in flight finish, drops its queued rerun, then completes', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IxD)-u--b-----c', {
         I,
@@ -107,9 +85,10 @@ describe('controller (marbles, fake watches)', () => {
         c: { type: 'Apply', object: obj('c', '1') },
       });
       const shutdown = hot('    ---s');
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { shutdown }), ts).run(() =>
-        cold('--------(d|)', { d: Action.awaitChange() }),
-      );
+      const results$ = controller(
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { shutdown }),
+        ts,
+      ).run(() => cold('--------(d|)', { d: Action.awaitChange() }));
       // a runs 0–8; u at 2 queues a rerun; shutdown at 3: b (6) and c (12) are never taken, the
       // queued rerun is dropped (controller-runtime's queue shutdown); complete when a finished.
       expectObservable(results$.pipe(map(short))).toBe('--------(a|)', { a: 'ns/a:success' });
@@ -117,20 +96,21 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('does not start a reconcile once shutdown emitted before any trigger, and completes', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, expectObservable }) => {
       const primary = hot<WatchEvent>('--(IxD)', { I, x: { type: 'InitApply', object: obj('a', '1') }, D });
       const shutdown = hot('-s');
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { shutdown }), ts).run(
-        () => NEVER,
-      );
+      const results$ = controller(
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { shutdown }),
+        ts,
+      ).run(() => NEVER);
       expectObservable(results$.pipe(map(short))).toBe('-|');
     });
   });
 
   it('maps an owned child event to its controller owner, ignoring non-controller and foreign owners', () => {
-    const ts = newScheduler();
-    const targets: WatchTarget[] = [];
+    const ts = testScheduler();
+    let targets: readonly WatchTarget[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IpqD)', {
         I,
@@ -147,7 +127,8 @@ describe('controller (marbles, fake watches)', () => {
         d: { type: 'Delete', object: obj('child2', '8', ownedBy('q', true, 'ConfigMap', 'v1')) },
         e: { type: 'Apply', object: obj('orphan', '9') },
       });
-      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets }, targets);
+      const registry = new ScriptedWatchRegistry({ ConfigMap: primary, Secret: secrets });
+      targets = registry.targets;
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(() =>
         cold('(d|)', { d: Action.awaitChange() }),
       );
@@ -161,7 +142,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('gives the reconcile its children from the owner index, and refuses resources it does not own', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const seen: string[][] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IpD)', { I, p: { type: 'InitApply', object: obj('p', '1') }, D });
@@ -171,7 +152,7 @@ describe('controller (marbles, fake watches)', () => {
         b: { type: 'InitApply', object: obj('s2', '3', ownedBy('zz')) },
         D,
       });
-      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets });
+      const registry = new ScriptedWatchRegistry({ ConfigMap: primary, Secret: secrets });
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(
         (_r, ctx: ReconcileContext<KubeObject>) => {
           seen.push(ctx.owned(SECRET).map((o) => o.metadata.name ?? ''));
@@ -192,7 +173,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('maps events of a mapped watch through map(object)', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', {
         I,
@@ -206,7 +187,7 @@ describe('controller (marbles, fake watches)', () => {
         x: { type: 'Apply', object: obj('s', '2', { labels: { targets: 'a,b' } }) },
         y: { type: 'Delete', object: obj('s', '3', { labels: { targets: 'b' } }) },
       });
-      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets });
+      const registry = new ScriptedWatchRegistry({ ConfigMap: primary, Secret: secrets });
       const results$ = controller(
         base(registry, {
           watches: [
@@ -227,7 +208,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('storeOf reaches each of two watches of one kind by its ControllerWatch, and refuses the ambiguous kind', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const seen: (string | undefined)[][] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
@@ -235,8 +216,8 @@ describe('controller (marbles, fake watches)', () => {
         'a=1': hot<WatchEvent>('(IxD)', { I, x: { type: 'InitApply', object: obj('x', '1') }, D }),
         'b=1': hot<WatchEvent>('(IyD)', { I, y: { type: 'InitApply', object: obj('y', '1') }, D }),
       };
-      const registry = new WatchRegistry((target) =>
-        target.resource.kind === 'ConfigMap' ? primary : (streams[target.labelSelector ?? ''] ?? NEVER),
+      const registry = new ScriptedWatchRegistry((target) =>
+        target.resource.kind === 'ConfigMap' ? primary : streams[target.labelSelector ?? ''],
       );
       const first = { resource: SECRET, labelSelector: 'a=1', map: () => [] };
       const second = { resource: SECRET, labelSelector: 'b=1', map: () => [] };
@@ -263,7 +244,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('does not reconcile an object that is gone: a Delete (also one landing during a reconcile) is skipped', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const calls: number[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)-x------------b-y', {
@@ -274,7 +255,7 @@ describe('controller (marbles, fake watches)', () => {
         b: { type: 'Apply', object: obj('b', '3') },
         y: { type: 'Delete', object: obj('b', '4') },
       });
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary })), ts).run(() => {
+      const results$ = controller(base(new ScriptedWatchRegistry({ ConfigMap: primary })), ts).run(() => {
         calls.push(ts.now());
         return cold('--------(d|)', { d: Action.awaitChange() });
       });
@@ -290,14 +271,15 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('backs off a failing key exponentially on the scheduler (5, 10, 20 ms), then succeeds', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const warnings: { message: string; key: unknown }[] = [];
     const log: ControllerLogger = { warn: (message, f) => warnings.push({ message, key: f['key'] }) };
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       let n = 0;
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { log }), ts).run(() =>
-        ++n <= 3 ? throwError(() => new Error(`boom ${n}`)) : cold('(d|)', { d: Action.awaitChange() }),
+      const results$ = controller(base(new ScriptedWatchRegistry({ ConfigMap: primary }), { log }), ts).run(
+        () =>
+          ++n <= 3 ? throwError(() => new Error(`boom ${n}`)) : cold('(d|)', { d: Action.awaitChange() }),
       );
       expectObservable(
         results$.pipe(map((r) => `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`)),
@@ -315,7 +297,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('requeues after requeue(ms), and a change cancels the pending requeue', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)---------------u', {
         I,
@@ -323,7 +305,7 @@ describe('controller (marbles, fake watches)', () => {
         D,
         u: { type: 'Apply', object: obj('a', '2') },
       });
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary })), ts).run(() =>
+      const results$ = controller(base(new ScriptedWatchRegistry({ ConfigMap: primary })), ts).run(() =>
         cold('(r|)', { r: Action.requeue(8) }),
       );
       // 0, 8, 16 by requeue; u at 20 cancels the timer due at 24 and reconciles at once; then 28, …
@@ -334,13 +316,15 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('does not retry a TerminalError, and logs it as an error with the key', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const errors: unknown[] = [];
     const calls: number[] = [];
     ts.run(({ hot, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), { log: { error: (_m, f) => errors.push(f['key']) } }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), {
+          log: { error: (_m, f) => errors.push(f['key']) },
+        }),
         ts,
       ).run(() => {
         calls.push(ts.now());
@@ -353,7 +337,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('never runs one key twice at once, and at most `concurrency` overall, under a storm of triggers', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const active = new Map<string, number>();
     let overall = 0;
     let maxOverall = 0;
@@ -371,28 +355,29 @@ describe('controller (marbles, fake watches)', () => {
         marble += i % 3 === 0 ? `-${id}` : id;
       });
       const primary = hot<WatchEvent>(marble, events);
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { concurrency: 2 }), ts).run(
-        (req) => {
-          const key = `${req.namespace}/${req.name}`;
-          return defer(() => {
-            calls++;
-            const n = (active.get(key) ?? 0) + 1;
-            active.set(key, n);
-            overall++;
-            maxPerKey = Math.max(maxPerKey, n);
-            maxOverall = Math.max(maxOverall, overall);
-            return cold('---(d|)', { d: Action.awaitChange() });
-          }).pipe((s) =>
-            defer(() => s).pipe(
-              map((a) => {
-                active.set(key, (active.get(key) ?? 1) - 1);
-                overall--;
-                return a;
-              }),
-            ),
-          );
-        },
-      );
+      const results$ = controller(
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { concurrency: 2 }),
+        ts,
+      ).run((req) => {
+        const key = `${req.namespace}/${req.name}`;
+        return defer(() => {
+          calls++;
+          const n = (active.get(key) ?? 0) + 1;
+          active.set(key, n);
+          overall++;
+          maxPerKey = Math.max(maxPerKey, n);
+          maxOverall = Math.max(maxOverall, overall);
+          return cold('---(d|)', { d: Action.awaitChange() });
+        }).pipe((s) =>
+          defer(() => s).pipe(
+            map((a) => {
+              active.set(key, (active.get(key) ?? 1) - 1);
+              overall--;
+              return a;
+            }),
+          ),
+        );
+      });
       expectObservable(results$.pipe(map(() => 'x')), '^ 200ms !');
     });
     expect(maxPerKey).toBe(1);
@@ -402,11 +387,11 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('waits for every Store (primary and owned) to be synced before reconciling', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       const secrets = hot<WatchEvent>('I---------D', { I, D });
-      const registry = fakeRegistry({ ConfigMap: primary, Secret: secrets });
+      const registry = new ScriptedWatchRegistry({ ConfigMap: primary, Secret: secrets });
       const results$ = controller(base(registry, { owns: [SECRET] }), ts).run(() =>
         cold('(d|)', { d: Action.awaitChange() }),
       );
@@ -415,7 +400,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('applies predicates to primary objects only (generationChanged drops status-only updates)', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)-s-g-x', {
         I,
@@ -426,7 +411,9 @@ describe('controller (marbles, fake watches)', () => {
         x: { type: 'Delete', object: obj('a', '4', { generation: 2 }) },
       });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), { predicates: [generationChanged(undefined, ts)] }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), {
+          predicates: [generationChanged(undefined, ts)],
+        }),
         ts,
       ).run(() => cold('(d|)', { d: Action.awaitChange() }));
       expectObservable(results$.pipe(map(short)), '^ 20ms !').toBe('s-------s-k', {
@@ -437,7 +424,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('debounces per key with a max wait', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)-uuuuuuuuuuuuuu', {
         I,
@@ -446,7 +433,7 @@ describe('controller (marbles, fake watches)', () => {
         u: { type: 'Apply', object: obj('a', '2') },
       });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), { debounce: { ms: 3, maxWaitMs: 6 } }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { debounce: { ms: 3, maxWaitMs: 6 } }),
         ts,
       ).run(() => cold('(d|)', { d: Action.awaitChange() }));
       // a at 0 → due at 3; a u every frame from 6 to 19: max wait from 6 fires at 12, from 13 at 19 (with the last u)
@@ -457,7 +444,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('gives each namespace its own lane: a busy namespace does not hold up another', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const starts: string[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabcD) 43ms d', {
@@ -469,7 +456,7 @@ describe('controller (marbles, fake watches)', () => {
         d: { type: 'Apply', object: obj('c', '2', {}, 'calm') },
       });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), { namespaceLanes: { idleMs: 10 } }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { namespaceLanes: { idleMs: 10 } }),
         ts,
       ).run((req) => {
         starts.push(`${ts.now()}:${req.namespace}/${req.name}`);
@@ -488,7 +475,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('keeps the retry rate limit global across namespace lanes (one token bucket; issue 12 §4)', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', {
         I,
@@ -497,7 +484,7 @@ describe('controller (marbles, fake watches)', () => {
         D,
       });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), {
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), {
           namespaceLanes: { idleMs: 1_000 },
           rateLimit: { qps: 10, burst: 1 },
         }),
@@ -513,13 +500,13 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('keeps a lane with a pending requeue open past its idle time (the requeue is not lost)', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     const starts: number[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       let n = 0;
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary }), { namespaceLanes: { idleMs: 2 } }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { namespaceLanes: { idleMs: 2 } }),
         ts,
       ).run(() => {
         starts.push(ts.now());
@@ -534,13 +521,13 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('stops on unsubscribe: the reconcile in flight is unsubscribed and the watches released', () => {
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, a: { type: 'InitApply', object: obj('a', '1') }, D });
       const secrets = hot<WatchEvent>('(ID)', { I, D });
       const work = cold('----------(d|)', { d: Action.awaitChange() });
       const results$ = controller(
-        base(fakeRegistry({ ConfigMap: primary, Secret: secrets }), { owns: [SECRET] }),
+        base(new ScriptedWatchRegistry({ ConfigMap: primary, Secret: secrets }), { owns: [SECRET] }),
         ts,
       ).run(() => work);
       expectObservable(results$.pipe(map(short)), '^ 4ms !').toBe('');
@@ -555,7 +542,7 @@ describe('controller (marbles, fake watches)', () => {
     const observer = metrics.observer('cms', { maxConcurrentReconciles: 1 });
     let resets = 0;
     const counted = { ...observer, reset: () => (resets++, observer.reset()) };
-    const ts = newScheduler();
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', {
         I,
@@ -563,9 +550,10 @@ describe('controller (marbles, fake watches)', () => {
         b: { type: 'InitApply', object: obj('b', '1') },
         D,
       });
-      const results$ = controller(base(fakeRegistry({ ConfigMap: primary }), { observer: counted }), ts).run(
-        () => cold('--(d|)', { d: Action.awaitChange() }),
-      );
+      const results$ = controller(
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { observer: counted }),
+        ts,
+      ).run(() => cold('--(d|)', { d: Action.awaitChange() }));
       // a runs 0–2, b waits for the single worker and runs 2–4; unsubscribed at 6.
       expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('--a-b', {
         a: 'ns/a:success',
@@ -579,7 +567,7 @@ describe('controller (marbles, fake watches)', () => {
   });
 
   it('refuses unusable options with an error naming the option', () => {
-    const registry = fakeRegistry({});
+    const registry = new ScriptedWatchRegistry({});
     const bad =
       (o: object): (() => unknown) =>
       () =>
@@ -597,3 +585,20 @@ describe('controller (marbles, fake watches)', () => {
     );
   });
 });
+
+describe('controller client checks (structural, no instanceof)', () => {
+  it('takes any Client with a registry, and asks for a KubeClient to watch with without one', () => {
+    const verbs = { get: fn, list: fn, create: fn, replace: fn, patch: fn, apply: fn, delete: fn };
+    const stub = { ...verbs, discovery: { resolve: fn } } as never;
+    expect(() =>
+      controller({ for: CM, client: stub, registry: new ScriptedWatchRegistry({}) }),
+    ).not.toThrow();
+    expect(() => controller({ for: CM, client: stub })).toThrow(
+      /options\.client must be a KubeClient to watch with; give options\.registry/,
+    );
+  });
+});
+
+function fn(): Promise<never> {
+  return Promise.reject(new Error('unused'));
+}

@@ -31,20 +31,25 @@ import {
   tap,
 } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { KubeClient } from '../client/kube-client.js';
 import { statusPortFromClient } from '../sink/status-port.js';
 import { WriteTracker } from '../sink/write-tracker.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import { createWatchRegistry } from '../watch/create-watch-registry.js';
-import type { CacheReader } from './cache-reader.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
 import { cacheReader } from './cache-reader.js';
-import type { ControllerReconcile } from './context.js';
 import { reconcileContext } from './context.js';
 import { finalizerStage } from './finalizer-stage.js';
 import { IdleTracker } from './idle.js';
-import type { ControllerLogger, ControllerOptions, ControllerWatch } from './options.js';
+import type {
+  CacheReader,
+  ControllerLogger,
+  ControllerOptions,
+  ControllerReconcile,
+  ControllerWatch,
+} from './options.js';
 import { queue } from './queue.js';
 import { reconcileWork } from './reconcile-work.js';
 import type { ControllerResult } from './report.js';
@@ -169,7 +174,7 @@ export function controller<T extends KubeObject = KubeObject>(
   scheduler: SchedulerLike = asyncScheduler,
 ): Controller<T> {
   const plan = planController(options);
-  const registry = options.registry ?? createWatchRegistry(options.client as KubeClient, {}, scheduler);
+  const registry = options.registry ?? new WatchRegistry(options.client as KubeClient, {}, scheduler);
   const log = options.log ?? consoleLogger;
   const report = userCodeReporter(plan.name, log, options.observer);
   const kinds = watchedKinds(plan, registry, report);
@@ -230,7 +235,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     tracker,
     report: deps.report,
     idle: deps.idle,
-    mapContext: { cache, client: client as KubeClient },
+    mapContext: { cache, client: client as Client },
     random: options.random,
     scheduler,
   });
@@ -242,7 +247,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
           port:
             options.status?.port ??
             statusPortFromClient<T>(
-              client as KubeClient,
+              client as Client,
               options.status?.fieldManager !== undefined ? { fieldManager: options.status.fieldManager } : {},
             ),
           options: plan.status,
@@ -291,7 +296,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     shutdown: options.shutdown,
     scheduler,
   }).pipe(
-    map(toControllerResult),
+    map((r) => toControllerResult(r, plan.name ?? plan.primary.resource.kind.toLowerCase())),
     tap({
       next: (r) => {
         if (plan.logResults) logResult(deps.log, plan.name, r);
@@ -308,6 +313,12 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
 
 export type { ControllerResult } from './report.js';
 export type {
+  CacheListOptions,
+  CacheReader,
+  ControllerReconcile,
+  ControllerStatusOutcome,
+  ReconcileContext,
+  StatusOf,
   ControllerFinalizerOptions,
   ControllerLogger,
   ControllerObserver,
@@ -318,4 +329,3 @@ export type {
   MapContext,
   RequestName,
 } from './options.js';
-export type { ControllerReconcile, ControllerStatusOutcome, ReconcileContext, StatusOf } from './context.js';

@@ -9,7 +9,7 @@ import type { Action } from '@rxkube/core';
 import { defer, finalize, from, last, tap, throwError } from 'rxjs';
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
-import type { KubeClient } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
 import type { FinalizerEventSink } from '../finalizer/finalizer.js';
 import { finalizer } from '../finalizer/finalizer.js';
 import { finalizerPortFromClient } from '../finalizer/finalizer-port.js';
@@ -31,7 +31,7 @@ export type FinalizedRun<T extends KubeObject> = (
 
 /** What the finalizer stage needs. */
 export interface FinalizerStageDeps {
-  readonly client: KubeClient | undefined;
+  readonly client: Client | undefined;
   readonly tracker: WriteTracker;
   readonly events: FinalizerEventSink | undefined;
   readonly controller: string | undefined;
@@ -49,7 +49,7 @@ export function finalizerStage<T extends KubeObject>(
   const port =
     fin.port ??
     finalizerPortFromClient<T>(
-      deps.client as KubeClient,
+      deps.client as Client,
       fin.fieldManager !== undefined ? { fieldManager: fin.fieldManager } : {},
     );
   /** Per key while its reconcile runs (one per key at a time: the applier's). */

@@ -5,19 +5,19 @@
  */
 import { Action } from '@rxkube/core';
 import type { Observable } from 'rxjs';
-import { map, NEVER, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { map, throwError } from 'rxjs';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
-import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { ControllerOptions } from './controller.js';
 import { controller } from './controller.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-const I: WatchEvent = { type: 'Init' };
-const D: WatchEvent = { type: 'InitDone' };
+const I: WatchEvent = watchEvent.init();
+const D: WatchEvent = watchEvent.initDone();
 const obj = (name: string, rv: string): KubeObject => ({
   metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv },
 });
@@ -28,7 +28,7 @@ function options(
 ): ControllerOptions<KubeObject> {
   return {
     for: CM,
-    registry: new WatchRegistry((t) => streams[t.resource.kind] ?? NEVER),
+    registry: new ScriptedWatchRegistry(streams),
     rateLimit: false,
     random: () => 0,
     log: {},
@@ -38,7 +38,7 @@ function options(
 
 describe('Controller.idle$ and stores (issue 12 §5)', () => {
   it('is idle only when nothing is queued, running, debounced or waiting for a retry', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       // a: debounced 0–2, runs 2–5; b arrives at 10, debounced to 12, fails → its retry waits to 17,
       // runs 17–20. Idle at 5 and 20; busy from 0 and from 10.
@@ -67,7 +67,7 @@ describe('Controller.idle$ and stores (issue 12 §5)', () => {
   });
 
   it('exposes the Stores of every watched kind, the primary across its namespaces', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, D, a: { type: 'InitApply', object: obj('a', '1') } });
       const secrets = hot<WatchEvent>('(IsD)', { I, D, s: { type: 'InitApply', object: obj('s', '7') } });

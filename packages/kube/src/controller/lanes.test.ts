@@ -1,12 +1,12 @@
 import { Action } from '@rxkube/core';
 import type { ReconcileResult } from '@rxkube/core';
 import { map } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { testScheduler } from '@rxkube/testing/vitest';
 import { describe, expect, it } from 'vitest';
 
 import { laneApplier } from './lanes.js';
 
-const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const newScheduler = () => testScheduler();
 const laneOf = (v: string) => v.split('/')[0] ?? '';
 const keyOf = (v: string) => v;
 const short = (r: ReconcileResult<string, string>) => `${r.key}:${r.outcome}`;

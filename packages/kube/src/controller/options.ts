@@ -1,25 +1,38 @@
 /**
- * The options of `controller()` and the shapes its reconcile and map functions receive. Types only;
- * `validate-options.ts` checks them and turns them into a plan.
+ * The options of `controller()` and the shapes its reconcile and map functions receive — the
+ * reconcile context and the cache reader included. Types only: `validate-options.ts` checks the
+ * options and turns them into a plan, `context.ts` and `cache-reader.ts` implement the shapes.
  *
  * @module
  */
-import type { ApplierOptions, RunByKeyObserver } from '@rxkube/core';
-import type { MonoTypeOperatorFunction, ObservableInput } from 'rxjs';
+import type { Action, ApplierOptions, RunByKeyObserver } from '@rxkube/core';
+import type { MonoTypeOperatorFunction, Observable, ObservableInput } from 'rxjs';
 
-import type { KubeClient } from '../client/kube-client.js';
+import type { ApplyChildrenOptions, ApplyChildrenResult } from '../children/apply-children.js';
+import type { Client } from '../client/client.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  ObjectLike,
+  Patch,
+  PatchOptions,
+  WriteOptions,
+} from '../client/verb-options.js';
+import type { Status } from '../errors.js';
+import type { EventRequest } from '../events/event-body.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { StuckFinalizer } from '../finalizer/finalizer.js';
 import type { FinalizerPort } from '../finalizer/finalizer-port.js';
-import type { Indexer } from '../reflector/store.js';
+import type { LabelSelectorInput } from '../reflector/label-selector.js';
+import type { Indexer, StoreRef } from '../reflector/store.js';
+import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchRegistry } from '../reflector/watch-registry.js';
+import type { StatusRecipe } from '../sink/draft-status.js';
 import type { StatusPort } from '../sink/status-port.js';
-import type { StatusWriteOptions } from '../sink/status-write.js';
+import type { StatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import type { WriteTrackerOptions } from '../sink/write-tracker.js';
-import type { KubeObject, ResourceType } from '../types.js';
+import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
-import type { CacheReader } from './cache-reader.js';
-import type { ReconcileContext } from './context.js';
 
 /** Default idle time after which an empty namespace lane is released. */
 export const DEFAULT_LANE_IDLE_MS = 300_000;
@@ -56,7 +69,7 @@ export interface MapContext {
   /** Cached reads of every watched kind (see {@link CacheReader}). */
   readonly cache: CacheReader;
   /** The API client (prefer the cache: a map runs for every event). */
-  readonly client: KubeClient;
+  readonly client: Client;
 }
 
 /**
@@ -106,6 +119,136 @@ export interface ControllerOwns<C extends KubeObject = KubeObject> {
 export interface ControllerObserver extends RunByKeyObserver<string> {
   reset?(): void;
   userCodeError?(hook: UserCodeHook): void;
+}
+
+/** The status of a primary object type (`Record<string, unknown>` when `T` does not say). */
+export type StatusOf<T extends KubeObject> =
+  NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
+
+/** What `ctx.status(…)` emits: the write's outcome. */
+export type ControllerStatusOutcome<T> = StatusWriteOutcome<T>;
+
+/** What a reconcile gets besides its request. */
+export interface ReconcileContext<T extends KubeObject> {
+  /**
+   * The current object, read from the primary Store when the reconcile starts (deep-frozen) — or,
+   * when the Store still holds a version the controller's own write replaced, that write's
+   * response (read-own-writes). Inside a finalizer, the object with the finalizer.
+   */
+  readonly object: T;
+  /** `namespace/name` (`name` when cluster-scoped). */
+  readonly key: string;
+  /** The primary Store (every namespace the controller watches). */
+  readonly store: StoreReader<T>;
+  /**
+   * This object's children of an `owns` resource, from that watch's Store by the owner uid index
+   * (children our own writes replaced or deleted are shown as written).
+   * @throws {InvalidArgumentError} for a resource not listed in `owns`.
+   */
+  readonly owned: <C extends KubeObject = KubeObject>(resource: ResourceType<C>) => C[];
+  /**
+   * The Store of a watched kind (`for`, `owns` or `watches`) — or of one mapped watch, given the
+   * very `ControllerWatch` object from `options.watches` (needed when one kind is watched twice).
+   * @throws {InvalidArgumentError} for a kind the controller does not watch, or one it watches more
+   *   than once (pass the `ControllerWatch` then).
+   */
+  readonly storeOf: <O extends KubeObject = KubeObject>(
+    resource: ResourceType<O> | ControllerWatch<O>,
+  ) => StoreReader<O>;
+  /** Cached reads of every watched kind, showing this controller's own writes. */
+  readonly cache: CacheReader;
+  /** The client (a {@link Client}: `KubeClient`, or a test's stub). Prefer the context's tracked writes. */
+  readonly client: Client;
+  readonly log: ControllerLogger;
+  /**
+   * Writes this object's desired status: an immer `recipe` drafting the status, or `{ status }` (the
+   * whole desired status), computed against `ctx.object` (or our own newer write of it). Cold; emits
+   * one outcome then completes; errors with the write's error (a 409 storm: `StatusConflictError`).
+   * No request when nothing changed.
+   * @throws {InvalidArgumentError} (as an error of the Observable) when `options.status` was not given.
+   */
+  readonly status: (
+    write: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
+  ) => Observable<ControllerStatusOutcome<T>>;
+  /**
+   * Records an Event about this object through `options.recorder` (aggregated, rate limited).
+   * @throws {InvalidArgumentError} when `options.recorder` was not given; a `UserCodeError` (hook
+   *   `record`) for an Event that cannot be built — it fails only this reconcile.
+   */
+  readonly record: (event: Omit<EventRequest, 'regarding'>) => void;
+  /**
+   * Server-side apply through the controller's write tracking (field manager `options.fieldManager`,
+   * `force: true` unless given). Resolves with the applied object.
+   */
+  readonly apply: <O extends ObjectLike>(object: O, options?: Partial<ApplyOptions>) => Promise<O>;
+  /** `client.patch` through the controller's write tracking. */
+  readonly patch: <O extends ObjectLike = KubeObject>(
+    ref: ObjectRef,
+    patch: Patch,
+    options?: PatchOptions,
+  ) => Promise<O>;
+  /** `client.create` through the controller's write tracking. */
+  readonly create: <O extends ObjectLike>(object: O, options?: WriteOptions) => Promise<O>;
+  /** `client.delete` through the controller's write tracking. */
+  readonly delete: (ref: ObjectRef, options?: DeleteOptions) => Promise<KubeObject | Status>;
+  /**
+   * `applyChildren` of this object: existing children come from the owned Stores (no LIST), every
+   * write goes through the controller's write tracking; `childTypes` default to `options.owns`.
+   */
+  readonly applyChildren: (
+    desired: readonly ObjectLike[],
+    options?: Partial<ApplyChildrenOptions>,
+  ) => Promise<ApplyChildrenResult>;
+}
+
+/** The reconcile: level-triggered, it reads `ctx.object`, never an event payload. */
+export type ControllerReconcile<T extends KubeObject> = (
+  request: ObjectRef,
+  ctx: ReconcileContext<T>,
+) => ObservableInput<Action>;
+
+/** Filters of {@link CacheReader.list} (controller-runtime's `InNamespace`, `MatchingLabels`, `MatchingFields`). */
+export interface CacheListOptions {
+  /** Only this namespace. */
+  readonly namespace?: string;
+  /** `app=web,tier in (a,b)` or `{ app: 'web' }`. */
+  readonly labelSelector?: LabelSelectorInput;
+  /**
+   * Index name → value, every one must match. Each name must be an index declared with the
+   * registration (`indexes` of `for`, an `owns` entry or a `watches` entry), e.g.
+   * `{ 'spec.configMapRef': 'ns/app-config' }`.
+   */
+  readonly matchingFields?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Cached reads of the kinds a controller watches (its primary kind, owned and mapped kinds). Typed
+ * by the resource given (`ResourceType<Widget>` → `Widget`).
+ *
+ * ## Example
+ * ```ts
+ * const deployments: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
+ * controller({ for: deployments, client,
+ *   indexes: { configMaps: (d) => configMapsOf(d) },
+ *   watches: [{ resource: configMapType,
+ *     map: (cm, { cache }) => cache.list(deployments, { matchingFields: { configMaps: objectKey(cm) } })
+ *       .map((d) => ({ namespace: d.metadata.namespace, name: d.metadata.name ?? '' })) }],
+ * });
+ * ```
+ *
+ * ## Semantics
+ * - Reads never go to the API server; a kind the controller does not watch is refused
+ *   (`InvalidArgumentError`), as is a field index that was not declared.
+ * - Objects are the Store's (deep-frozen); inside a reconcile, an object the controller's own write
+ *   replaced or deleted is shown as written (`get` also shows one it created).
+ */
+export interface CacheReader {
+  /** The object named `ref` (`namespace/name`, `{ namespace, name }` or an object). */
+  get<O extends KubeObject = KubeObject>(resource: ResourceType<O>, ref: StoreRef): O | undefined;
+  /** The objects matching every filter given. A new array. */
+  list<O extends KubeObject = KubeObject>(resource: ResourceType<O>, options?: CacheListOptions): O[];
+  /** The Store(s) of a watched kind, or of one mapped watch given its `ControllerWatch`. */
+  storeOf<O extends KubeObject = KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O>;
 }
 
 /** Options of {@link controller}. */
@@ -166,12 +309,12 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Workqueue and user-code instrumentation, e.g. `new ControllerMetrics().observer('widgets')`. */
   readonly observer?: ControllerObserver;
   /**
-   * The API client, handed to reconciles (and used for watches when no `registry` is given).
-   * Optional when `registry` and the `status`/`finalizer` ports are given (marble tests); the
-   * context's writes then reject, saying so.
+   * The API client, handed to reconciles; watches use it too when no `registry` is given (then it
+   * must be a `KubeClient`). With a `registry`, any {@link Client} will do — a test's stub client;
+   * left out (with the `status`/`finalizer` ports given), the context's writes reject, saying so.
    */
-  readonly client?: KubeClient;
-  /** Where watches come from; share one between controllers. Default `createWatchRegistry(client)`. */
+  readonly client?: Client;
+  /** Where watches come from; share one between controllers. Default `new WatchRegistry(client)`. */
   readonly registry?: WatchRegistry;
   /** Logger; default: errors and warnings to the console. */
   readonly log?: ControllerLogger;

@@ -16,7 +16,7 @@ import type { KubeObject, ObjectRef } from '../types.js';
 import { isUserCodeError } from '../user-code-error.js';
 import type { UserCodeError } from '../user-code-error.js';
 import type { UserCodeHook } from '../user-code-error.js';
-import type { ControllerReconcile, ReconcileContext } from './context.js';
+import type { ControllerReconcile, ReconcileContext } from './options.js';
 import type { FinalizedRun } from './finalizer-stage.js';
 import type { UserCodeReporter } from './user-code.js';
 import { asUserCodeError } from './user-code.js';

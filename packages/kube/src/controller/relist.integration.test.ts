@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../types.js';
 import type { WatcherHealth } from '../watcher/health.js';
-import { createWatchRegistry } from '../watch/create-watch-registry.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { ControllerResult } from './controller.js';
 import { controller } from './controller.js';
 
@@ -43,7 +43,7 @@ describeEachBackend(
         data: { v: '1' },
       });
       const healths = new Subject<WatcherHealth>();
-      const registry = createWatchRegistry(client, {
+      const registry = new WatchRegistry(client, {
         // Quick reconnects keep the test short; one object per page spreads the relist over several
         // responses (ticks), as a large list is.
         watcher: { pageSize: 1, backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
@@ -157,7 +157,7 @@ describeEachBackend(
       });
       const watching = new Set<string>();
       const healths = new Subject<void>();
-      const registry = createWatchRegistry(client, {
+      const registry = new WatchRegistry(client, {
         watcher: { pageSize: 1, backoff: { initialMs: 20, maxMs: 100, jitter: 0 } },
         health: (t, h) => {
           if (h.phase === 'watching') watching.add(t.resource.kind);

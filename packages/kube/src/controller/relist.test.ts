@@ -6,19 +6,20 @@
  */
 import { Action } from '@rxkube/core';
 import type { Observable } from 'rxjs';
-import { map, NEVER } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { map } from 'rxjs';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
-import { WatchRegistry } from '../reflector/watch-registry.js';
+import type { WatchRegistry } from '../reflector/watch-registry.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { ControllerOptions, ControllerResult } from './controller.js';
 import { controller } from './controller.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-const I: WatchEvent = { type: 'Init' };
-const D: WatchEvent = { type: 'InitDone' };
+const I: WatchEvent = watchEvent.init();
+const D: WatchEvent = watchEvent.initDone();
 
 function obj(name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
   return { metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: rv, ...extra } };
@@ -32,7 +33,7 @@ const ia = (object: KubeObject): WatchEvent => ({ type: 'InitApply', object });
 const short = (r: ControllerResult): string => `${r.key}:${r.outcome}`;
 
 function registryOf(streams: Record<string, Observable<WatchEvent>>): WatchRegistry {
-  return new WatchRegistry((target) => streams[target.resource.kind] ?? NEVER);
+  return new ScriptedWatchRegistry(streams);
 }
 function options(
   streams: Record<string, Observable<WatchEvent>>,
@@ -43,7 +44,7 @@ function options(
 
 describe('controller: relists read the relisted state (issue 12 §1)', () => {
   it('primary: triggers at InitDone only the objects that changed or appeared, and the reconcile reads the new list', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const seen: string[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       // first list: a@1, c@1; a relist at 11 brings a@2 (changed), b@1 (created), c@1 (unchanged)
@@ -71,7 +72,7 @@ describe('controller: relists read the relisted state (issue 12 §1)', () => {
   });
 
   it('owned: a child that changed while the watch was away reruns its owner after InitDone, which reads the new child', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const seen: string[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IpD)', { I, D, p: ia(obj('p', '1')) });
@@ -105,7 +106,7 @@ describe('controller: relists read the relisted state (issue 12 §1)', () => {
   });
 
   it('mapped: a relist requests only for objects that changed, and a burst mapping to one key reconciles it once', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     let calls = 0;
     let maps = 0;
     ts.run(({ hot, cold, expectObservable }) => {
@@ -158,7 +159,7 @@ describe('controller: relists read the relisted state (issue 12 §1)', () => {
   });
 
   it('a relist in which nothing changed triggers nothing', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)-----(IAD)', {
         I,
@@ -174,7 +175,7 @@ describe('controller: relists read the relisted state (issue 12 §1)', () => {
   });
 
   it('drops what a restarted list held and gathers the new one (a second Init before InitDone)', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const seen: string[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)--(IA)--(IBD)', {

@@ -17,6 +17,11 @@ import { SKIPPED, userCodeErrorIn } from './reconcile-work.js';
  * from the Store (deleted) so the reconcile was not called.
  */
 export interface ControllerResult {
+  /**
+   * The controller's name: `options.name` (a Manager's registration name), else the primary kind
+   * in lower case (controller-runtime's default name).
+   */
+  readonly controller: string;
   readonly key: string;
   readonly request: ObjectRef;
   readonly outcome: ReconcileResult<ObjectRef, string>['outcome'] | 'skipped';
@@ -28,10 +33,14 @@ export interface ControllerResult {
   readonly retryInMs?: number;
 }
 
-/** The applier's result as a {@link ControllerResult}. */
-export function toControllerResult(r: ReconcileResult<ObjectRef, string>): ControllerResult {
+/** The applier's result as a {@link ControllerResult} of the controller named `controller`. */
+export function toControllerResult(
+  r: ReconcileResult<ObjectRef, string>,
+  controller: string,
+): ControllerResult {
   const hook = r.error !== undefined ? userCodeErrorIn(r.error.cause)?.hook : undefined;
   return {
+    controller,
     key: r.key,
     request: r.value,
     outcome: r.action === SKIPPED ? 'skipped' : r.outcome,

@@ -6,11 +6,11 @@
 import { Action } from '@rxkube/core';
 import type { Observable } from 'rxjs';
 import { filter, map, NEVER, of } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
 import { EventRecorder } from '../events/event-recorder.js';
-import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { FinalizerPort } from '../finalizer/finalizer-port.js';
 import type { StatusPort } from '../sink/status-port.js';
 import type { KubeObject, WatchEvent } from '../types.js';
@@ -20,8 +20,8 @@ import { controller } from './controller.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
-const I: WatchEvent = { type: 'Init' };
-const D: WatchEvent = { type: 'InitDone' };
+const I: WatchEvent = watchEvent.init();
+const D: WatchEvent = watchEvent.initDone();
 
 function obj(name: string, rv: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
   return {
@@ -52,7 +52,7 @@ function options(
   return {
     for: CM,
     name: 'test',
-    registry: new WatchRegistry((t) => streams[t.resource.kind] ?? NEVER),
+    registry: new ScriptedWatchRegistry(streams),
     rateLimit: false,
     random: () => 0,
     ...extra,
@@ -61,7 +61,7 @@ function options(
 
 describe('controller: user code is isolated (issue 12 §2)', () => {
   it('a map that throws for one object fails only that object: reported once per failure, retried with backoff, the others mapped', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     let failures = 2;
     ts.run(({ hot, cold, expectObservable }) => {
@@ -106,7 +106,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
   });
 
   it('a predicate that throws lets its object through (reported) and keeps filtering the next ones', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)-x-y-z', {
@@ -133,7 +133,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
   });
 
   it('a declared indexer that throws leaves that object out of the index (reported), and the Store whole', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     const indexed: string[][] = [];
     ts.run(({ hot, cold, expectObservable }) => {
@@ -172,7 +172,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
   });
 
   it('a reconcile that throws synchronously or returns nothing fails only its key, with backoff; logged once', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabcD)', {
@@ -214,7 +214,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
   });
 
   it('a finalizer cleanup or a status recipe that throws fails only its key, named by its hook, and is retried', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     const deleting = obj('gone', '1', { deletionTimestamp: 't', finalizers: ['example.com/f'] });
     ts.run(({ hot, cold, expectObservable }) => {
@@ -265,7 +265,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
   });
 
   it('an Event that cannot be built fails only the reconcile that recorded it', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const r = recorder();
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia(obj('a', '1')), b: ia(obj('b', '1')) });

@@ -16,7 +16,7 @@ import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
 import { resolveStatusWriteOptions } from '../sink/status-write.js';
 import { finalizer } from '../finalizer/finalizer.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import { assertNumber } from '../watcher/internal/invalid-argument.js';
+import { assertNumber } from '../internal/invalid-argument.js';
 import type {
   ControllerFinalizerOptions,
   ControllerOptions,
@@ -238,7 +238,18 @@ function checkClient<T extends KubeObject>(options: ControllerOptions<T>): void 
       OPERATOR,
       'options.client',
       client,
-      'must be a KubeClient (KubeClient.default())',
+      'must be a KubeClient (KubeClient.default()) or, with options.registry, a Client (get, list, create, patch, apply, delete)',
+    );
+  } else if (
+    options.registry === undefined &&
+    (typeof client['transport'] !== 'object' || client['transport'] === null)
+  ) {
+    // The controller's watches would run over this client.
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.client',
+      client,
+      'must be a KubeClient to watch with; give options.registry (e.g. a scripted one in a test) to use another Client',
     );
   }
   const registry = options.registry as unknown as { watch?: unknown } | null | undefined;
@@ -250,7 +261,7 @@ function checkClient<T extends KubeObject>(options: ControllerOptions<T>): void 
       OPERATOR,
       'options.registry',
       registry,
-      'must be a WatchRegistry (createWatchRegistry(client)) or undefined',
+      'must be a WatchRegistry (new WatchRegistry(client)) or undefined',
     );
   }
 }

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import type { CrdToTypeScriptOptions } from './crd-to-typescript.js';
 import { crdToTypeScript } from './crd-to-typescript.js';
 import type { CustomResourceDefinition } from './custom-resource-definition.js';
-import { loadCrd } from './internal/load-crd.js';
+import { loadCrd } from './load-crd.js';
 import { validateCrd } from './validate-crd.js';
 
 const USAGE = 'usage: gen-types <crd.yaml> [--version <name>] [--import-from <module>] > types.ts';

@@ -1,13 +1,13 @@
 /**
  * Event bodies (events.k8s.io/v1 and core/v1), the port the recorder writes through, and its
- * adapter to {@link KubeClient}.
+ * adapter to `KubeClient`.
  *
  * @module
  */
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
-import type { KubeClient } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
 import type { ObjectRef } from '../types.js';
 
 /** `ObjectReference` of the object an Event is about. */
@@ -75,14 +75,14 @@ export interface EventPort {
 }
 
 /**
- * An {@link EventPort} over a {@link KubeClient}, started on subscribe.
+ * An {@link EventPort} over a `KubeClient`, started on subscribe.
  *
  * ## Example
  * ```ts
  * const recorder = new EventRecorder(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: pod });
  * ```
  */
-export function eventPortFromClient(client: KubeClient): EventPort {
+export function eventPortFromClient(client: Client): EventPort {
   return {
     create: (event): Observable<unknown> => defer(() => client.create(event)),
     patch: (ref, body): Observable<unknown> => defer(() => client.patch(ref, { type: 'merge', body })),

@@ -1,12 +1,13 @@
 /**
- * The port `finalizer` patches objects through, and its adapter to {@link KubeClient}.
+ * The port `finalizer` patches objects through, and its adapter to `KubeClient`.
  *
  * @module
  */
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
-import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 
 /**
@@ -23,7 +24,7 @@ export interface FinalizerPort<T extends KubeObject> {
 }
 
 /**
- * A {@link FinalizerPort} over a {@link KubeClient}, started on subscribe.
+ * A {@link FinalizerPort} over a `KubeClient`, started on subscribe.
  *
  * ## Example
  * ```ts
@@ -31,7 +32,7 @@ export interface FinalizerPort<T extends KubeObject> {
  * ```
  */
 export function finalizerPortFromClient<T extends KubeObject>(
-  client: KubeClient,
+  client: Client,
   options: { readonly fieldManager?: string } = {},
 ): FinalizerPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};

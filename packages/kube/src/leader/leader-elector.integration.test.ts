@@ -2,7 +2,7 @@ import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { Lease } from './leader-elector.js';
 import { LeaderElector, microTime } from './leader-elector.js';
 import { step, VirtualClock } from './virtual-clock.test.helper.js';

@@ -23,7 +23,7 @@ import { asyncScheduler, BehaviorSubject, distinctUntilChanged, Subject } from '
 import type { KubeClient } from '../client/kube-client.js';
 import { isConflict, isAlreadyExists, isNotFound } from '../errors.js';
 import type { KubeObject } from '../types.js';
-import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
 /** client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry period. */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;

@@ -13,8 +13,8 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 import type { KubeClient } from '../client/kube-client.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import { ensureCrd } from '../crd/ensure-crd.js';
-import type { CrdInput } from '../crd/internal/load-crd.js';
-import { loadCrd } from '../crd/internal/load-crd.js';
+import type { CrdInput } from '../crd/load-crd.js';
+import { loadCrd } from '../crd/load-crd.js';
 import { isForbidden, isUnauthorized } from '../errors.js';
 import type { ProbeCheck } from '../ops/probes.js';
 

@@ -22,8 +22,9 @@ import { createLogger } from '../ops/logging.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { step, VirtualClock } from '../leader/virtual-clock.test.helper.js';
-import type { ManagedResult } from './manager.js';
-import { Manager, ManagerStartError } from './manager.js';
+import type { ControllerResult } from '../controller/controller.js';
+import { Manager } from './manager.js';
+import { ManagerStartError } from './manager-options.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 
@@ -82,11 +83,11 @@ class Probe {
 }
 
 function collect(mgr: Manager): {
-  all: ManagedResult[];
-  until(p: (r: ManagedResult) => boolean): Promise<ManagedResult>;
+  all: ControllerResult[];
+  until(p: (r: ControllerResult) => boolean): Promise<ControllerResult>;
 } {
-  const seen = new ReplaySubject<ManagedResult>(10_000);
-  const all: ManagedResult[] = [];
+  const seen = new ReplaySubject<ControllerResult>(10_000);
+  const all: ControllerResult[] = [];
   mgr.results$.subscribe((r) => {
     all.push(r);
     seen.next(r);

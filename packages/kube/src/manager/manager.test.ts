@@ -17,7 +17,8 @@ import type { SharedWatch } from '../reflector/share-watch.js';
 import { shareWatch } from '../reflector/share-watch.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, WatchEvent } from '../types.js';
-import { Manager, MAX_CONTROLLER_FAILURES } from './manager.js';
+import { Manager } from './manager.js';
+import { MAX_CONTROLLER_FAILURES } from './manager-options.js';
 
 const kc = new KubeConfig();
 kc.loadFromOptions({
@@ -157,5 +158,50 @@ describe('Manager: logs', () => {
       clock.flush();
       await stopping;
     }
+  });
+});
+
+describe('Manager: a registration is a plain description (issue 14)', () => {
+  it('computes targets, the description and RBAC from registrations without building a controller', async () => {
+    const mgr = new Manager({ client: KubeClient.fromKubeConfig(kc), name: 'plain', logLevel: 'silent' });
+    const reconcile = () => of(Action.awaitChange());
+    mgr.add('widgets', { for: { apiVersion: 'example.com/v1', kind: 'Widget' }, events: true }, reconcile);
+    mgr.add(
+      'children',
+      {
+        for: { apiVersion: 'v1', kind: 'ConfigMap' },
+        owns: [{ apiVersion: 'v1', kind: 'Secret' }],
+        namespace: 'shop',
+      },
+      reconcile,
+    );
+    const { registered, targets, installedCrds, leaseNamespace } = await mgr.describe();
+    expect(registered.map((r) => [r.name, r.options.events ?? false])).toEqual([
+      ['widgets', true],
+      ['children', false],
+    ]);
+    expect(targets.map((t) => [t.resource.kind, t.namespace])).toEqual([
+      ['Widget', undefined],
+      ['ConfigMap', 'shop'],
+      ['Secret', 'shop'],
+    ]);
+    expect(installedCrds).toEqual([]);
+    expect(leaseNamespace).toBeUndefined();
+    // nothing was built: no shared watch (Store) was handed out, no controller, no metrics series
+    expect(mgr.registry.size).toBe(0);
+    expect(mgr.controller('widgets')).toBeUndefined();
+    expect(
+      await mgr.metrics.registry.getSingleMetricAsString('controller_runtime_active_workers'),
+    ).not.toContain('widgets');
+  });
+
+  it('refuses a bad option at add(), naming it, before anything starts', () => {
+    const mgr = new Manager({ client: KubeClient.fromKubeConfig(kc), name: 'plain', logLevel: 'silent' });
+    expect(() =>
+      mgr.add('bad', { for: { apiVersion: 'v1', kind: 'ConfigMap' }, concurrency: 0 }, () =>
+        of(Action.awaitChange()),
+      ),
+    ).toThrow(/concurrency/);
+    expect(mgr.registered).toEqual([]);
   });
 });

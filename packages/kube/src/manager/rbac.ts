@@ -14,15 +14,21 @@
  *
  * @module
  */
+import type { ApiResource } from '../client/api-resource.js';
 import type { ResourceType } from '../types.js';
-import type { Manager } from './manager.js';
+import type { ManagerDescription, PolicyRule } from './registration.js';
 
-/** An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only). */
-export interface PolicyRule {
-  readonly apiGroups: readonly string[];
-  readonly resources: readonly string[];
-  readonly verbs: readonly string[];
-  readonly resourceNames?: readonly string[];
+export type { PolicyRule } from './registration.js';
+
+/**
+ * What {@link managerRbac} reads: a Manager (structurally — this module does not import it) or
+ * anything that describes one and resolves kinds through discovery.
+ */
+export interface RbacSource {
+  /** Resolves plurals and scopes. */
+  readonly client: { readonly discovery: { resolve(type: ResourceType): Promise<ApiResource> } };
+  /** The registrations as plain data (`Manager.describe`). */
+  describe(): Promise<ManagerDescription>;
 }
 
 /** The rules of a Manager, split by where they apply. */
@@ -107,14 +113,14 @@ function groupOf(type: ResourceType): string {
  * ```
  * @throws `ResourceNotFoundError` when a watched kind is not served (install its CRD first).
  */
-export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
+export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
+  const manager = await source.describe();
   /** Rules for the watched namespaces (cluster-wide when the manager watches all of them). */
   const rules: PolicyRule[] = [];
   /** Rules only a ClusterRole can grant: cluster-scoped kinds, cluster-wide watches, CRDs. */
   const cluster: PolicyRule[] = [];
-  const resolve = (type: ResourceType) => manager.client.discovery.resolve(type);
-  await manager.resolveScopes();
-  for (const target of manager.targets()) {
+  const resolve = (type: ResourceType) => source.client.discovery.resolve(type);
+  for (const target of manager.targets) {
     const resource = await resolve(target.resource);
     // a watcher lists and watches; it never GETs one object
     (resource.namespaced && target.namespace !== undefined ? rules : cluster).push({
@@ -161,7 +167,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
       verbs: ['get', 'patch'],
     });
   }
-  const elector = manager.elector;
+  const leaseNamespace = manager.leaseNamespace;
   const namespaces = manager.namespaces;
   const restricted = namespaces !== undefined && namespaces.length > 0;
   return {
@@ -169,7 +175,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
     rules: restricted ? mergeRules(rules) : mergeRules([...rules, ...cluster]),
     clusterRules: restricted ? mergeRules(cluster) : [],
     leaseRules:
-      elector === undefined
+      leaseNamespace === undefined
         ? []
         : [
             {
@@ -178,7 +184,7 @@ export async function managerRbac(manager: Manager): Promise<ManagerRbac> {
               verbs: ['get', 'create', 'update'],
             },
           ],
-    ...(elector !== undefined ? { leaseNamespace: elector.leaseNamespace } : {}),
+    ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
     ...(restricted ? { namespaces } : {}),
   };
 }

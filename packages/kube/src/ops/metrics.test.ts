@@ -231,7 +231,7 @@ describe('ControllerMetrics watch health', () => {
         },
       },
     });
-    const record = metrics.recordWatchHealth; // usable unbound, as createWatchRegistry's health callback
+    const record = metrics.recordWatchHealth; // usable unbound, as a WatchRegistry's health callback
     record(configMaps, health({ connected: true, lastEventAt: 99_000, bookmarks: 2 }));
     record(
       configMaps,

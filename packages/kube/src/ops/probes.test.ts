@@ -93,13 +93,68 @@ describe('/readyz', () => {
     watches.record(secrets, { ...forbidden, errors: 3, lastError: { ...forbidden.lastError!, at: 2_000 } });
     expect((await get(server, '/readyz')).status).toBe(500);
 
-    // RBAC granted: the list succeeds and a watch opens; the cache syncs
+    // RBAC granted: the list completes (listing → watching) and a watch opens; the cache syncs
+    watches.record(secrets, { ...forbidden, phase: 'listing' });
     watches.record(secrets, { ...forbidden, phase: 'watching', connected: true, synced: true });
     store.ready = true;
     expect(await get(server, '/readyz')).toMatchObject({ status: 200, body: 'ok' });
     expect((await get(server, '/readyz?verbose')).body).toBe(
       '[+]secrets-cache ok\n[+]watches ok\nreadyz check passed\n',
     );
+  });
+
+  it('stays unready while a refused watch request is open, until it shows progress (no flapping)', async () => {
+    // A list was allowed, the watch is refused (403): each retry opens a request — phase watching,
+    // connected — for the few milliseconds until its 403 arrives. That open request is no recovery.
+    const watches = new WatchHealthChecks();
+    const server = await start({ checks: [watches.check] });
+    const refused = (at: number): WatcherHealth['lastError'] => ({
+      kind: 'watch',
+      code: 403,
+      reason: 'Forbidden',
+      at,
+      message: 'configmaps is forbidden: User "op" cannot watch resource "configmaps"',
+    });
+    const synced = { synced: true, resourceVersion: '7' } as const;
+    watches.record(secrets, health({ ...synced, phase: 'listing' }));
+    watches.record(secrets, health({ ...synced, phase: 'watching', connected: true }));
+    watches.record(secrets, health({ ...synced, phase: 'backoff', reconnects: 1, lastError: refused(100) }));
+    expect((await get(server, '/readyz')).status).toBe(500);
+    for (const at of [900, 2_500, 5_700]) {
+      // the retry's request is open, still showing the previous refusal …
+      watches.record(
+        secrets,
+        health({
+          ...synced,
+          phase: 'watching',
+          connected: true,
+          reconnects: 2,
+          lastError: refused(at - 800),
+        }),
+      );
+      expect((await get(server, '/readyz')).status).toBe(500);
+      // … then it is refused again
+      watches.record(secrets, health({ ...synced, phase: 'backoff', reconnects: 2, lastError: refused(at) }));
+      expect((await get(server, '/readyz')).status).toBe(500);
+    }
+    // granted: the open request receives a line (lastEventAt after the last refusal)
+    watches.record(
+      secrets,
+      health({ ...synced, phase: 'watching', connected: true, reconnects: 3, lastError: refused(5_700) }),
+    );
+    expect((await get(server, '/readyz')).status).toBe(500);
+    watches.record(
+      secrets,
+      health({
+        ...synced,
+        phase: 'watching',
+        connected: true,
+        reconnects: 3,
+        lastError: refused(5_700),
+        lastEventAt: 6_000,
+      }),
+    );
+    expect(await get(server, '/readyz')).toMatchObject({ status: 200, body: 'ok' });
   });
 
   it('names a kind the server does not serve (CRD missing) and a 404', async () => {

@@ -18,6 +18,8 @@ import type { WatcherHealth } from '../watcher/health.js';
 import { metricsHandler, resourceLabel } from './metrics.js';
 import type { WatchMetricsTarget } from './metrics.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
+import type { WatchProgress } from './watch-progress.js';
+import { observeProgress, watchProgress } from './watch-progress.js';
 
 /** What a check reports: ok, or why not (shown in the probe body). */
 export type ProbeCheckResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -122,8 +124,8 @@ interface WatchEntry {
   readonly target: WatchMetricsTarget;
   /** The refusal in force, when the last failure was 401/403/404 and no progress followed. */
   refused: { readonly at: number; readonly text: string } | undefined;
-  /** `at` of the newest failure already considered (snapshots repeat `lastError`). */
-  seenAt: number;
+  /** Progress since the last failure: the failure log's test (an open request is not recovery). */
+  readonly progress: WatchProgress;
 }
 
 function describeTarget(target: WatchMetricsTarget): string {
@@ -153,13 +155,14 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
  * Readiness from watch health: unready while a watch's last failure is a refusal the watcher
  * cannot fix by retrying — 403 (RBAC), 401 (credentials), 404 or a kind the server does not
  * serve (CRD missing) — naming each such resource and the server's reason. A watch counts as
- * recovered once a later snapshot shows an open watch or a line after the failure (RBAC granted,
- * CRD installed); transient failures (network, 5xx, 429, 410, stalls) never make it unready.
+ * recovered once a later snapshot shows progress — a line after the failure, a completed list, or
+ * a watch request that ended without failing (RBAC granted, CRD installed); an open request alone
+ * is not recovery, since a refused one is open until its 403 arrives. Transient failures (network, 5xx, 429, 410, stalls) never make it unready.
  *
  * ## Example
  * ```ts
  * const watches = new WatchHealthChecks();
- * const registry = createWatchRegistry(client, { health: watches.record });
+ * const registry = new WatchRegistry(client, { health: watches.record });
  * await startProbeServer({ port: 8081, checks: [watches.check] });
  * ```
  *
@@ -169,26 +172,18 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
 export class WatchHealthChecks {
   private readonly entries = new Map<string, WatchEntry>();
 
-  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     let entry = this.entries.get(id);
     if (entry === undefined) {
-      entry = { target, refused: undefined, seenAt: Number.NEGATIVE_INFINITY };
+      entry = { target, refused: undefined, progress: watchProgress() };
       this.entries.set(id, entry);
     }
-    const failure = health.lastError;
-    if (failure !== undefined && failure.at > entry.seenAt) {
-      // a new failure: a refusal replaces the reason; any other failure leaves a refusal in force
-      entry.seenAt = failure.at;
-      entry.refused = refusalOf(health) ?? entry.refused;
-    }
-    const current = entry.refused;
-    if (current === undefined) return;
-    const progressed =
-      (health.phase === 'watching' && health.connected) ||
-      (health.lastEventAt !== undefined && health.lastEventAt > current.at);
-    if (progressed) entry.refused = undefined;
+    const { failure, progressed } = observeProgress(entry.progress, health);
+    // a new failure: a refusal replaces the reason; any other failure leaves a refusal in force
+    if (failure !== undefined) entry.refused = refusalOf(health) ?? entry.refused;
+    else if (progressed) entry.refused = undefined;
   };
 
   /** Forgets a target (its watch stopped). */

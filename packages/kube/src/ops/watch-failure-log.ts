@@ -13,6 +13,8 @@ import type { RequestTarget } from '../errors.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { WatcherFailure, WatcherHealth } from '../watcher/health.js';
+import type { WatchProgress } from './watch-progress.js';
+import { observeProgress, watchProgress } from './watch-progress.js';
 
 /** Options of {@link WatchFailureLog}. */
 export interface WatchFailureLogOptions {
@@ -21,18 +23,12 @@ export interface WatchFailureLogOptions {
 }
 
 interface Streak {
-  /** `at` of the newest failure counted (snapshots repeat `lastError`). */
-  seenAt: number;
+  /** Progress of the watch since its last failure (shared with the readiness check). */
+  readonly progress: WatchProgress;
   /** Failures since the watch last made progress. */
   failures: number;
   /** The streak was logged: its end is logged too. */
   logged: boolean;
-  /** The previous snapshot's phase (`backoff` for a watch request that was not open). */
-  phase: WatcherHealth['phase'];
-  /** The previous snapshot's `reconnects`: a new watch request counts one more. */
-  reconnects: number;
-  /** `lastError.at` when the current watch request started (`undefined`: none started yet). */
-  failureAtWatchStart: number | undefined;
 }
 
 /** Failure kinds that count towards "fails repeatedly" (410s, stalls and bad lines are handled). */
@@ -44,7 +40,7 @@ const COUNTED = new Set<WatcherFailure['kind']>(['list', 'watch', 'watch-status'
  * ## Example
  * ```ts
  * const failures = new WatchFailureLog(createLogger({ name: 'widget-operator' }));
- * const registry = createWatchRegistry(client, { health: failures.record });
+ * const registry = new WatchRegistry(client, { health: failures.record });
  * // {"level":40,"watch":"v1/ConfigMap in namespace shop","verb":"watch","resource":"configmaps",
  * //  "namespace":"shop","code":403,"msg":"watch refused: grant \"list\" and \"watch\" on …"}
  * ```
@@ -63,43 +59,16 @@ export class WatchFailureLog {
     this.repeatedAfter = options.repeatedAfter ?? 3;
   }
 
-  /** Folds a health snapshot in; a bound function, usable as `createWatchRegistry`'s `health`. */
+  /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     let streak = this.streaks.get(id);
     if (streak === undefined) {
-      streak = {
-        seenAt: Number.NEGATIVE_INFINITY,
-        failures: 0,
-        logged: false,
-        phase: 'stopped',
-        reconnects: 0,
-        failureAtWatchStart: undefined,
-      };
+      streak = { progress: watchProgress(), failures: 0, logged: false };
       this.streaks.set(id, streak);
     }
-    const failure = health.lastError;
-    const newFailure = failure !== undefined && failure.at > streak.seenAt;
-    // Progress is what a refused or failing request never shows: a line received after the last
-    // failure, a list that completed (listing → watching), or a watch request that ended without
-    // a failure (the next one starts with no new failure). Opening a request is not progress: it
-    // is refused a moment later.
-    const watchStarts =
-      health.phase === 'watching' &&
-      health.connected &&
-      (streak.phase !== 'watching' || health.reconnects !== streak.reconnects);
-    const progressed =
-      !newFailure &&
-      ((health.lastEventAt !== undefined && health.lastEventAt > streak.seenAt) ||
-        (watchStarts && streak.phase === 'listing') ||
-        (watchStarts &&
-          streak.failureAtWatchStart !== undefined &&
-          streak.failureAtWatchStart === failure?.at));
-    if (watchStarts) streak.failureAtWatchStart = failure?.at ?? Number.NEGATIVE_INFINITY;
-    streak.phase = health.phase === 'watching' && !health.connected ? 'backoff' : health.phase;
-    streak.reconnects = health.reconnects;
-    if (newFailure) {
-      streak.seenAt = failure.at;
+    const { failure, progressed } = observeProgress(streak.progress, health);
+    if (failure !== undefined) {
       const refusal = refusalOf(failure);
       if (refusal !== undefined || COUNTED.has(failure.kind)) {
         streak.failures++;

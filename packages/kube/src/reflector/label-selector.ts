@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 
 /** A label selector: the text form (`app=web,tier in (a,b)`) or `matchLabels`. */
 export type LabelSelectorInput = string | Readonly<Record<string, string>>;

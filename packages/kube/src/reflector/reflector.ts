@@ -7,7 +7,7 @@ import type { MonoTypeOperatorFunction } from 'rxjs';
 import { map } from 'rxjs';
 
 import type { KubeObject, WatchEvent } from '../types.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { Store } from './store.js';
 
 /**

@@ -7,7 +7,7 @@ import type { OperatorFunction, SchedulerAction, SchedulerLike } from 'rxjs';
 import { asyncScheduler, Observable } from 'rxjs';
 
 import type { KubeObject, WatchEvent } from '../types.js';
-import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 import { Store } from './store.js';
 
 /**

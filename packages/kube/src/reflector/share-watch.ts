@@ -8,7 +8,7 @@ import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import { asyncScheduler, Observable as RxObservable, Subscription } from 'rxjs';
 
 import type { KubeObject, WatchEvent } from '../types.js';
-import { assertNumber, InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 import { reflector } from './reflector.js';
 import type { StoreOptions } from './store.js';
 import { Store } from './store.js';

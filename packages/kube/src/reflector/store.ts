@@ -14,7 +14,7 @@ import type { KubeObject, ObjectMeta } from '../types.js';
 import { objectKey } from '../types.js';
 import type { WatchEvent } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 
 /** Computes the index values of an object (`[]` when it belongs to no bucket). */
 export type Indexer<T extends KubeObject> = (object: T) => readonly string[];

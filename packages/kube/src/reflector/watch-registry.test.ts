@@ -61,8 +61,10 @@ describe('WatchRegistry', () => {
     expect(keys.size).toBe(7);
   });
 
-  it('refuses a missing factory or a target without a resource', () => {
-    expect(() => new WatchRegistry(undefined as never)).toThrow(/WatchRegistry: factory must be a function/);
+  it('refuses a missing client or factory, and a target without a resource', () => {
+    expect(() => new WatchRegistry(undefined as never)).toThrow(
+      /WatchRegistry: source must be a KubeClient or a function/,
+    );
     const registry = new WatchRegistry(() => {
       throw new Error('unused');
     });

@@ -1,13 +1,21 @@
 /**
- * `WatchRegistry`: one shared watch per (resource, namespace, selectors, metadata-only) target.
+ * `WatchRegistry`: one shared watch — one list+watch, one Store — per (resource, namespace,
+ * selectors, metadata-only) target, whoever asks: kube-rs's shared reflector stores, client-go's
+ * shared informers. Over a client (watches over HTTP) or over a factory of event streams (scripted
+ * watches in tests).
  *
  * @module
  */
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, Observable } from 'rxjs';
 
+import type { KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
-import { InvalidArgumentError } from '../watcher/internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import type { WatcherConfig } from '../watcher/config.js';
+import { resolveWatcherConfig } from '../watcher/config.js';
+import type { WatcherHealth } from '../watcher/health.js';
+import { assertScheduler, watcher } from '../watcher/watcher.js';
 import type { SharedWatch, ShareWatchOptions } from './share-watch.js';
 import { shareWatch } from './share-watch.js';
 
@@ -41,8 +49,19 @@ export function watchTargetKey(target: WatchTarget): string {
   ]);
 }
 
-/** Builds the upstream events of a target, e.g. `(t) => watcher(listWatchSource(client, t.resource, t))`. */
+/** Builds the upstream events of a target, e.g. `(t) => watcher(client, t.resource, t)`. */
 export type WatchFactory = (target: WatchTarget) => Observable<WatchEvent<KubeObject>>;
+
+/** Options of a {@link WatchRegistry}. */
+export interface WatchRegistryOptions extends ShareWatchOptions<KubeObject> {
+  /**
+   * Watcher config of every target (backoff, idle timeout, page size, …); `health` is not allowed
+   * here (see `health`). Over a client only.
+   */
+  readonly watcher?: Omit<WatcherConfig, 'health'>;
+  /** Health of every upstream watcher, with the target it belongs to. Over a client only. */
+  readonly health?: (target: WatchTarget, health: WatcherHealth) => void;
+}
 
 /**
  * Hands out one {@link SharedWatch} per target: every subscriber of the same target shares one
@@ -50,15 +69,23 @@ export type WatchFactory = (target: WatchTarget) => Observable<WatchEvent<KubeOb
  *
  * ## Example
  * ```ts
- * const registry = new WatchRegistry((t) => watcher(listWatchSource(client, t.resource, t)));
+ * const registry = new WatchRegistry(client, { gracePeriodMs: 5_000 }); // watches over HTTP
  * const pods = registry.watch<Pod>({ resource: { apiVersion: 'v1', kind: 'Pod' }, namespace: 'ns' });
- * pods.events$.subscribe(...); registry.watch<Pod>({ ...same }).events$.subscribe(...); // one watch
+ * pods.events$.subscribe(controllerA);
+ * registry.watch<Pod>({ resource: { apiVersion: 'v1', kind: 'Pod' }, namespace: 'ns' }).events$.subscribe(controllerB); // same request
+ * pods.store.byIndex('owner', rs.metadata.uid);
+ * // scripted, in a test: new WatchRegistry((target) => streams[target.resource.kind] ?? NEVER)
  * ```
  *
  * ## Semantics
- * - `watch(target)` returns the same {@link SharedWatch} for equal targets ({@link watchTargetKey});
- *   the factory is called each time that shared watch's first subscriber arrives.
- * - Everything else (replay to late subscribers, refCount with grace period) is {@link shareWatch}'s.
+ * - `watch(target)` returns the same {@link SharedWatch} for equal targets ({@link watchTargetKey}).
+ *   Its upstream is `watcher(client, target.resource, { ...target, ...options.watcher })` (or
+ *   `factory(target)`), started by its first subscriber, stopped when the last leaves (after
+ *   `gracePeriodMs`).
+ * - A late subscriber first receives the shared Store as `Init`, `InitApply`*, `InitDone`, then the
+ *   live events; the upstream ending (error or complete) reaches every subscriber and clears the
+ *   Store.
+ * - Over a client, failures never reach subscribers as errors; they arrive at `options.health`.
  *
  * ## Memory
  * One entry per distinct target ever asked for (targets are few and fixed by code); each entry's
@@ -66,25 +93,70 @@ export type WatchFactory = (target: WatchTarget) => Observable<WatchEvent<KubeOb
  */
 export class WatchRegistry {
   private readonly entries = new Map<string, SharedWatch<KubeObject>>();
+  private readonly factory: WatchFactory;
+  private readonly share: ShareWatchOptions<KubeObject>;
 
   /**
-   * @param factory builds a target's upstream events.  @param options shared-watch options for all
-   * targets.  @param scheduler time source of grace periods.
-   * @throws {InvalidArgumentError} when `factory` is not a function.
+   * @param source the API client whose watches to share, or a factory of each target's events.
+   * @param options sharing, watcher config and health callback (the last two over a client).
+   * @param scheduler time source of the watchers and of the grace periods.
+   * @throws {InvalidArgumentError} at call time for an unusable source, option or scheduler.
    */
   constructor(
-    private readonly factory: WatchFactory,
-    private readonly options: ShareWatchOptions<KubeObject> = {},
+    source: KubeClient | WatchFactory,
+    options: WatchRegistryOptions = {},
     private readonly scheduler: SchedulerLike = asyncScheduler,
   ) {
-    if (typeof factory !== 'function') {
+    if (options === null || typeof options !== 'object') {
+      throw new InvalidArgumentError('WatchRegistry', 'options', options, 'must be an object or undefined');
+    }
+    const { watcher: config = {}, health, ...share } = options;
+    this.share = share;
+    assertScheduler('WatchRegistry', scheduler);
+    if (typeof source === 'function') {
+      this.factory = source;
+      return;
+    }
+    if (source === null || typeof source !== 'object' || typeof source.discovery?.resolve !== 'function') {
       throw new InvalidArgumentError(
         'WatchRegistry',
-        'factory',
-        factory,
-        'must be a function (target) => Observable',
+        'source',
+        source,
+        'must be a KubeClient or a function (target) => Observable of WatchEvents',
       );
     }
+    if (config === null || typeof config !== 'object' || 'health' in config) {
+      throw new InvalidArgumentError(
+        'WatchRegistry',
+        'options.watcher',
+        config,
+        'must be a WatcherConfig without health (pass options.health, which also names the target)',
+      );
+    }
+    resolveWatcherConfig('WatchRegistry', config);
+    if (health !== undefined && typeof health !== 'function') {
+      throw new InvalidArgumentError(
+        'WatchRegistry',
+        'options.health',
+        health,
+        'must be a function or undefined',
+      );
+    }
+    const client = source;
+    this.factory = (target) =>
+      watcher(
+        client,
+        target.resource,
+        {
+          ...config,
+          ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
+          ...(target.labelSelector !== undefined ? { labelSelector: target.labelSelector } : {}),
+          ...(target.fieldSelector !== undefined ? { fieldSelector: target.fieldSelector } : {}),
+          ...(target.metadataOnly !== undefined ? { metadataOnly: target.metadataOnly } : {}),
+          ...(health !== undefined ? { health: (h: WatcherHealth) => health(target, h) } : {}),
+        },
+        scheduler,
+      );
   }
 
   /** Number of distinct targets handed out. */
@@ -93,11 +165,14 @@ export class WatchRegistry {
   }
 
   /**
-   * The shared watch of `target` (created on first request).
+   * The shared watch of `target` (created on first request), typed by its resource
+   * (`{ resource: widgets }` with `widgets: ResourceType<Widget>` → `SharedWatch<Widget>`).
    *
    * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`.
    */
-  watch<T extends KubeObject = KubeObject>(target: WatchTarget): SharedWatch<T> {
+  watch<T extends KubeObject = KubeObject>(
+    target: WatchTarget & { readonly resource: ResourceType<T> },
+  ): SharedWatch<T> {
     const resource = (target as Partial<WatchTarget> | null | undefined)?.resource;
     if (typeof resource?.apiVersion !== 'string' || typeof resource.kind !== 'string') {
       throw new InvalidArgumentError(
@@ -113,7 +188,7 @@ export class WatchRegistry {
       const upstream$ = new Observable<WatchEvent<KubeObject>>((subscriber) =>
         this.factory(target).subscribe(subscriber),
       );
-      entry = shareWatch(upstream$, this.options, this.scheduler);
+      entry = shareWatch(upstream$, this.share, this.scheduler);
       this.entries.set(key, entry);
     }
     return entry as unknown as SharedWatch<T>;

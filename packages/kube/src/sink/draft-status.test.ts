@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { KubeObject } from '../types.js';
 import { draftStatus, setObservedGeneration } from './draft-status.js';
-import { applyJsonPatchForTest } from './internal/apply-json-patch.test.helper.js';
+import { applyJsonPatchForTest } from './apply-json-patch.test.helper.js';
 
 interface WidgetStatus {
   observedGeneration?: number;

@@ -4,7 +4,7 @@ import { enablePatches, produceWithPatches } from 'immer';
 import type { Patch as ImmerPatch } from 'immer';
 import { describe, expect, it } from 'vitest';
 
-import { applyJsonPatchForTest } from './internal/apply-json-patch.test.helper.js';
+import { applyJsonPatchForTest } from './apply-json-patch.test.helper.js';
 import { toJsonPatch } from './json-patch.js';
 
 enablePatches();

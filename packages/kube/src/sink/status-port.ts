@@ -1,12 +1,13 @@
 /**
- * The port the status sink writes through, and its adapter to {@link KubeClient}.
+ * The port the status sink writes through, and its adapter to `KubeClient`.
  *
  * @module
  */
 import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
-import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { Client } from '../client/client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { MergePatch } from './merge-patch.js';
 
@@ -57,7 +58,7 @@ export interface StatusPortOptions {
 }
 
 /**
- * A {@link StatusPort} over a {@link KubeClient}: `patch(ref, patch, { subresource: 'status' })` and
+ * A {@link StatusPort} over a `KubeClient`: `patch(ref, patch, { subresource: 'status' })` and
  * `get(ref)`, each started on subscribe (`defer`).
  *
  * ## Example
@@ -67,7 +68,7 @@ export interface StatusPortOptions {
  * ```
  */
 export function statusPortFromClient<T extends KubeObject>(
-  client: KubeClient,
+  client: Client,
   options: StatusPortOptions = {},
 ): StatusPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};

@@ -5,7 +5,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
 import type { KubeObject, ObjectRef, WatchEvent } from '../types.js';
-import { applyJsonPatchForTest } from './internal/apply-json-patch.test.helper.js';
+import { applyJsonPatchForTest } from './apply-json-patch.test.helper.js';
 import type { StatusPatch, StatusPort } from './status-port.js';
 import type { StatusSinkResult, StatusWrite } from './status-sink.js';
 import { StatusConflictError, statusSink } from './status-sink.js';

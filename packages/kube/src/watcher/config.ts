@@ -5,7 +5,7 @@
  * @module
  */
 import type { WatcherHealth } from './health.js';
-import { assertNumber, InvalidArgumentError } from './internal/invalid-argument.js';
+import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
 /** List page size (client-go pager, kube-rs). */
 export const DEFAULT_WATCHER_PAGE_SIZE = 500;

@@ -51,8 +51,7 @@ export type WatcherPhase = 'listing' | 'watching' | 'backoff' | 'stopped';
  *
  * ## Example
  * ```ts
- * const { events$, health$ } = watcherWithHealth(source);
- * health$.subscribe((h) => metrics.gauge('watch_connected', h.connected ? 1 : 0));
+ * watcher(client, configMaps, { health: (h) => connected.set(h.connected ? 1 : 0) }).subscribe();
  * ```
  */
 export interface WatcherHealth {

@@ -8,7 +8,6 @@ import type { WatcherHealth } from './health.js';
 import { cm, page, scriptedSource } from './internal/scripted-source.test.helper.js';
 import type { ListPage, RawWatchEvent } from './source.js';
 import { watcher } from './watcher.js';
-import { watcherWithHealth } from './watcher-with-health.js';
 
 function newScheduler(): TestScheduler {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
@@ -641,14 +640,11 @@ describe('watcher: health and unsubscribe', () => {
       const w1 = cold('-k-#', { k: bookmark('12') }, httpError(403, { reason: 'Forbidden' }));
       const w2 = cold('-x', { x: added(b2) });
       const s = scriptedSource(ts, [list], [w1, w2]);
-      const { events$, health$ } = watcherWithHealth(s.source, exact, ts);
-      const collecting = health$.subscribe((h) => seen.push(h));
+      const events$ = watcher(s.source, { ...exact, health: (h) => seen.push(h) }, ts);
       expectObservable(events$, '^ 900ms !').toBe('I(aD) 800ms x', { I, D, a: initApply(a1), x: apply(b2) });
-      ts.schedule(() => collecting.unsubscribe(), 1000);
     });
     const summary = seen.map((h) => [h.phase, h.connected, h.resourceVersion, h.backoffMs, h.errors]);
     expect(summary).toEqual([
-      ['stopped', false, undefined, 0, 0], // before subscribe
       ['listing', false, undefined, 0, 0],
       ['watching', true, '10', 0, 0], // at 1
       ['watching', true, '12', 0, 0], // bookmark at 2
@@ -657,11 +653,11 @@ describe('watcher: health and unsubscribe', () => {
       ['watching', true, '13', 0, 1], // the first line after the failure, at 805: working again
       ['stopped', false, '13', 0, 1], // unsubscribed at 901
     ]);
-    const afterFailure = seen[4];
+    const afterFailure = seen[3];
     expect(afterFailure?.lastError).toMatchObject({ kind: 'watch', code: 403, reason: 'Forbidden', at: 4 });
     expect(afterFailure?.bookmarks).toBe(1);
     expect(afterFailure?.lastEventAt).toBe(2);
-    expect(seen[6]?.lastEventAt).toBe(805);
+    expect(seen[5]?.lastEventAt).toBe(805);
     expect(seen.at(-1)?.reconnects).toBe(1);
     expect(seen.at(-1)?.synced).toBe(true);
     expect(Object.isFrozen(afterFailure)).toBe(true);

@@ -1,34 +1,47 @@
 /**
  * `watcher`: one (resource, namespace, selectors) target as an endless stream of
  * {@link WatchEvent}s — a paginated list, then a watch resumed from the last seen resourceVersion,
- * relisting only on 410. Recoverable failures never reach the error channel; they are reported on
- * the health callback ({@link WatcherConfig.health}, or {@link watcherWithHealth}).
+ * relisting only on 410. Over HTTP (`watcher(client, resource, options)`, kube-rs's
+ * `watcher(Api, Config)`) or over a {@link ListWatchSource} port (`watcher(source, config)`, for
+ * marble tests). Recoverable failures never reach the error channel; they are reported on the
+ * health callback ({@link WatcherConfig.health}).
  *
- * What it does not do: cache objects for readers (that is the reflector's {@link Store}), share one
- * upstream between subscribers (`WatchRegistry`), or parse HTTP (the {@link ListWatchSource} port).
+ * What it does not do: cache objects for readers (that is the reflector's {@link Store}), or share
+ * one upstream between subscribers (`WatchRegistry`).
  *
  * @module
  */
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, Observable } from 'rxjs';
 
-import type { KubeObject, WatchEvent } from '../types.js';
+import type { KubeClient } from '../client/kube-client.js';
+import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
 import type { WatcherConfig } from './config.js';
 import { resolveWatcherConfig } from './config.js';
-import { InvalidArgumentError } from './internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { WatcherMachine } from './internal/machine.js';
+import type { ListWatchOptions } from './list-watch-source.js';
+import { listWatchSource } from './list-watch-source.js';
 import type { ListWatchSource } from './source.js';
+
+/** Options of `watcher(client, resource, options)`: the target (namespace, selectors, …) and the config. */
+export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
 
 /**
  * Lists, then watches, one target forever: `Init`, `InitApply`*, `InitDone`, then `Apply` /
- * `Delete` as the server reports changes.
+ * `Delete` as the server reports changes. Each subscription runs its own list and watch (share one
+ * through a `WatchRegistry`).
  *
  * ## Example
  * ```ts
- * const events$ = watcher(listWatchSource(client, { apiVersion: 'v1', kind: 'ConfigMap' }), {
- *   health: (h) => log.debug('watch health', h),
- * });
- * events$.pipe(reflector(store)).subscribe();
+ * const client = KubeClient.default();
+ * const store = new Store<KubeObject>();
+ * watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, {
+ *   namespace: 'default',
+ *   labelSelector: 'app=web',
+ *   health: (h) => h.lastError && log.warn(h.lastError.message),
+ * }).pipe(reflector(store)).subscribe();
+ * // the port form, for marble tests: watcher(source, { pageSize: 2 }, testScheduler)
  * ```
  *
  * ## Semantics
@@ -71,15 +84,68 @@ import type { ListWatchSource } from './source.js';
  * new key sets are both held until `InitDone`. The references are the objects emitted, so a Store
  * that keeps them (as the default reflector transform does) shares rather than duplicates them.
  *
- * @param source the transport port for one target (`listWatchSource(client, resource, options)`).
- * @param config see {@link WatcherConfig}; every field has a default.
+ * @param client the API client (or, in the port form, a {@link ListWatchSource}).
+ * @param resource `{ apiVersion, kind }` (port form: the {@link WatcherConfig}).
+ * @param options the target (`namespace`, `labelSelector`, `fieldSelector`, `metadataOnly`,
+ *   `maxLineBytes`) and any {@link WatcherConfig} field; every field has a default.
  * @param scheduler time source; `TestScheduler.run` virtualises it.
- * @throws {InvalidArgumentError} at call time, when `source`, `config` or `scheduler` is unusable.
+ * @throws {InvalidArgumentError} at call time, for an unusable client, source, resource, option or
+ *   scheduler.
  */
+export function watcher<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  resource: ResourceType<T> | ResourceType,
+  options?: WatcherOptions,
+  scheduler?: SchedulerLike,
+): Observable<WatchEvent<T>>;
 export function watcher<T extends KubeObject>(
   source: ListWatchSource<T>,
   config?: WatcherConfig,
-  scheduler: SchedulerLike = asyncScheduler,
+  scheduler?: SchedulerLike,
+): Observable<WatchEvent<T>>;
+export function watcher<T extends KubeObject>(
+  first: KubeClient | ListWatchSource<T>,
+  second?: ResourceType | WatcherConfig,
+  third?: WatcherOptions | SchedulerLike,
+  fourth?: SchedulerLike,
+): Observable<WatchEvent<T>> {
+  if (isResourceType(second)) {
+    const resource = second;
+    const options = (third ?? {}) as WatcherOptions;
+    const scheduler = fourth ?? asyncScheduler;
+    const { namespace, labelSelector, fieldSelector, metadataOnly, maxLineBytes, ...config } = options;
+    // Check everything now, so a bad option throws here rather than at subscription.
+    resolveWatcherConfig('watcher', config);
+    assertScheduler('watcher', scheduler);
+    const source = listWatchSource<T>(first as KubeClient, resource, {
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      ...(metadataOnly !== undefined ? { metadataOnly } : {}),
+      ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
+    });
+    return watchSource(source, config, scheduler);
+  }
+  return watchSource(
+    first as ListWatchSource<T>,
+    second,
+    (third as SchedulerLike | undefined) ?? asyncScheduler,
+  );
+}
+
+function isResourceType(value: unknown): value is ResourceType {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as Partial<ResourceType>).apiVersion === 'string' &&
+    typeof (value as Partial<ResourceType>).kind === 'string'
+  );
+}
+
+function watchSource<T extends KubeObject>(
+  source: ListWatchSource<T>,
+  config: WatcherConfig | undefined,
+  scheduler: SchedulerLike,
 ): Observable<WatchEvent<T>> {
   const resolved = resolveWatcherConfig('watcher', config);
   assertSource('watcher', source);

@@ -2,17 +2,17 @@
  * Marble tests of the controller with its status sink and finalizer wired in: fake watches (a
  * `WatchRegistry` of `hot()` streams), fake ports returning `cold()`, time on the TestScheduler.
  */
-import { KubeConfig } from '@kubernetes/client-node';
 import { Action } from '@rxkube/core';
 import type { Observable } from 'rxjs';
-import { defer, map, mergeMap, NEVER, throwError } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { defer, map, mergeMap, throwError } from 'rxjs';
+import type { TestScheduler } from 'rxjs/testing';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { ScriptedWatchRegistry, stubClient, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
-import { KubeClient } from '../../client/kube-client.js';
-import type { JsonPatchOperation } from '../../client/kube-client.js';
+import type { JsonPatchOperation } from '../../client/verb-options.js';
 import type { FinalizerPort } from '../../finalizer/finalizer-port.js';
-import { WatchRegistry } from '../../reflector/watch-registry.js';
+import type { WatchRegistry } from '../../reflector/watch-registry.js';
 import type { StatusPatch, StatusPort } from '../../sink/status-port.js';
 import type { WatchEvent } from '../../types.js';
 import type { ControllerResult } from '../controller.js';
@@ -20,18 +20,11 @@ import { controller } from '../controller.js';
 import type { Widget } from './harness.test.helper.js';
 import { WIDGET } from './harness.test.helper.js';
 
-const kc = new KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: false }],
-  users: [{ name: 'u', token: 't' }],
-  contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
-  currentContext: 'ctx',
-});
-const client = KubeClient.fromKubeConfig(kc); // never called: the ports are fakes
+const client = stubClient(); // never called: the ports are fakes
 
 const FIN = 'example.com/cleanup';
-const I: WatchEvent<Widget> = { type: 'Init' };
-const D: WatchEvent<Widget> = { type: 'InitDone' };
+const I = watchEvent.init<Widget>();
+const D = watchEvent.initDone<Widget>();
 
 function w(rv: string, extra: Partial<Widget> = {}, meta: Partial<Widget['metadata']> = {}): Widget {
   return {
@@ -42,7 +35,7 @@ function w(rv: string, extra: Partial<Widget> = {}, meta: Partial<Widget['metada
   };
 }
 const registryOf = (primary: Observable<WatchEvent<Widget>>): WatchRegistry =>
-  new WatchRegistry((target) => (target.resource.kind === 'Widget' ? primary : NEVER));
+  new ScriptedWatchRegistry({ Widget: primary as Observable<WatchEvent> });
 const label = (r: ControllerResult): string =>
   `${r.outcome}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
 
@@ -71,7 +64,7 @@ function finalizingController(
 
 describe('controller with status sink and finalizer (marbles)', () => {
   it('runs the cleanup once although a rerun reads the deleting version the finalizer removal answered unchanged', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     let cleanups = 0;
     ts.run(({ hot, cold, expectObservable }) => {
       const deleting = w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: [FIN] });
@@ -106,7 +99,7 @@ describe('controller with status sink and finalizer (marbles)', () => {
   });
 
   it('backs off a failing cleanup exponentially on the scheduler (5, 10, 20 ms), then removes the finalizer with test+remove', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const patches: JsonPatchOperation[][] = [];
     const cleanupsAt: number[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
@@ -146,7 +139,7 @@ describe('controller with status sink and finalizer (marbles)', () => {
   });
 
   it('adds the finalizer before the reconcile, and neither that echo nor the status echo triggers a rerun — even when an echo beats its response', () => {
-    const ts = new TestScheduler((a, e) => expect(a).toEqual(e));
+    const ts = testScheduler();
     const statusPatches: StatusPatch[] = [];
     const seen: { at: number; rv: string | undefined; finalizers: readonly string[] | undefined }[] = [];
     ts.run(({ hot, cold, expectObservable }) => {

@@ -11,9 +11,9 @@ import { reflector } from '../reflector/reflector.js';
 import { Store } from '../reflector/store.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import { objectKey } from '../types.js';
-import type { WatcherConfig } from '../watcher/config.js';
-import type { WatcherHealth } from '../watcher/health.js';
-import { INITIAL_WATCHER_HEALTH } from '../watcher/health.js';
+import type { WatcherConfig } from './config.js';
+import type { WatcherHealth } from './health.js';
+import { INITIAL_WATCHER_HEALTH } from './health.js';
 
 /** Small delays so fault recovery takes milliseconds; the idle timer stays out of the way. */
 export const FAST: WatcherConfig = {

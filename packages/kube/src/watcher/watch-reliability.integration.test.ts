@@ -13,11 +13,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { restartApiServer } from '../client/backends.test.helper.js';
 import { KubeClient } from '../client/kube-client.js';
-import { listWatchSource } from '../client/list-watch-source.js';
+import { listWatchSource } from './list-watch-source.js';
 import { isConflict, isGone, isNotFound, KubeApiError, KubeTransportError } from '../errors.js';
 import type { KubeObject } from '../types.js';
-import type { ListWatchSource } from '../watcher/source.js';
-import { watcher } from '../watcher/watcher.js';
+import type { ListWatchSource } from './source.js';
+import { watcher } from './watcher.js';
 import type { Run } from './watch-harness.test.helper.js';
 import { CM, FAST, runWatch, sameState, serverState, storeState } from './watch-harness.test.helper.js';
 
@@ -165,7 +165,7 @@ describeEachBackend(
         const server = b.apiServer;
         const gone = { count: 0 };
         const run = runWatch((health) =>
-          // exactly watchResource(client, CM, config): watcher over listWatchSource, with a 410 counter in between
+          // exactly watcher(client, CM, config): watcher over listWatchSource, with a 410 counter in between
           watcher(counting(listWatchSource(client, CM), gone), { ...FAST, idleTimeoutMs: 300, health }),
         );
         try {

@@ -6,10 +6,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { isForbidden, KubeApiError, KubeTransportError } from '../errors.js';
 import type { KubeObject, WatchEvent } from '../types.js';
-import type { RawWatchEvent } from '../watcher/source.js';
-import { watcher } from '../watcher/watcher.js';
-import { clientAs, expireWatches, limitedUsers, openWatches, permit } from './backends.test.helper.js';
-import { KubeClient } from './kube-client.js';
+import type { RawWatchEvent } from './source.js';
+import { watcher } from './watcher.js';
+import {
+  clientAs,
+  expireWatches,
+  limitedUsers,
+  openWatches,
+  permit,
+} from '../client/backends.test.helper.js';
+import { KubeClient } from '../client/kube-client.js';
 import { listWatchSource } from './list-watch-source.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;

@@ -2,7 +2,7 @@
  * A small, strict RFC 6902 applier used as the oracle of the sink tests (add, remove, replace,
  * test; array indexes and `-`). Throws on anything the API server would refuse with 422.
  */
-import { jsonEqual } from './json.js';
+import { jsonEqual } from './internal/json.js';
 
 interface Op {
   readonly op: string;

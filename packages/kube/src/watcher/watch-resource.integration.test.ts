@@ -1,5 +1,5 @@
 /**
- * `watchResource` / `createWatchRegistry` end to end over HTTP, on both backends: the embedded API
+ * `watcher(client, …)` / `WatchRegistry` end to end over HTTP, on both backends: the embedded API
  * server through every fault it can inject, and a real kube-apiserver through what it does by
  * itself (restarts, 410 after a restart, RBAC). Each test waits for conditions on the event and
  * health streams with bounded timeouts; nothing sleeps.
@@ -20,7 +20,7 @@ import {
 import { KubeClient } from '../client/kube-client.js';
 import { KubeTransportError } from '../errors.js';
 import type { KubeObject } from '../types.js';
-import { createWatchRegistry } from './create-watch-registry.js';
+import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { Run } from './watch-harness.test.helper.js';
 import {
   CM,
@@ -31,8 +31,8 @@ import {
   serverState,
   storeState,
 } from './watch-harness.test.helper.js';
-import type { WatchResourceOptions } from './watch-resource.js';
-import { watchResource } from './watch-resource.js';
+import type { WatcherOptions } from './watcher.js';
+import { watcher } from './watcher.js';
 
 const users = limitedUsers({ limited: 'limited' });
 let cluster: TestBackend;
@@ -50,8 +50,8 @@ async function namespace(name: string): Promise<string> {
   return name;
 }
 
-function watch(ns: string, options: WatchResourceOptions = {}): Run {
-  const run = runWatch((health) => watchResource(client, CM, { ...FAST, ...options, namespace: ns, health }));
+function watch(ns: string, options: WatcherOptions = {}): Run {
+  const run = runWatch((health) => watcher(client, CM, { ...FAST, ...options, namespace: ns, health }));
   runs.push(run);
   return run;
 }
@@ -122,7 +122,7 @@ const applies = (run: Run, name: string): number =>
   run.events.filter((e) => e.type === 'Apply' && e.object.metadata.name === name).length;
 
 describeEachBackend(
-  'watchResource over HTTP',
+  'watcher over HTTP',
   (b) => {
     beforeAll(() => {
       cluster = b.cluster;
@@ -407,7 +407,7 @@ describeEachBackend(
       const lists = await countLists(ns);
       const watchesBefore = await openWatches(cluster, 'configmaps');
       const phases: string[] = [];
-      const registry = createWatchRegistry(client, {
+      const registry = new WatchRegistry(client, {
         watcher: FAST,
         health: (t, h) => {
           expect(t.namespace).toBe(ns);
@@ -444,7 +444,7 @@ describeEachBackend(
         namespace: 'default',
       });
       const c = clientAs(cluster, 'limited');
-      const run = runWatch((health) => watchResource(c, CM, { ...FAST, namespace: 'default', health }));
+      const run = runWatch((health) => watcher(c, CM, { ...FAST, namespace: 'default', health }));
       try {
         await run.until('InitDone (list is allowed)', () => run.store.ready);
         await run.until('three forbidden watches', () => run.health().errors >= 3);

@@ -1,0 +1,22 @@
+/**
+ * `testScheduler()`: RxJS's `TestScheduler` asserting with vitest's `expect(…).toEqual`, the line
+ * every marble test otherwise writes by hand.
+ *
+ * @module
+ */
+import { TestScheduler } from 'rxjs/testing';
+import { expect } from 'vitest';
+
+/**
+ * A `TestScheduler` whose assertions are vitest's deep equality.
+ *
+ * ## Example
+ * ```ts
+ * testScheduler().run(({ cold, expectObservable }) => {
+ *   expectObservable(cold('-a|').pipe(map((x) => x.toUpperCase()))).toBe('-A|');
+ * });
+ * ```
+ */
+export function testScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
