@@ -228,7 +228,8 @@ current-context: x
     const r = await cli(['rbac', hello, '--operator-namespace', 'ops', '--leader-elect']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('kind: ClusterRole');
-    expect(r.out).toMatch(/resources:\s+- configmaps\s+verbs:\s+- get\s+- list\s+- watch\s+- patch/);
+    // a watch lists and watches (never a get); the finalizer patches
+    expect(r.out).toMatch(/resources:\s+- configmaps\s+verbs:\s+- list\s+- watch\s+- patch\n/);
     expect(r.out).toMatch(/kind: Role\s+metadata:\s+name: hello-leader-election\s+namespace: ops/);
     expect(r.out).not.toContain('secrets');
   });
@@ -266,7 +267,7 @@ current-context: x
     expect(r.out).toMatch(
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
     );
-    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- list\s+- watch\n/);
   });
 
   it('rbac for a namespace-restricted operator: Roles per namespace, cluster-scoped grants in a ClusterRole', async () => {
@@ -291,7 +292,7 @@ current-context: x
     ]);
     expect(docs[1]).toContain('customresourcedefinitions'); // a Role cannot grant a cluster-scoped kind
     expect(docs[3]).not.toContain('customresourcedefinitions');
-    expect(docs[3]).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+    expect(docs[3]).toMatch(/resources:\s+- gadgets\s+verbs:\s+- list\s+- watch\n/);
   });
 });
 
@@ -368,6 +369,6 @@ describeEachBackend('rxkube CLI against a cluster (--kubeconfig)', (b) => {
     expect(r.out).toMatch(
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
     );
-    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- get\s+- list\s+- watch/);
+    expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- list\s+- watch\n/);
   });
 });

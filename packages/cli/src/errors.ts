@@ -5,7 +5,15 @@
  * @module
  */
 
-/** Why the CLI could not run. */
+/**
+ * Why the CLI could not run.
+ *
+ * ## Example
+ * ```ts
+ * const hint = (reason: CliErrorReason) =>
+ *   reason === 'NoKubeconfig' ? 'set KUBECONFIG or pass --embedded' : 'see the message';
+ * ```
+ */
 export type CliErrorReason =
   | 'Usage'
   | 'NoKubeconfig'

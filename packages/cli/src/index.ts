@@ -1,4 +1,5 @@
 export { main } from './main.js';
+export type { Io as CliIo } from './main.js';
 export { CliError } from './errors.js';
 export type { CliErrorReason } from './errors.js';
 export { loadOperatorModule } from './load-module.js';

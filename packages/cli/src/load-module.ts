@@ -12,7 +12,18 @@ import { Manager } from '@rxkube/kube';
 
 import { CliError } from './errors.js';
 
-/** What an operator module may export. */
+/**
+ * What an operator module may export.
+ *
+ * ## Example
+ * ```ts
+ * // operator.ts — run with `rxkube run dist/operator.js`
+ * export const name = 'widget-operator';
+ * export function setup(mgr: Manager): void {
+ *   mgr.add('widget', { for: { apiVersion: 'example.com/v1', kind: 'Widget' } }, reconcile);
+ * }
+ * ```
+ */
 export interface OperatorModule {
   /** The operator's name (manager name, lease name); default: the file's base name. */
   readonly name?: string;
@@ -23,7 +34,16 @@ export interface OperatorModule {
   readonly default?: unknown;
 }
 
-/** How to get a Manager out of a loaded module. */
+/**
+ * How to get a Manager out of a loaded module.
+ *
+ * ## Example
+ * ```ts
+ * const runnable: Runnable = await loadOperatorModule('dist/operator.js');
+ * const mgr = await runnable.manager({ client: KubeClient.default(), name: runnable.name ?? 'operator' });
+ * process.exitCode = await mgr.run();
+ * ```
+ */
 export interface Runnable {
   readonly name: string | undefined;
   /** Builds the manager from `options` and registers the module's controllers on it. */

@@ -71,9 +71,22 @@ const CLI_FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-interface Io {
+/**
+ * Where {@link main} writes its output and which environment it reads — the process's by
+ * default; tests pass their own to capture lines. Exported as `CliIo`.
+ *
+ * ## Example
+ * ```ts
+ * const lines: string[] = [];
+ * const code = await main(['--help'], { out: (l) => lines.push(l), err: (l) => lines.push(l), env: {} });
+ * ```
+ */
+export interface Io {
+  /** Writes one line of output (stdout). */
   readonly out: (line: string) => void;
+  /** Writes one line of diagnostics (stderr). */
   readonly err: (line: string) => void;
+  /** The environment variables `RXKUBE_*` and `KUBECONFIG` are read from. */
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 

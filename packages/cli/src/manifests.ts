@@ -14,8 +14,18 @@ import { parseAllDocuments } from 'yaml';
 
 import { CliError } from './errors.js';
 
-/** One parsed document and where it came from (for messages). */
+/**
+ * One parsed document and where it came from (for messages).
+ *
+ * ## Example
+ * ```ts
+ * for (const m of readManifests(['sample.yaml'])) {
+ *   console.log(m.origin, m.object.kind); // sample.yaml#1 Widget
+ * }
+ * ```
+ */
 export interface Manifest {
+  /** The document as an object (`apiVersion`, `kind`, `metadata`, …). */
   readonly object: ObjectLike;
   /** `sample.yaml#2` (1-based document index). */
   readonly origin: string;

@@ -10,14 +10,28 @@
  */
 import { InvalidArgumentError } from './invalid-argument-error.js';
 
-/** Run the reconcile for this key again after `afterMs` milliseconds, even if nothing changed. */
+/**
+ * Run the reconcile for this key again after `afterMs` milliseconds, even if nothing changed.
+ *
+ * ## Example
+ * ```ts
+ * const again: RequeueAction = Action.requeue(60_000); // { type: 'requeue', afterMs: 60000 }
+ * ```
+ */
 export interface RequeueAction {
   readonly type: 'requeue';
   /** Delay in milliseconds, finite and `>= 0`. */
   readonly afterMs: number;
 }
 
-/** Nothing more to do until the object (or something it watches) changes. */
+/**
+ * Nothing more to do until the object (or something it watches) changes.
+ *
+ * ## Example
+ * ```ts
+ * const done: AwaitChangeAction = Action.awaitChange(); // { type: 'awaitChange' }
+ * ```
+ */
 export interface AwaitChangeAction {
   readonly type: 'awaitChange';
 }

@@ -7,7 +7,19 @@ import { createApplier } from './internal/applier-loop.js';
 import type { TokenBucket } from './rate-limiter.js';
 import type { RunByKeyObserver } from './run-by-key.js';
 
-/** Options of {@link applier}; every field has a default. */
+/**
+ * Options of {@link applier}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * const options: ApplierOptions<string> = {
+ *   concurrency: 4,
+ *   backoff: { baseMs: 100, maxMs: 60_000 },
+ *   rateLimit: false, // retries limited per key only
+ * };
+ * requests$.pipe(applier((r) => r.key, reconcile, options));
+ * ```
+ */
 export interface ApplierOptions<K> {
   /** Reconciles in flight across keys (never two of one key); integer `>= 1`. Default 1. */
   readonly concurrency?: number;
@@ -46,6 +58,15 @@ export interface ApplierOptions<K> {
  *
  * `retryInMs` is absent when no timer was set: the key had a newer trigger waiting (it reruns as
  * soon as runByKey lets it), or the source had completed.
+ *
+ * ## Example
+ * ```ts
+ * requests$.pipe(applier((r) => r.key, reconcile)).subscribe((result: ReconcileResult<Request, string>) => {
+ *   if (result.outcome === 'error') {
+ *     console.warn(result.key, result.error?.message, `retry in ${result.retryInMs} ms`);
+ *   }
+ * });
+ * ```
  */
 export interface ReconcileResult<T, K> {
   readonly key: K;

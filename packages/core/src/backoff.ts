@@ -7,18 +7,48 @@
  */
 import { InvalidArgumentError } from './invalid-argument-error.js';
 
-/** First retry delay in ms (controller-runtime: 5 ms). */
+/**
+ * First retry delay in ms (controller-runtime: 5 ms).
+ *
+ * ## Example
+ * ```ts
+ * // Start retries 10× slower than the default.
+ * applier(keyOf, reconcile, { backoff: { baseMs: 10 * DEFAULT_BACKOFF_BASE_MS } });
+ * ```
+ */
 export const DEFAULT_BACKOFF_BASE_MS = 5;
-/** Largest retry delay in ms (controller-runtime: 1000 s). */
+/**
+ * Largest retry delay in ms (controller-runtime: 1000 s).
+ *
+ * ## Example
+ * ```ts
+ * // Never wait more than a minute between retries of one key.
+ * applier(keyOf, reconcile, { backoff: { maxMs: Math.min(60_000, DEFAULT_BACKOFF_MAX_MS) } });
+ * ```
+ */
 export const DEFAULT_BACKOFF_MAX_MS = 1_000_000;
 /**
  * Default jitter factor: each delay is stretched by a random `0…10 %` (then capped at `maxMs`), so
  * keys that failed together do not retry in lockstep. controller-runtime uses no jitter; pass
  * `jitter: 0` for its exact sequence.
+ *
+ * ## Example
+ * ```ts
+ * const backoff = new PerKeyBackoff<string>({ jitter: 2 * DEFAULT_BACKOFF_JITTER }); // up to +20 %
+ * ```
  */
 export const DEFAULT_BACKOFF_JITTER = 0.1;
 
-/** Options of {@link PerKeyBackoff}; every field has a default. */
+/**
+ * Options of {@link PerKeyBackoff}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * // Deterministic delays for a test: 100, 200, 400 … ms, capped at 10 s.
+ * const options: BackoffOptions = { baseMs: 100, maxMs: 10_000, jitter: 0 };
+ * const backoff = new PerKeyBackoff<string>(options);
+ * ```
+ */
 export interface BackoffOptions {
   /** First delay, ms; finite `> 0`. Default {@link DEFAULT_BACKOFF_BASE_MS}. */
   readonly baseMs?: number;

@@ -12,7 +12,15 @@ import { KeyOfError } from './internal/keyed-run.js';
 import { TimedQueue } from './internal/timed-queue.js';
 import type { TimedSlot } from './internal/timed-queue.js';
 
-/** Options of {@link debounceByKey}. */
+/**
+ * Options of {@link debounceByKey}.
+ *
+ * ## Example
+ * ```ts
+ * const options: DebounceByKeyOptions = { maxWait: 5_000 }; // a hot key still emits every 5 s
+ * changes$.pipe(debounceByKey((c) => c.key, 500, options));
+ * ```
+ */
 export interface DebounceByKeyOptions {
   /**
    * Longest time (ms, `>= dueTime`) a key's first pending value may be held: a key that keeps

@@ -5,7 +5,15 @@ import { InvalidArgumentError } from './invalid-argument-error.js';
 import { assertCallback, assertDuration, assertSchedulerLike } from './internal/timed-checks.js';
 import { timedGroupBy } from './internal/timed-group-by.js';
 
-/** Options of {@link groupByKey} and {@link groupByNamespace}. */
+/**
+ * Options of {@link groupByKey} and {@link groupByNamespace}.
+ *
+ * ## Example
+ * ```ts
+ * const options: GroupByKeyOptions = { duration: 60_000 }; // a lane closes after 1 min idle
+ * events$.pipe(groupByNamespace((e) => e.key, options));
+ * ```
+ */
 export interface GroupByKeyOptions {
   /**
    * Idle time in ms (finite, `>= 0`): a group that received no value for this long completes and

@@ -7,12 +7,36 @@
  */
 import { InvalidArgumentError } from './invalid-argument-error.js';
 
-/** Sustained retries per second (controller-runtime: 10). */
+/**
+ * Sustained retries per second (controller-runtime: 10).
+ *
+ * ## Example
+ * ```ts
+ * // Twice the default retry rate, the same burst.
+ * const rateLimit = { qps: 2 * DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST };
+ * applier(keyOf, reconcile, { rateLimit });
+ * ```
+ */
 export const DEFAULT_RATE_LIMIT_QPS = 10;
-/** Retries allowed at once before spacing applies (controller-runtime: 100). */
+/**
+ * Retries allowed at once before spacing applies (controller-runtime: 100).
+ *
+ * ## Example
+ * ```ts
+ * const bucket = new TokenBucket({ burst: DEFAULT_RATE_LIMIT_BURST / 10 }); // 10 at once, then 10/s
+ * ```
+ */
 export const DEFAULT_RATE_LIMIT_BURST = 100;
 
-/** Options of {@link TokenBucket}. */
+/**
+ * Options of {@link TokenBucket}.
+ *
+ * ## Example
+ * ```ts
+ * const options: TokenBucketOptions = { qps: 5, burst: 20 };
+ * const bucket = new TokenBucket(options);
+ * ```
+ */
 export interface TokenBucketOptions {
   /** Tokens added per second; finite `> 0`. Default {@link DEFAULT_RATE_LIMIT_QPS}. */
   readonly qps?: number;

@@ -4,7 +4,16 @@ import type { Observable, ObservableInput, OperatorFunction, SchedulerLike } fro
 import { keyedRun, validateKeyedArgs } from './internal/keyed-run.js';
 import type { RunByKeyObserver } from './internal/keyed-run.js';
 
-/** The outcome of one value given to `sinkByKey`: every value gets exactly one. */
+/**
+ * The outcome of one value given to `sinkByKey`: every value gets exactly one.
+ *
+ * ## Example
+ * ```ts
+ * const describe = (r: SinkResult<Status, string, void>) =>
+ *   r.kind === 'failed' ? `${r.key}: ${String(r.error)}` : `${r.key}: ${r.kind}`;
+ * statuses$.pipe(sinkByKey((s) => s.key, writeStatus), map(describe)).subscribe(console.log);
+ * ```
+ */
 export type SinkResult<T, K, R> =
   /** `write` completed; `result` is the last value it emitted. */
   | { readonly kind: 'written'; readonly key: K; readonly value: T; readonly result: R }
@@ -13,7 +22,15 @@ export type SinkResult<T, K, R> =
   /** A newer value for the same key arrived before this one was written. */
   | { readonly kind: 'superseded'; readonly key: K; readonly value: T };
 
-/** Options of `sinkByKey`. */
+/**
+ * Options of `sinkByKey`.
+ *
+ * ## Example
+ * ```ts
+ * const options: SinkByKeyOptions<string> = { concurrency: 4 };
+ * statuses$.pipe(sinkByKey((s) => s.key, writeStatus, options));
+ * ```
+ */
 export interface SinkByKeyOptions<K> {
   /** Max writes in flight across keys; default 1; an integer >= 1. */
   readonly concurrency?: number;

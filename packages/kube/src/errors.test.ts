@@ -128,7 +128,7 @@ describe('KubeApiError from recorded responses', () => {
   });
 
   it('tells a write into a terminating namespace from an RBAC denial (fixtures/kube-wire/20-namespace-deletion.json, NamespaceLifecycle admission)', () => {
-    const [terminating] = recorded('20-namespace-deletion.json').filter((ex) => ex.response!.status === 403);
+    const [terminating] = recorded('20-namespace-deletion').filter((ex) => ex.response!.status === 403);
     const e = fromRecorded(terminating!, {
       verb: 'create',
       resource: 'configmaps',
@@ -143,7 +143,7 @@ describe('KubeApiError from recorded responses', () => {
     expect(e.message).toContain('This is not an RBAC problem');
     expect(e.message).not.toContain('Grant it');
     // every 403 of the RBAC transcript is an RBAC denial
-    for (const ex of recorded('15-forbidden.json').filter((x) => x.response!.status === 403)) {
+    for (const ex of recorded('15-forbidden').filter((x) => x.response!.status === 403)) {
       const rbac = fromRecorded(ex);
       expect(forbiddenCause(rbac)).toBe('rbac');
       expect(isNamespaceTerminating(rbac)).toBe(false);

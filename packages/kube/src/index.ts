@@ -1,3 +1,10 @@
+/**
+ * Kubernetes operators as RxJS pipelines: the watch layer (also alone as `@rxkube/kube/watch`),
+ * controllers, status and children, finalizers, events, CRDs, and the Manager with leader
+ * election, metrics, probes and logs.
+ *
+ * @module @rxkube/kube
+ */
 export {};
 // First: on a too-old Node, fail here with the required version, before any dependency loads.
 import './node-version.js';
@@ -223,13 +230,18 @@ export type {
   LeaderElectionAttempt,
   LeaderElectionOptions,
 } from './leader/leader-elector.js';
+export { Manager } from './manager/manager.js';
+export type { ManagerRunOptions } from './manager/run-until-signal.js';
 export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
-  Manager,
   ManagerStartError,
   MAX_CONTROLLER_FAILURES,
-} from './manager/manager.js';
-export type { ManagerLeaderElectionOptions, ManagerOptions, ShutdownReport } from './manager/manager.js';
+} from './manager/manager-options.js';
+export type {
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  ShutdownReport,
+} from './manager/manager-options.js';
 export { managerRbac, mergeRules, rbacManifests } from './manager/rbac.js';
 export type { ManagerRbac, RbacManifestOptions, RbacSource } from './manager/rbac.js';
 export type {

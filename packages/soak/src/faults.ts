@@ -43,6 +43,30 @@ export const FAULT_WEIGHTS: Readonly<Record<Exclude<FaultKind, 'restart'>, numbe
   delay: 10,
 };
 
+/** The kinds that act on open watches: pointless while none is open. */
+export const WATCH_FAULTS: ReadonlySet<FaultKind> = new Set(['drop', 'stall', 'cut', 'malformed']);
+
+/** The order of a burst's faults: those needing open watches first, the drop last among them. */
+export const BURST_ORDER: readonly FaultKind[] = [
+  'malformed',
+  'cut',
+  'stall',
+  'drop',
+  'expire',
+  'watchError',
+  'watchThrottle',
+  'listError',
+  'listThrottle',
+  'delay',
+  'compact',
+  'restart',
+];
+
+/** The weights of the kinds that do not need an open watch. */
+export const OTHER_WEIGHTS = Object.fromEntries(
+  Object.entries(FAULT_WEIGHTS).filter(([k]) => !WATCH_FAULTS.has(k as FaultKind)),
+) as Readonly<Record<Exclude<FaultKind, 'restart' | 'drop' | 'stall' | 'cut' | 'malformed'>, number>>;
+
 /** Server restarts in a storm of `faults` faults: one per 2,000, at least one. */
 export function restartsFor(faults: number): number {
   return Math.max(1, Math.round(faults / 2_000));

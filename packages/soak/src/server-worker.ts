@@ -15,7 +15,7 @@ import { countsOf, inject } from './faults.js';
 /** A request from the main thread. */
 export type WorkerRequest =
   | { readonly id: number; readonly op: 'fault'; readonly kind: FaultKind; readonly n: number }
-  | { readonly id: number; readonly op: 'counts' | 'reset' | 'stop' };
+  | { readonly id: number; readonly op: 'counts' | 'openWatches' | 'reset' | 'stop' };
 
 const port = parentPort;
 if (port === null) throw new Error('server-worker.ts runs in a worker thread only');
@@ -32,6 +32,9 @@ port.on('message', (req: WorkerRequest) => {
       break;
     case 'counts':
       reply(countsOf(server));
+      break;
+    case 'openWatches':
+      reply(server.openWatches);
       break;
     case 'reset':
       server.faults.reset();

@@ -18,6 +18,8 @@ export interface SoakServer {
   readonly kubeconfigPath: string;
   fault(kind: FaultKind, n: number): Promise<void>;
   counts(): Promise<FaultCounts>;
+  /** Watch streams open right now. */
+  openWatches(): Promise<number>;
   /** Clears pending fault rules (injected errors, delays). */
   reset(): Promise<void>;
   stop(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startSoakServer(inWorker: boolean): Promise<SoakServer> {
       kubeconfigPath: server.kubeconfigPath,
       fault: (kind, n) => inject(server, kind, n),
       counts: () => Promise.resolve(countsOf(server)),
+      openWatches: () => Promise.resolve(server.openWatches),
       reset: () => {
         server.faults.reset();
         return Promise.resolve();
@@ -77,6 +80,7 @@ export async function startSoakServer(inWorker: boolean): Promise<SoakServer> {
     kubeconfigPath: ready.kubeconfigPath,
     fault: (kind, n) => call<undefined>({ op: 'fault', kind, n }),
     counts: () => call<FaultCounts>({ op: 'counts' }),
+    openWatches: () => call<number>({ op: 'openWatches' }),
     reset: () => call<undefined>({ op: 'reset' }),
     stop: async () => {
       await call<undefined>({ op: 'stop' });

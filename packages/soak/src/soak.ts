@@ -13,7 +13,14 @@ import type { Verdict } from './checks.js';
 import { serverState, verdict } from './checks.js';
 import type { SoakConfig } from './config.js';
 import type { FaultKind } from './faults.js';
-import { FAULT_KINDS, FAULT_WEIGHTS, restartsFor } from './faults.js';
+import {
+  BURST_ORDER,
+  FAULT_KINDS,
+  FAULT_WEIGHTS,
+  OTHER_WEIGHTS,
+  restartsFor,
+  WATCH_FAULTS,
+} from './faults.js';
 import { addControllers } from './operators.js';
 import { Random } from './random.js';
 import { startSoakServer } from './server.js';
@@ -102,7 +109,7 @@ export async function runSoak(
     });
     t = Date.now();
     await mgr.start();
-    await converge(mgr, controllers, client, config.convergeTimeoutMs, 'the initial sync');
+    const initial = await converge(mgr, controllers, client, config.convergeTimeoutMs, 'the initial sync');
     const initialSyncMs = Date.now() - t;
     const heapStart = heapMb();
     log(
@@ -112,22 +119,50 @@ export async function runSoak(
     t = Date.now();
     const injected = Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>;
     let writing = true;
-    const writes = storm(client, layout, random, config.writes, config.writeConcurrency).finally(() => {
-      writing = false;
-    });
+    const progress = { done: 0 };
+    const writes = storm(client, layout, random, config.writes, config.writeConcurrency, progress).finally(
+      () => {
+        writing = false;
+      },
+    );
     let n = 0;
-    // restarts at even intervals through the storm, the other kinds drawn at random
+    // Bursts of faults with calm between them: a watch knocked out by one fault reconnects after
+    // its backoff (0.8 s and up), so faults injected back to back would meet no open watch. Each
+    // burst waits for at least half the watches to be open again (at most 3 s) and for the writes
+    // to have kept pace; the writes never pause. Rules a burst leaves unconsumed are cleared.
+    const burst = Math.max(30, Math.round(config.faults / 200));
     const restartEvery = Math.max(1, Math.floor(config.faults / (restartsFor(config.faults) + 1)));
+    const watches = mgr.targets().length;
     while (writing || n < config.faults) {
-      const kind: FaultKind =
-        n > 0 && n % restartEvery === 0 && injected.restart < restartsFor(config.faults)
-          ? 'restart'
-          : random.weighted(FAULT_WEIGHTS);
-      await server.fault(kind, n).catch(() => undefined);
-      injected[kind]++;
-      n++;
-      // spread the faults over the writes: a short pause, shorter while faults are behind
-      await new Promise((r) => setTimeout(r, n < config.faults ? 1 : 5));
+      const calmUntil = Date.now() + 3_000;
+      while (Date.now() < calmUntil && (await server.openWatches()) < watches / 2) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // injected errors, delays and expiries the last burst left unmet end with its calm: left to
+      // pile up, they would fail every reconnect of the whole storm
+      await server.reset();
+      while (writing && n / config.faults > progress.done / config.writes) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // the burst's kinds, those acting on open watches first (a drop last among them: it closes
+      // what the others need open), then the rest
+      const kinds: FaultKind[] = [];
+      for (let k = 0; k < burst; k++, n++) {
+        kinds.push(
+          n > 0 && n % restartEvery === 0 && injected.restart < restartsFor(config.faults)
+            ? 'restart'
+            : random.weighted(FAULT_WEIGHTS),
+        );
+      }
+      kinds.sort((a, b) => BURST_ORDER.indexOf(a) - BURST_ORDER.indexOf(b));
+      for (let kind of kinds) {
+        // a fault on open watches only when one is open to receive it; otherwise another kind
+        if (WATCH_FAULTS.has(kind) && (await server.openWatches()) === 0) {
+          kind = random.weighted(OTHER_WEIGHTS);
+        }
+        await server.fault(kind, n).catch(() => undefined);
+        injected[kind]++;
+      }
     }
     const writeCounts = await writes;
     await server.reset();
@@ -166,6 +201,7 @@ export async function runSoak(
       heapMb: { start: heapStart, end: heapEnd },
       errors,
       ok:
+        initial.ok &&
         final.ok &&
         afterIdle === 0 &&
         errors.observable === 0 &&

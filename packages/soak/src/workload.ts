@@ -121,13 +121,14 @@ export async function seed(
   await pool(jobs, concurrency);
 }
 
-/** Runs `count` random writes with `concurrency` in flight; resolves with what happened. */
+/** Runs `count` random writes with `concurrency` in flight (counting `progress.done`); resolves with what happened. */
 export async function storm(
   client: KubeClient,
   layout: Layout,
   random: Random,
   count: number,
   concurrency: number,
+  progress: { done: number } = { done: 0 },
 ): Promise<WriteCounts> {
   const counts: WriteCounts = { attempted: 0, succeeded: 0, raced: 0, failed: 0 };
   const one = async (): Promise<void> => {
@@ -138,6 +139,8 @@ export async function storm(
     } catch (e) {
       if (isNotFound(e) || isConflict(e) || isAlreadyExists(e)) counts.raced++;
       else counts.failed++;
+    } finally {
+      progress.done++;
     }
   };
   await pool(

@@ -1,11 +1,17 @@
 /**
- * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments] [-f file-or-dir]...`:
+ * `rxkube-apiserver --port N [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle]
+ * [--simulate-deployments] [-f file-or-dir]... [--token-auth-file file] [--enable-admission-plugins A,B]`:
  * runs the in-memory API server until SIGINT/SIGTERM and prints where its kubeconfig is. `-f`
- * (repeatable) creates the manifests of a file or folder at start: CRDs first, then the rest.
+ * (repeatable) creates the manifests of a file or folder at start: CRDs first, then the rest. With a
+ * token file (kube-apiserver's format) requests are authenticated by token and authorized by RBAC.
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
+
+import { parseTokenFile } from './auth.js';
 import { readManifests } from './preload.js';
+import type { AdmissionPlugin } from './rbac/owner-references.js';
 import { startApiServer } from './server.js';
 import type { ApiServerOptions } from './server.js';
 
@@ -31,6 +37,21 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
     else if (a === '--no-gc') opts.gc = false;
     else if (a === '--simulate-deployments') opts.simulateDeployments = true;
     else if (a === '--no-namespace-lifecycle') opts.namespaceLifecycle = false;
+    else if (a === '--token-auth-file') {
+      const file = value();
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw new RangeError(`--token-auth-file ${file}: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+        });
+      }
+      opts.auth = { tokens: parseTokenFile(text, file) };
+    } else if (a === '--enable-admission-plugins')
+      opts.enableAdmissionPlugins = value()
+        .split(',')
+        .filter((p) => p !== '') as AdmissionPlugin[];
     else if (a === '-f' || a === '--filename') files.push(value());
     else if (a === '--help' || a === '-h') throw new RangeError('usage');
     else throw new RangeError(`unknown argument ${String(a)}`);
@@ -44,7 +65,7 @@ export function parseArgs(argv: readonly string[]): ApiServerOptions {
 }
 
 const USAGE =
-  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments] [-f file-or-dir]...';
+  'usage: rxkube-apiserver [--port N] [--host H] [--tls] [--kubeconfig path] [--no-gc] [--no-namespace-lifecycle] [--simulate-deployments] [-f file-or-dir]... [--token-auth-file file] [--enable-admission-plugins A,B]';
 
 /** Runs the CLI. */
 export async function main(argv: readonly string[]): Promise<void> {

@@ -4,7 +4,7 @@
  * `Client` that records writes and answers reads. `@rxkube/kube` is an (optional) peer dependency
  * of `@rxkube/testing`: this entry needs it; the API server (`@rxkube/testing`) does not.
  *
- * @module
+ * @module @rxkube/testing/controller
  */
 export { ownedBy, listed, testObject, watchEvent } from './controller/watch-events.js';
 export { ScriptedWatchRegistry } from './controller/scripted-watch-registry.js';

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { call, WatchReader } from './internal/test-client.js';
+import { rbacGrant } from './rbac/grant.js';
 import type { ApiServer } from './server.js';
 import { startApiServer } from './server.js';
 
@@ -104,7 +105,7 @@ describe('fault injection', () => {
 });
 
 describe('auth (file 15) and TLS', () => {
-  it('401 for unknown tokens, 403 with the real message, allow rules', async () => {
+  it('401 for unknown tokens, 403 with the real message, RBAC objects decide', async () => {
     const s = await startApiServer({
       auth: {
         tokens: {
@@ -112,16 +113,14 @@ describe('auth (file 15) and TLS', () => {
           limited: 'realk8s:limited',
           reader: 'reader',
         },
-        allow: [
-          {
-            users: ['reader'],
-            verbs: ['get', 'list', 'watch'],
-            groups: [''],
-            resources: ['configmaps'],
-            namespaces: ['default'],
-          },
-        ],
       },
+      objects: rbacGrant(
+        'reader',
+        [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }],
+        {
+          namespace: 'default',
+        },
+      ),
     });
     try {
       const h = (t: string): Record<string, string> => ({ Authorization: `Bearer ${t}` });

@@ -12,7 +12,16 @@
  * @module
  */
 
-/** Counters of faults that happened. */
+/**
+ * Counters of faults that happened.
+ *
+ * ## Example
+ * ```ts
+ * server.faults.expireNextWatch();
+ * await waitFor('the watch to expire', () => server.faults.counts.watchesExpired === 1);
+ * const counts: FaultCounts = server.faults.counts;
+ * ```
+ */
 export interface FaultCounts {
   /** Watch connections destroyed by {@link Faults.dropWatches}. */
   watchesDropped: number;
@@ -32,7 +41,15 @@ export interface FaultCounts {
   restarts: number;
 }
 
-/** Which requests a rule applies to. */
+/**
+ * Which requests a rule applies to.
+ *
+ * ## Example
+ * ```ts
+ * const lists: RequestMatcher = { method: 'GET', path: /\/configmaps(\?|$)/ };
+ * server.faults.failNext({ ...lists, status: 500 });
+ * ```
+ */
 export interface RequestMatcher {
   /** HTTP method (any when omitted). */
   readonly method?: string;
@@ -40,7 +57,15 @@ export interface RequestMatcher {
   readonly path?: RegExp;
 }
 
-/** An injected error answer. */
+/**
+ * An injected error answer.
+ *
+ * ## Example
+ * ```ts
+ * const throttle: FailRule = { status: 429, count: 3, retryAfterSeconds: 2, path: /watch=true/ };
+ * server.faults.failNext(throttle);
+ * ```
+ */
 export interface FailRule extends RequestMatcher {
   readonly status: 429 | 500 | 503;
   /** How many matching requests fail (default 1). */
@@ -49,7 +74,15 @@ export interface FailRule extends RequestMatcher {
   readonly retryAfterSeconds?: number;
 }
 
-/** An injected delay. */
+/**
+ * An injected delay.
+ *
+ * ## Example
+ * ```ts
+ * const slowWrites: DelayRule = { method: 'PATCH', ms: 200, count: 5 };
+ * server.faults.delay(slowWrites);
+ * ```
+ */
 export interface DelayRule extends RequestMatcher {
   readonly ms: number;
   /** How many matching requests are delayed (default: all until {@link Faults.reset}). */
@@ -79,7 +112,19 @@ function matches(m: RequestMatcher, method: string, path: string): boolean {
   return true;
 }
 
-/** Fault injection API of a running server. */
+/**
+ * Fault injection API of a running server (`server.faults`).
+ *
+ * ## Example
+ * ```ts
+ * const { faults } = server;
+ * faults.failNext({ status: 503, method: 'GET', path: /\/pods/ }); // the next pod read gets a 503
+ * faults.stallWatches(); // open watches stop sending, the connections stay up
+ * faults.expireNextWatch(); // the next watch is answered with ERROR 410
+ * expect(faults.counts.watchesStalled).toBeGreaterThan(0);
+ * faults.reset();
+ * ```
+ */
 export class Faults {
   /** Counters of faults that happened. */
   readonly counts: FaultCounts = {

@@ -1,15 +1,27 @@
+/**
+ * An in-memory Kubernetes API server that speaks the real wire protocol, with fault injection, and
+ * a real control plane (envtest's binaries) behind the same handle, for tests and demos.
+ *
+ * @module @rxkube/testing
+ */
 export {};
 export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
 export { KindDefinitionError } from './registry/custom-kinds.js';
-export type { KindDefinition } from './registry/custom-kinds.js';
+export type { KindDefinition, PrinterColumn } from './registry/custom-kinds.js';
 export { PreloadError, readManifests } from './preload.js';
 export type { Manifests } from './preload.js';
 export type { FaultCounts, FailRule, DelayRule, RequestMatcher } from './faults.js';
-export type { AuthOptions, AuthRule, AuthUser } from './auth.js';
+export { parseTokenFile } from './auth.js';
+export type { AuthOptions, AuthUser } from './auth.js';
+export type { AuditEvent, AuditObjectRef, AuditUser } from './audit.js';
+export { rbacGrant } from './rbac/grant.js';
+export type { RbacGrantOptions } from './rbac/grant.js';
+export type { PolicyRule, Subject, RoleRef } from './rbac/types.js';
+export type { AdmissionPlugin } from './rbac/owner-references.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';
-export type { KObj, Meta } from './store/object.js';
+export type { Json, KObj, Meta, OwnerRef } from './store/object.js';
 export { parseLabelSelector, parseFieldSelector, SelectorError } from './selectors.js';
 export type { LabelSelector, FieldSelector } from './selectors.js';
 export { applyJsonPatch, PatchError } from './patch/json-patch.js';

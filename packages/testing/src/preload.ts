@@ -21,7 +21,15 @@ import { ApiError } from './status.js';
 import type { KObj } from './store/object.js';
 import { clone, isObject } from './store/object.js';
 
-/** An object given to start with could not be created; the message says which and why. */
+/**
+ * An object given to start with could not be created; the message says which and why.
+ *
+ * ## Example
+ * ```ts
+ * const orphan = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'missing' } };
+ * await expect(startApiServer({ objects: [orphan] })).rejects.toThrow(PreloadError); // no such namespace
+ * ```
+ */
 export class PreloadError extends Error {
   readonly _tag = 'PreloadError';
   constructor(
@@ -110,7 +118,15 @@ export async function preload(
   }
 }
 
-/** Manifests read from files and folders, split into CRDs and other objects. */
+/**
+ * Manifests read from files and folders, split into CRDs and other objects.
+ *
+ * ## Example
+ * ```ts
+ * const { crds, objects }: Manifests = readManifests(['deploy/']);
+ * const server = await startApiServer({ crds, objects });
+ * ```
+ */
 export interface Manifests {
   readonly crds: KObj[];
   readonly objects: KObj[];
@@ -119,6 +135,11 @@ export interface Manifests {
 /**
  * Reads manifests from files and folders (a folder's `.yaml`, `.yml` and `.json` files, in name
  * order, not recursively — as `kubectl apply -f dir/`); `List` kinds are expanded.
+ *
+ * ## Example
+ * ```ts
+ * const server = await startApiServer(readManifests(['crd.yaml', 'samples/'])); // { crds, objects }
+ * ```
  *
  * @throws PreloadError naming the file when it cannot be read or parsed.
  */

@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 
+import type { AuditEvent } from './audit.js';
+import { AuditLog } from './audit.js';
 import type { AuthOptions, RequestUser } from './auth.js';
-import { authenticate } from './auth.js';
+import { ADMIN_USER, authenticate } from './auth.js';
 import { AdminClient } from './cluster/admin-client.js';
 import type { TestCluster } from './cluster/cluster.js';
 import { clusterReads } from './cluster/cluster.js';
@@ -37,13 +39,18 @@ import type { ResponseContext } from './http/respond.js';
 import { sendJson, sendPageNotFound, sendStatus, sendText } from './http/respond.js';
 import { OpenApiDocuments } from './openapi/documents.js';
 import { serveOpenApi } from './openapi/handler.js';
+import { requestAttributes } from './rbac/attributes.js';
+import { forbiddenError } from './rbac/forbidden.js';
+import { ImpersonationHeaderError, impersonate } from './rbac/impersonation.js';
+import type { InstalledAuthorization } from './rbac/install.js';
+import { installAuthorization } from './rbac/install.js';
+import type { AdmissionPlugin } from './rbac/owner-references.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
 import {
   ApiError,
   failure,
-  forbiddenPath,
   internalError,
   serviceUnavailable,
   tooManyRequests,
@@ -56,13 +63,30 @@ import { preload } from './preload.js';
 import type { KindDefinition } from './registry/custom-kinds.js';
 import { customKindType, KindDefinitionError } from './registry/custom-kinds.js';
 
-/** Where log lines go. */
+/**
+ * Where log lines go.
+ *
+ * ## Example
+ * ```ts
+ * const lines: string[] = [];
+ * const logger: ApiServerLogger = { error: (message) => lines.push(message) };
+ * const server = await startApiServer({ logger });
+ * ```
+ */
 export interface ApiServerLogger {
   debug?(message: string): void;
   error(message: string, error?: unknown): void;
 }
 
-/** Options of {@link startApiServer}. */
+/**
+ * Options of {@link startApiServer}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * const options: ApiServerOptions = { tls: true, simulateDeployments: true, namespaceDeletionDelayMs: 0 };
+ * const server = await startApiServer(options);
+ * ```
+ */
 export interface ApiServerOptions {
   /** TCP port; 0 (default) picks a free one. */
   readonly port?: number;
@@ -70,8 +94,23 @@ export interface ApiServerOptions {
   readonly host?: string;
   /** Serve HTTPS with the checked-in test CA (kubeconfig carries certificate-authority-data). */
   readonly tls?: boolean;
-  /** Bearer tokens and allow rules; without it every request is admin. */
+  /**
+   * Bearer tokens, and RBAC objects to create at start: with it requests are authenticated by token
+   * and authorized by RBAC from the Roles and bindings stored in the server (the bootstrap policy
+   * included). Without it every request is admin and allowed.
+   */
   readonly auth?: AuthOptions;
+  /**
+   * Admission plugins to enable besides the defaults (kube-apiserver's `--enable-admission-plugins`):
+   * `OwnerReferencesPermissionEnforcement`. They check permissions, so they act with `auth` only.
+   */
+  readonly enableAdmissionPlugins?: readonly AdmissionPlugin[];
+  /**
+   * Keep an audit log (kube-apiserver's at level Metadata: user, verb, object, code, authorization
+   * decision and reason), read with {@link ApiServer.auditEvents}; at most `maxEvents` (default
+   * 100,000), the oldest dropped first. Off by default.
+   */
+  readonly audit?: { readonly maxEvents?: number };
   /** Garbage collection of ownerReferences (default true). */
   readonly gc?: boolean;
   /** Namespace existence/termination checks and the namespace controller (default true). */
@@ -122,6 +161,15 @@ export interface ApiServerOptions {
  * A running API server. It is a {@link TestCluster} like a real control plane (`url`, kubeconfig,
  * token, `list`/`get` over HTTP, `stop`), plus what only an in-memory server can offer: fault
  * injection, synchronous reads of its state, restarts.
+ *
+ * ## Example
+ * ```ts
+ * const server: ApiServer = await startApiServer();
+ * process.env['KUBECONFIG'] = server.kubeconfigPath; // kubectl and client-node find it
+ * server.faults.dropWatches();
+ * console.log(server.objects('configmaps', 'default').length, server.resourceVersion);
+ * await server.stop();
+ * ```
  */
 export interface ApiServer extends TestCluster {
   /** `http://127.0.0.1:PORT` (or https). */
@@ -146,6 +194,8 @@ export interface ApiServer extends TestCluster {
   objects(resource: string, namespace?: string): KObj[];
   /** One object, or undefined. */
   object(resource: string, namespace: string | undefined, name: string): KObj | undefined;
+  /** The audit log so far, oldest first (empty unless started with `audit`). */
+  auditEvents(): AuditEvent[];
   /** Drops all connections and listens again on the same port; state kept, history compacted. */
   restart(): Promise<void>;
   /** Stops the server and removes the temporary kubeconfig. */
@@ -154,7 +204,18 @@ export interface ApiServer extends TestCluster {
 
 const PKG_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Reads the checked-in test CA, server certificate and key. */
+/**
+ * Reads the checked-in test CA, server certificate and key (PEM) that `startApiServer({ tls: true })`
+ * serves with — not secret, for tests only.
+ *
+ * ## Example
+ * ```ts
+ * const server = await startApiServer({ tls: true });
+ * const res = await new Promise((resolve) =>
+ *   https.get(`${server.url}/version`, { ca: testCertificates().ca }, resolve),
+ * );
+ * ```
+ */
 export function testCertificates(): { ca: string; cert: string; key: string } {
   const dir = join(PKG_ROOT, 'certs');
   return {
@@ -242,6 +303,8 @@ class ApiServerImpl implements ApiServer {
   private readonly deployments: DeploymentController | undefined;
   private readonly pvcProtection: PvcProtectionController;
   private readonly crds: CrdController;
+  private readonly authorization: InstalledAuthorization;
+  private readonly auditLog: AuditLog | undefined;
   private readonly env: HandlerEnv;
   private readonly logger: ApiServerLogger;
   private readonly host: string;
@@ -260,6 +323,7 @@ class ApiServerImpl implements ApiServer {
     this.logger = options.logger ?? { error: (m, e) => console.error(`[rxkube-apiserver] ${m}`, e ?? '') };
     this.host = options.host ?? '127.0.0.1';
     this.tls = options.tls ? testCertificates() : undefined;
+    this.auditLog = options.audit ? new AuditLog(options.audit.maxEvents ?? 100_000) : undefined;
     this.store = new ObjectStore(options.watchHistory ?? 10_000);
     const namespaceLifecycle = options.namespaceLifecycle ?? true;
     const gc = options.gc ?? true;
@@ -303,10 +367,22 @@ class ApiServerImpl implements ApiServer {
         )?.[0]
       : undefined;
     this.token = admin ?? 'rxkube-testing-admin';
+    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
+    this.authorization = installAuthorization(
+      this.engine,
+      this.registry,
+      {
+        rbac: options.auth !== undefined,
+        ...(options.enableAdmissionPlugins !== undefined
+          ? { admissionPlugins: options.enableAdmissionPlugins }
+          : {}),
+      },
+      log,
+    );
     this.env = {
       engine: this.engine,
       registry: this.registry,
-      auth: options.auth,
+      authorizer: this.authorization.authorizer,
       gc,
       maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -329,7 +405,6 @@ class ApiServerImpl implements ApiServer {
       }
       this.registry.add(t);
     });
-    for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) this.seedNamespace(ns);
     this.store.compact();
     const ttl = options.continueTokenTtlMs ?? 300_000;
     let mark = this.store.resourceVersion;
@@ -446,13 +521,11 @@ class ApiServerImpl implements ApiServer {
     const delay = this.faults.takeDelay(method, pathWithQuery);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
-    let user: RequestUser | undefined = {
-      name: 'admin',
-      groups: ['system:masters', 'system:authenticated'],
-      anonymous: false,
-    };
+    let user: RequestUser | undefined = ADMIN_USER;
     if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);
     const ctx: ResponseContext = { headers: this.apiHeaders(user) };
+    const audit = this.auditLog?.begin(ctx.headers['Audit-Id'] ?? randomUUID(), req, res);
+    if (user) audit?.authenticated(user);
     // errors are written in the encoding the client accepts (responsewriters.ErrorNegotiated)
     const errorMedia = negotiateErrorMedia(req.headers.accept);
     const injected = this.faults.takeFailure(method, pathWithQuery);
@@ -473,6 +546,22 @@ class ApiServerImpl implements ApiServer {
         sendStatus(res, unauthorized(), { headers: { 'Audit-Id': randomUUID() } }, {}, errorMedia);
         return;
       }
+      // the filter chain of kube-apiserver: impersonation, then authorization, then routing
+      const { authorizer } = this.authorization;
+      try {
+        const acting = impersonate(req, user, authorizer);
+        if (acting !== user) audit?.impersonated(acting);
+        user = acting;
+      } catch (e) {
+        if (!(e instanceof ImpersonationHeaderError)) throw e;
+        req.resume();
+        sendText(res, 500, `${e.message}\n`, ctx);
+        return;
+      }
+      const attributes = requestAttributes(user, method, url.pathname, url.searchParams);
+      const decision = authorizer.authorize(attributes);
+      audit?.authorized(attributes, decision);
+      if (!decision.allowed) throw forbiddenError(attributes, decision.reason);
       await this.dispatch(req, res, route, url.searchParams, user, ctx);
     } catch (e) {
       if (e instanceof ApiError) {
@@ -501,12 +590,6 @@ class ApiServerImpl implements ApiServer {
     ctx: ResponseContext,
   ): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
-    const isPublic = route.kind === 'version' || route.kind === 'health';
-    if (!isPublic && route.kind !== 'resource' && user.anonymous && this.options.auth) {
-      throw new ApiError(forbiddenPath(user.name, 'get', new URL(req.url ?? '/', 'http://x').pathname), {
-        'X-Content-Type-Options': 'nosniff',
-      });
-    }
     if (route.kind !== 'resource' && method !== 'GET' && method !== 'HEAD') {
       if (route.kind === 'unknown') sendPageNotFound(res, ctx);
       else
@@ -576,6 +659,10 @@ class ApiServerImpl implements ApiServer {
     const plural = dot < 0 ? resource : resource.slice(0, dot);
     const group = dot < 0 ? '' : resource.slice(dot + 1);
     return this.registry.all().find((t) => t.resource === plural && t.group === group);
+  }
+
+  auditEvents(): AuditEvent[] {
+    return this.auditLog?.events() ?? [];
   }
 
   objects(resource: string, namespace?: string): KObj[] {
@@ -650,6 +737,7 @@ class ApiServerImpl implements ApiServer {
     this.admin?.close();
     if (this.compactionTimer) clearInterval(this.compactionTimer);
     this.controllers.stop();
+    this.authorization.stop();
     this.deployments?.stop();
     this.pvcProtection.stop();
     this.crds.stop();

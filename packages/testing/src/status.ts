@@ -10,14 +10,28 @@
  * @module
  */
 
-/** One entry of `details.causes`. */
+/**
+ * One entry of `details.causes`.
+ *
+ * ## Example
+ * ```ts
+ * const cause: StatusCause = { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.size' };
+ * ```
+ */
 export interface StatusCause {
   reason?: string;
   message: string;
   field?: string;
 }
 
-/** `details` of a Status. */
+/**
+ * `details` of a Status.
+ *
+ * ## Example
+ * ```ts
+ * const details: StatusDetails = { name: 'settings', kind: 'configmaps' }; // of a 404 for a ConfigMap
+ * ```
+ */
 export interface StatusDetails {
   name?: string;
   group?: string;
@@ -27,7 +41,15 @@ export interface StatusDetails {
   retryAfterSeconds?: number;
 }
 
-/** A `metav1.Status` as sent on the wire. */
+/**
+ * A `metav1.Status` as sent on the wire.
+ *
+ * ## Example
+ * ```ts
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps/missing`);
+ * const status = (await res.json()) as StatusBody; // { kind: 'Status', code: 404, reason: 'NotFound', … }
+ * ```
+ */
 export interface StatusBody {
   kind: 'Status';
   apiVersion: 'v1';

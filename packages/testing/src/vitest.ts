@@ -1,8 +1,9 @@
 /**
  * `@rxkube/testing/vitest`: test helpers that need vitest (an optional peer dependency of
- * `@rxkube/testing`).
+ * `@rxkube/testing`). The types these helpers take and give (`TestBackend`, `ApiServer`, …) are
+ * exported by `@rxkube/testing`; its API report lists them as not exported from this entry point.
  *
- * @module
+ * @module @rxkube/testing/vitest
  */
 export { describeEachBackend } from './vitest/describe-each-backend.js';
 export type {

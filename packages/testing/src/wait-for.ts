@@ -7,7 +7,16 @@
  * @module
  */
 
-/** Options of {@link waitFor}. */
+/**
+ * Options of {@link waitFor}.
+ *
+ * ## Example
+ * ```ts
+ * const options: WaitForOptions = { timeoutMs: 60_000, intervalMs: 100 }; // a real namespace deletion
+ * const gone = async () => (await cluster.get('namespaces', undefined, 'tmp')) === undefined;
+ * await waitFor('namespace tmp gone', gone, options);
+ * ```
+ */
 export interface WaitForOptions {
   /** Give up after this long (default 10 s). */
   readonly timeoutMs?: number;
@@ -15,7 +24,16 @@ export interface WaitForOptions {
   readonly intervalMs?: number;
 }
 
-/** The value `probe` returned, without the "not yet" values. */
+/**
+ * The value `probe` returned, without the "not yet" values.
+ *
+ * ## Example
+ * ```ts
+ * const probe = () => cluster.get('configmaps', 'default', 'a'); // Promise<KObj | undefined>
+ * const cm: Settled<ReturnType<typeof probe>> = await waitFor('cm a', probe);
+ * cm.metadata.name; // KObj: never undefined here
+ * ```
+ */
 export type Settled<T> = Exclude<Awaited<T>, undefined | null | false>;
 
 /**

@@ -14,6 +14,15 @@ import { assertFunction, assertIntegerAtLeast, assertOptionalObject, assertSched
 /**
  * Instrumentation hooks of `runByKey` / `sinkByKey`. Times are `scheduler.now()` differences in
  * milliseconds. Hooks run synchronously inside the operator and must not throw.
+ *
+ * ## Example
+ * ```ts
+ * const observer: RunByKeyObserver<string> = {
+ *   enqueued: (key, depth) => depthGauge.set(depth),
+ *   finished: (key, durationMs) => durations.observe(durationMs / 1000),
+ * };
+ * work$.pipe(runByKey((w) => w.key, handle, { observer }));
+ * ```
  */
 export interface RunByKeyObserver<K> {
   /**
@@ -30,7 +39,15 @@ export interface RunByKeyObserver<K> {
   finished?(key: K, durationMs: number, active: number): void;
 }
 
-/** Options of `runByKey`. */
+/**
+ * Options of `runByKey`.
+ *
+ * ## Example
+ * ```ts
+ * const options: RunByKeyOptions<string> = { concurrency: 8 };
+ * work$.pipe(runByKey((w) => w.key, handle, options));
+ * ```
+ */
 export interface RunByKeyOptions<K> {
   /** Max work in flight across keys; default 1; an integer >= 1. */
   readonly concurrency?: number;
@@ -41,6 +58,15 @@ export interface RunByKeyOptions<K> {
 /**
  * The error a keyed operator fails with when its `keyOf` throws. `cause` is what `keyOf` threw,
  * `value` the source value it was given.
+ *
+ * ## Example
+ * ```ts
+ * work$.pipe(runByKey((w) => w.meta.key, handle)).subscribe({
+ *   error: (e) => {
+ *     if (e instanceof KeyOfError) console.error(`${e.operator}: no key for`, e.value, e.cause);
+ *   },
+ * });
+ * ```
  */
 export class KeyOfError extends Error {
   /** Discriminant for tagged-error matching. */

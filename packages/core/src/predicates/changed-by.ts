@@ -4,7 +4,19 @@ import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { assertCallback, assertOptionalCallback } from '../internal/timed-checks.js';
 import { checkPredicateOptions, ttlChangedBy } from '../internal/ttl-changed-by.js';
 
-/** Options of {@link changedBy}. */
+/**
+ * Options of {@link changedBy}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ChangedByOptions<Deployment, string[]> = {
+ *   ttl: 60_000,
+ *   isEqual: (a, b) => a.join() === b.join(),
+ *   isDelete: (d) => d.metadata.deletionTimestamp !== undefined,
+ * };
+ * deployments$.pipe(changedBy((d) => objectKey(d), (d) => images(d), options));
+ * ```
+ */
 export interface ChangedByOptions<T, V> {
   /**
    * How long (ms, finite, > 0) a key is remembered after its last sighting; a key seen again

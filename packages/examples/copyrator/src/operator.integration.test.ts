@@ -6,7 +6,7 @@
  */
 import type { KubeObject, ControllerResult, PolicyRule } from '@rxkube/kube';
 import { KubeClient, Manager, createLogger, loadKubeConfigFile, managerRbac } from '@rxkube/kube';
-import type { AuthRule, KObj } from '@rxkube/testing';
+import type { KObj } from '@rxkube/testing';
 import { waitFor } from '@rxkube/testing';
 import type { BackendContext } from '@rxkube/testing/vitest';
 import { describeEachBackend } from '@rxkube/testing/vitest';
@@ -429,37 +429,29 @@ describeEachBackend('copyrator demo scenario (README)', (b) => {
 
 /** The operator's bearer token: user `copyrator`, no groups, on both backends. */
 const OPERATOR_TOKEN = 'copyrator-operator-token';
-/** The embedded server's allow-list (filled by the test); the real one authorizes with RBAC. */
-const allow: AuthRule[] = [];
 
 describeEachBackend(
   'copyrator with exactly the RBAC its Manager declares (HTTP, authorizing API server)',
   (b) => {
     /**
-     * Grants `rules` to user `copyrator`: on the embedded server as allow rules (its authorizer),
-     * on the real one as a ClusterRole and ClusterRoleBinding (RBAC), then waits until the
-     * authorizer answers with them (the real RBAC authorizer reads bindings from its cache).
+     * Grants `rules` to user `copyrator` as a cluster admin would, a ClusterRole and
+     * ClusterRoleBinding (both backends authorize with RBAC), then waits until the authorizer
+     * answers with them (the real RBAC authorizer reads bindings from its cache).
      */
     const grant = async (admin: KubeClient, operator: KubeClient, rules: readonly PolicyRule[]) => {
-      if (b.name === 'embedded') {
-        for (const r of rules) {
-          allow.push({ users: ['copyrator'], verbs: r.verbs, groups: r.apiGroups, resources: r.resources });
-        }
-      } else {
-        await admin.create({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRole',
-          metadata: { name: 'copyrator' },
-          rules: rules.map((r) => ({ ...r })),
-        });
-        await admin.create({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: 'copyrator' },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'copyrator' },
-          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'copyrator' }],
-        });
-      }
+      await admin.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'copyrator' },
+        rules: rules.map((r) => ({ ...r })),
+      });
+      await admin.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'copyrator' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'copyrator' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'copyrator' }],
+      });
       await waitFor(
         'the grant in effect',
         () =>
@@ -481,7 +473,7 @@ describeEachBackend(
       expect(rbac.rules).toContainEqual({
         apiGroups: [''],
         resources: ['secrets'],
-        verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+        verbs: ['list', 'watch', 'create', 'patch', 'delete'],
       });
       expect(rbac.rules).toContainEqual({
         apiGroups: ['apiextensions.k8s.io'],
@@ -577,7 +569,6 @@ describeEachBackend(
     embedded: {
       auth: {
         tokens: { admin: { name: 'admin', groups: ['system:masters'] }, [OPERATOR_TOKEN]: 'copyrator' },
-        allow,
       },
     },
     real: { users: { [OPERATOR_TOKEN]: { name: 'copyrator' } } },

@@ -52,16 +52,16 @@ import {
 export const name = 'copyrator';
 
 /**
- * What the reconcile does to copies, for RBAC (the manager derives get/list/watch from the
- * watches, the status and finalizer patches from `status`/`finalizer`): server-side apply is a
- * `patch` (and a `create` when the copy is new), stale copies are deleted, the finalizer's
- * cleanup lists copies by label.
+ * What the reconcile does to copies, for RBAC (the manager derives list/watch from the watches,
+ * the status and finalizer patches from `status`/`finalizer`): server-side apply is a `patch` (and
+ * a `create` when the copy is new), stale copies are deleted, the finalizer's cleanup lists copies
+ * by label. Nothing is read by name: sources and copies come from the watches' Stores.
  */
 export const COPY_PERMISSIONS: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['configmaps', 'secrets'],
-    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+    verbs: ['list', 'create', 'patch', 'delete'],
   },
 ];
 

@@ -719,7 +719,7 @@ function failureAdvice(failures: readonly CopyFailure[]): string {
   const advice: string[] = [];
   if (failures.some(isRbacDenial)) {
     advice.push(
-      "check the operator's RBAC (get/list/watch/create/patch/delete on configmaps and secrets) in the namespaces named",
+      "check the operator's RBAC (list/watch/create/patch/delete on configmaps and secrets) in the namespaces named",
     );
   }
   if (failures.some((f) => f.code === 403 && !isRbacDenial(f))) {

@@ -78,7 +78,7 @@ export interface DeploymentNotifierOptions {
  * ## Semantics
  * - See `reconcile.ts` for what is notified when (baseline, once per change, at-least-once with an
  *   idempotency key across crashes, giving up and redelivering).
- * - RBAC: the manager derives get/list/watch on DeploymentNotifiers and Deployments, `patch` on
+ * - RBAC: the manager derives list/watch on DeploymentNotifiers and Deployments, `patch` on
  *   `deploymentnotifiers/status` and Events; the reconcile writes nothing else in the cluster.
  * - With a manager restricted to `namespaces`, notifiers there watch Deployments there.
  *

@@ -53,7 +53,7 @@ describe('npm run demo', () => {
       const text = r.out.join('\n');
       expect(code, text).toBe(0);
       expect(r.out[0]).toMatch(
-        /^real control plane \(etcd, kube-apiserver, kube-controller-manager; Deployment rollouts simulated: no kubelet\) at https:\/\/127\.0\.0\.1:\d+ \(kubeconfig: /,
+        /^real control plane \(etcd, kube-apiserver, kube-controller-manager; pods marked ready by a stand-in kubelet\) at https:\/\/127\.0\.0\.1:\d+ \(kubeconfig: /,
       );
       expect(text).toMatch(/converged: every sample reached the state its operator promises/);
       expect(r.err).toEqual([]);

@@ -1,11 +1,9 @@
 /**
- * What RBAC manifests grant a ServiceAccount, flattened to one (group, resource, verb) per entry,
- * and its conversion to `@rxkube/testing`'s allow rules — so a test can run an operator with
- * exactly the checked-in `rbac.yaml` and no more.
+ * What RBAC manifests grant a ServiceAccount, flattened to one (group, resource, verb) per entry —
+ * so a test can say which grants an operator run used (the server enforces them).
  *
  * @module
  */
-import type { AuthRule } from '@rxkube/testing';
 import type { Manifest } from './manifests.js';
 
 /** One permission: a verb on a resource (`widgets/status` for a subresource) of an API group. */
@@ -104,25 +102,6 @@ export function grantsFor(objects: readonly Manifest[], name: string, namespace:
     }
   }
   return out;
-}
-
-/**
- * `@rxkube/testing` allow rules granting `user` exactly `grants` — except `resourceNames`, which
- * that authorizer does not know: such a grant becomes one for every name (wider, never narrower).
- *
- * ## Example
- * ```ts
- * startApiServer({ auth: { tokens: { 'op-token': user }, allow: authRulesFor(grants, user) } });
- * ```
- */
-export function authRulesFor(grants: readonly Grant[], user: string): AuthRule[] {
-  return grants.map((g) => ({
-    users: [user],
-    verbs: [g.verb],
-    groups: [g.group],
-    resources: [g.resource],
-    ...(g.namespace !== undefined ? { namespaces: [g.namespace] } : {}),
-  }));
 }
 
 /**

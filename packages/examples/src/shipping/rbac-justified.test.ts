@@ -38,8 +38,8 @@ async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
     add(
       groupOf(t.resource),
       await plural(t.resource),
-      ['get', 'list', 'watch'],
-      `watch of ${t.resource.kind}`,
+      ['list', 'watch'],
+      `watch of ${t.resource.kind} (list, then watch; never a get)`,
     );
   }
   for (const c of mgr.registered) {
@@ -56,6 +56,14 @@ async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
     }
     if (c.options.finalizer !== undefined) {
       add(group, resource, ['patch'], `${c.name}: finalizer add/remove (JSON patch)`);
+    }
+    if ((c.options.owns ?? []).length > 0) {
+      add(
+        group,
+        `${resource}/finalizers`,
+        ['update'],
+        `${c.name}: owned children's blockOwnerDeletion (OwnerReferencesPermissionEnforcement)`,
+      );
     }
     if (c.options.events === true) {
       add('events.k8s.io', 'events', ['create', 'patch'], `${c.name}: Event recorder`);

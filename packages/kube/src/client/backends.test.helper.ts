@@ -6,7 +6,7 @@
 import { request } from 'node:https';
 
 import { KubeConfig } from '@kubernetes/client-node';
-import type { AuthRule, TestBackend, TestBackendOptions } from '@rxkube/testing';
+import type { TestBackend, TestBackendOptions } from '@rxkube/testing';
 
 import { KubeClient } from './kube-client.js';
 
@@ -14,9 +14,8 @@ import { KubeClient } from './kube-client.js';
 const ADMIN_TOKEN = 'admin';
 
 /**
- * Users known by token on both backends, without any permission (a real server's RBAC denies
- * everything not granted; the embedded server's allow list starts empty). Pass `options` to
- * `describeEachBackend` and grant with {@link permit}.
+ * Users known by token on both backends, without any permission (RBAC on both denies everything
+ * not granted). Pass `options` to `describeEachBackend` and grant with {@link permit}.
  *
  * ## Example
  * ```ts
@@ -29,18 +28,11 @@ export function limitedUsers(users: Readonly<Record<string, string>>): {
     readonly embedded: NonNullable<TestBackendOptions['embedded']>;
     readonly real: NonNullable<TestBackendOptions['real']>;
   };
-  /** The embedded server's allow list, read on every request: {@link permit} appends to it. */
-  readonly allow: AuthRule[];
 } {
-  const allow: AuthRule[] = [];
   return {
-    allow,
     options: {
       embedded: {
-        auth: {
-          tokens: { [ADMIN_TOKEN]: { name: 'admin', groups: ['system:masters'] }, ...users },
-          allow,
-        },
+        auth: { tokens: { [ADMIN_TOKEN]: { name: 'admin', groups: ['system:masters'] }, ...users } },
       },
       real: {
         users: Object.fromEntries(Object.entries(users).map(([token, name]) => [token, { name }])),
@@ -65,28 +57,12 @@ export interface Permission {
 let grants = 0;
 
 /**
- * Grants `permission`: on a real server a Role and RoleBinding (ClusterRole and
- * ClusterRoleBinding without a namespace) written by the admin; on the embedded server a rule
- * appended to its allow list (`allow` from {@link limitedUsers}). Both take effect at once for the
- * next request (the real RBAC authorizer reads its informer cache: wait for the outcome).
+ * Grants `permission` as a cluster admin does, on both backends: a Role and RoleBinding
+ * (ClusterRole and ClusterRoleBinding without a namespace) written by the admin. The embedded
+ * server authorizes with them at once; a real RBAC authorizer reads its informer cache (wait for
+ * the outcome).
  */
-export async function permit(
-  cluster: TestBackend,
-  admin: KubeClient,
-  allow: AuthRule[],
-  permission: Permission,
-): Promise<void> {
-  if (cluster.name === 'embedded') {
-    // the embedded authorizer ignores resourceNames: grant the rule as a real Role would be read
-    allow.push({
-      users: [permission.user],
-      verbs: [...permission.verbs],
-      groups: [permission.group],
-      resources: [...permission.resources],
-      ...(permission.namespace !== undefined ? { namespaces: [permission.namespace] } : {}),
-    });
-    return;
-  }
+export async function permit(admin: KubeClient, permission: Permission): Promise<void> {
   const name = `rxkube-test-grant-${++grants}`;
   const ns = permission.namespace;
   const rbac = 'rbac.authorization.k8s.io/v1';

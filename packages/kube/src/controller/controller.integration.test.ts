@@ -1,9 +1,8 @@
 import { Action } from '@rxkube/core';
-import { startApiServer } from '@rxkube/testing';
-import type { ApiServer } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
 import type { Subscription } from 'rxjs';
 import { defer, filter, firstValueFrom, ReplaySubject, timeout } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../types.js';
@@ -14,17 +13,14 @@ const NS = 'ctl';
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 
-describe('controller over HTTP (ConfigMaps owning Secrets)', () => {
-  let server: ApiServer;
+describeEachBackend('controller over HTTP (ConfigMaps owning Secrets)', (b) => {
   let client: KubeClient;
   beforeAll(async () => {
-    server = await startApiServer();
-    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   });
-  afterAll(async () => {
+  afterAll(() => {
     client.close();
-    await server.stop();
   });
 
   it('creates the child, reruns the parent when the child changes or goes, and stops once the parent is gone', async () => {
@@ -81,7 +77,7 @@ describe('controller over HTTP (ConfigMaps owning Secrets)', () => {
       results.next(r);
     });
     const isP = (r: ControllerResult): boolean => r.key === `${NS}/p`;
-    const child = () => server.objects('secrets', NS).find((o) => o.metadata.name === 'p-child');
+    const child = () => b.cluster.get('secrets', NS, 'p-child');
     try {
       // create parent → reconcile → child with a controller ownerReference
       await client.create({
@@ -91,7 +87,7 @@ describe('controller over HTTP (ConfigMaps owning Secrets)', () => {
         data: { value: 'one' },
       });
       await until('first reconcile of p', 0, (r) => isP(r) && r.outcome === 'success');
-      const created = child();
+      const created = await child();
       expect(created?.metadata.ownerReferences).toEqual([
         expect.objectContaining({ kind: 'ConfigMap', name: 'p', controller: true }),
       ]);
@@ -116,7 +112,7 @@ describe('controller over HTTP (ConfigMaps owning Secrets)', () => {
             from,
             (r) => isP(r) && r.outcome === 'success',
           );
-          const now = child();
+          const now = await child();
           if (now !== undefined && now.metadata.uid !== created?.metadata.uid) return now.metadata.uid;
         }
       };

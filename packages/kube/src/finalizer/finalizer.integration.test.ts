@@ -4,10 +4,10 @@
  * deletion forever — which sent a user to fix RBAC while the namespace stayed Terminating.
  */
 import { Action } from '@rxkube/core';
-import type { ApiServer } from '@rxkube/testing';
-import { startApiServer } from '@rxkube/testing';
-import { firstValueFrom, of, timer } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { of } from 'rxjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
 import type { ControllerResult } from '../controller/controller.js';
@@ -17,26 +17,14 @@ import { isNamespaceTerminating, isNotFound } from '../errors.js';
 const NS = 'fin-terminating';
 const FIN = 'example.com/copies';
 
-/** Resolves once `probe()` holds, checking every 20 ms; rejects after 10 s. */
-async function eventually(what: string, probe: () => Promise<boolean>): Promise<void> {
-  for (let waited = 0; waited < 10_000; waited += 20) {
-    if (await probe()) return;
-    await firstValueFrom(timer(20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-describe('finalizer cleanup into a terminating namespace (embedded server)', () => {
-  let server: ApiServer;
+describeEachBackend('finalizer cleanup into a terminating namespace', (b) => {
   let client: KubeClient;
   beforeAll(async () => {
-    server = await startApiServer();
-    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   });
-  afterAll(async () => {
+  afterAll(() => {
     client.close();
-    await server.stop();
   });
 
   it('finishes the cleanup, removes the finalizer and lets the namespace go', async () => {
@@ -71,20 +59,25 @@ describe('finalizer cleanup into a terminating namespace (embedded server)', () 
       .run(() => of(Action.awaitChange()))
       .subscribe((r) => results.push(r));
     try {
-      await eventually('the finalizer on the ConfigMap', () => {
-        const cm = server.object('configmaps', NS, 'guarded');
-        return Promise.resolve((cm?.metadata.finalizers ?? []).includes(FIN));
+      await waitFor('the finalizer on the ConfigMap', async () => {
+        const cm = await b.cluster.get('configmaps', NS, 'guarded');
+        return (cm?.metadata.finalizers ?? []).includes(FIN);
       });
       await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS });
-      await eventually('the namespace to be gone', async () => {
-        try {
-          await client.get({ apiVersion: 'v1', kind: 'Namespace', name: NS });
-          return false;
-        } catch (error) {
-          if (isNotFound(error)) return true;
-          throw error;
-        }
-      });
+      // a real namespace controller takes seconds (it lists every resource type first)
+      await waitFor(
+        'the namespace to be gone',
+        async () => {
+          try {
+            await client.get({ apiVersion: 'v1', kind: 'Namespace', name: NS });
+            return false;
+          } catch (error) {
+            if (isNotFound(error)) return true;
+            throw error;
+          }
+        },
+        { timeoutMs: 45_000 },
+      );
       expect(refusals.length).toBeGreaterThanOrEqual(1);
       expect(refusals.every((e) => isNamespaceTerminating(e))).toBe(true);
       expect(results.filter((r) => r.outcome === 'error')).toEqual([]);

@@ -20,7 +20,7 @@
  */
 import { parseArgs } from 'node:util';
 
-import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager.js';
+import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-options.js';
 
 /** The settings configurable from outside the code. */
 export type ManagerSettings = Pick<

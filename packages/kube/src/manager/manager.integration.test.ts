@@ -23,7 +23,8 @@ import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import { step, VirtualClock } from '../leader/virtual-clock.test.helper.js';
 import type { ControllerResult } from '../controller/controller.js';
-import { Manager, ManagerStartError } from './manager.js';
+import { Manager } from './manager.js';
+import { ManagerStartError } from './manager-options.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 
@@ -487,7 +488,7 @@ describeEachBackend(
         resources: ['configmaps'],
         namespace: 'refused-watch',
       } as const;
-      await permit(b.cluster, client, users.allow, { ...permission, verbs: ['list'] });
+      await permit(client, { ...permission, verbs: ['list'] });
       const opClient = clientAs(b.cluster, 'wop');
       const lines: Record<string, unknown>[] = [];
       const log = createLogger({
@@ -536,7 +537,7 @@ describeEachBackend(
 
         // granted: the next watch opens; its first line proves it works (an open request alone
         // does not: a refused one is open for a moment too)
-        await permit(b.cluster, client, users.allow, { ...permission, verbs: ['watch'] });
+        await permit(client, { ...permission, verbs: ['watch'] });
         await configMap('refused-watch', 'after-grant');
         await results.until((r) => r.key === 'refused-watch/after-grant');
         await waitFor('the recovery line', () => recoveredLines().length > 0);
@@ -552,7 +553,7 @@ describeEachBackend(
 
     it('keeps running unready when installing its CRD is refused, and recovers once it is granted', async () => {
       // the operator may watch Sprockets, but not write their CRD
-      await permit(b.cluster, client, users.allow, {
+      await permit(client, {
         user: 'crd-operator',
         verbs: ['list', 'watch'],
         group: 'example.com',
@@ -596,7 +597,7 @@ describeEachBackend(
           expect.objectContaining({ level: 40, crd: 'sprockets.example.com' }),
         ]);
 
-        await permit(b.cluster, client, users.allow, {
+        await permit(client, {
           user: 'crd-operator',
           verbs: ['get', 'patch'],
           group: 'apiextensions.k8s.io',
@@ -625,7 +626,7 @@ describeEachBackend(
 
     it('is unready naming the Lease and the verbs to grant when election is refused, and never leads', async () => {
       // the operator may read ConfigMaps everywhere, nothing else
-      await permit(b.cluster, client, users.allow, {
+      await permit(client, {
         user: 'operator',
         verbs: ['get', 'list', 'watch'],
         group: '',

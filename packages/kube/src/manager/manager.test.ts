@@ -17,7 +17,8 @@ import type { SharedWatch } from '../reflector/share-watch.js';
 import { shareWatch } from '../reflector/share-watch.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { KubeObject, WatchEvent } from '../types.js';
-import { Manager, MAX_CONTROLLER_FAILURES } from './manager.js';
+import { Manager } from './manager.js';
+import { MAX_CONTROLLER_FAILURES } from './manager-options.js';
 
 const kc = new KubeConfig();
 kc.loadFromOptions({

@@ -8,6 +8,10 @@
  * What it does not do: install signal handlers unless asked (`run()` does), exit the process on
  * a lost lease (it cancels the work and campaigns again), or manage CRDs (do that in `setup`).
  *
+ * Length: about 600 lines, of which about 180 are the TSDoc of the public class users read; the
+ * parts that are ideas of their own live beside it (options and validation, the restart safety
+ * net, the election status, runnables, probe servers, a registration's options, signals).
+ *
  * @module
  */
 import type { Logger } from 'pino';
@@ -15,7 +19,6 @@ import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import {
   asyncScheduler,
   BehaviorSubject,
-  catchError,
   defer,
   EMPTY,
   finalize,
@@ -23,14 +26,11 @@ import {
   from,
   combineLatest,
   distinctUntilChanged,
-  ignoreElements,
   map,
   of,
   merge,
   race,
   ReplaySubject,
-  retry,
-  tap,
   Subject,
   switchMap,
   takeUntil,
@@ -51,98 +51,31 @@ import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/load-crd.js';
 import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
-import { isForbidden, isUnauthorized } from '../errors.js';
-import type { LeaderElectionAttempt, LeaderElectionOptions } from '../leader/leader-elector.js';
 import { defaultIdentity, LeaderElector } from '../leader/leader-elector.js';
-import { ControllerMetrics, resourceLabel } from '../ops/metrics.js';
+import { ControllerMetrics } from '../ops/metrics.js';
 import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
-import { startProbeServer, WatchHealthChecks } from '../ops/probes.js';
+import { WatchHealthChecks } from '../ops/probes.js';
 import { WatchFailureLog } from '../ops/watch-failure-log.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
 import { WatchRegistry } from '../reflector/watch-registry.js';
-import type { WatcherConfig } from '../watcher/config.js';
-import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { ControllerSupervisor } from './controller-supervisor.js';
 import { CrdInstaller } from './crd-installer.js';
+import { ElectionStatus } from './election-status.js';
+import type { ManagerOptions, ShutdownReport } from './manager-options.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, validate } from './manager-options.js';
 import type { ManagedController, ManagedControllerOptions, ManagerDescription } from './registration.js';
-import { isRegistrationName } from './registration.js';
+import { checkRegistration } from './registration.js';
+import { Runnables } from './runnables.js';
+import { cachesCheck, startManagerServers } from './probe-servers.js';
+import { managedOptions, scopeOf } from './managed-options.js';
+import type { ManagerRunOptions } from './run-until-signal.js';
+import { runUntilSignal } from './run-until-signal.js';
 
 const OPERATOR = 'Manager';
-/** First restart delay of a controller whose pipeline died; doubles per failure in a row. */
-const RESTART_DELAY_MS = 1_000;
-const MAX_RESTART_DELAY_MS = 60_000;
-/** A restarted controller that runs this long without failing ends its failure streak. */
-const RESTART_RESET_MS = 60_000;
-/** Failures in a row after which `/healthz` fails (the kubelet then restarts the pod). */
-export const MAX_CONTROLLER_FAILURES = 5;
-/** controller-runtime's graceful shutdown timeout: 30 s. */
-export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
-
-/** Leader election settings of a {@link Manager}; `leaseName` defaults to the manager's name. */
-export interface ManagerLeaderElectionOptions extends Partial<LeaderElectionOptions> {
-  /** The elector's clock and timers (a virtual-time scheduler in tests). Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
-}
-
-/** Options of {@link Manager}. */
-export interface ManagerOptions {
-  /** The API client every controller uses. */
-  readonly client: KubeClient;
-  /** The operator's name: logger name, default lease name, Event `reportingController` prefix. */
-  readonly name: string;
-  /**
-   * Namespaces to watch. Default: all. With several, each controller watches every one of them
-   * (one watch per namespace and kind, read as one cache: `ctx.cache` and `watches[].map`'s context
-   * answer across all of them); controllers that set their own `namespace` keep it; a
-   * cluster-scoped primary kind runs cluster-wide, with its owned and mapped watches.
-   */
-  readonly namespaces?: readonly string[];
-  /** Default `concurrency` of controllers that do not set one. Default 1. */
-  readonly concurrency?: number;
-  /** Lease-based leader election; `true` for the defaults. Default off (controller-runtime's). */
-  readonly leaderElection?: boolean | ManagerLeaderElectionOptions;
-  /** Port of `/healthz`, `/readyz` (and `/metrics` when `metricsPort` is not set); `false`/absent: none. */
-  readonly healthPort?: number | false;
-  /** Port of `/metrics` alone; `false`/absent: metrics are served on `healthPort` (if any). */
-  readonly metricsPort?: number | false;
-  /** Interface the probe and metrics servers bind; default all. */
-  readonly host?: string;
-  /** The logger; default `createLogger({ name, level: logLevel })`. */
-  readonly log?: Logger;
-  /** Level of the default logger (else `RXKUBE_LOG_LEVEL`, `LOG_LEVEL`, `info`). */
-  readonly logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** How long `stop()` lets reconciles in flight finish; default 30 s. */
-  readonly shutdownTimeoutMs?: number;
-  /** Metrics; default a new `ControllerMetrics` (its own prom-client Registry). */
-  readonly metrics?: ControllerMetrics;
-  /** Watcher settings of every watch (backoff, page size, idle timeout, …). */
-  readonly watcher?: Omit<WatcherConfig, 'health'>;
-  /** Keep caches listed and watched while not leading, so a new leader starts at once. Default true. */
-  readonly warmStandby?: boolean;
-  /** Time source of the shutdown deadline and the controllers' timers. */
-  readonly scheduler?: SchedulerLike;
-}
-
-/** What {@link Manager.stop} resolves with. */
-export interface ShutdownReport {
-  /** Every reconcile in flight finished before the deadline. */
-  readonly drained: boolean;
-  /** Reconciles cancelled at the deadline. */
-  readonly cancelled: number;
-  /** Scheduler time the shutdown took. */
-  readonly durationMs: number;
-}
-
-/** The Manager could not start (a probe or metrics port could not be bound); `cause` says why. */
-export class ManagerStartError extends Error {
-  readonly _tag = 'ManagerStartError' as const;
-  override readonly name = 'ManagerStartError';
-  constructor(message: string, cause: unknown) {
-    super(message, { cause });
-  }
-}
 
 type State = 'new' | 'started' | 'stopping' | 'stopped';
 
@@ -199,8 +132,7 @@ export class Manager {
   private readonly watchHealth = new WatchHealthChecks();
   private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
-  private readonly runnables: { name: string; run: () => Observable<unknown>; leaderElection: boolean }[] =
-    [];
+  private readonly runnables = new Runnables();
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly crds: CrdInstaller;
   private readonly results = new Subject<ControllerResult>();
@@ -211,14 +143,13 @@ export class Manager {
   private running = 0;
   private work: { done: Promise<void>; subscription: Subscription } | undefined;
   private stopping: Promise<ShutdownReport> | undefined;
-  private lastElectionError: { at: number; error: unknown } | undefined;
-  private electionFailing = false;
+  private readonly election: ElectionStatus | undefined;
   /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
   private readonly clusterScoped = new Set<string>();
   /** The controllers built at start, by registration name. */
   private readonly built = new Map<string, Controller<KubeObject>>();
-  /** Consecutive pipeline failures of each controller (the restart safety net). */
-  private readonly failures = new Map<string, { count: number; error: unknown }>();
+  /** The restart safety net of controller runs. */
+  private readonly supervisor: ControllerSupervisor;
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -263,6 +194,8 @@ export class Manager {
       this.identity = this.elector.identity;
       this.leadership$ = this.elector.leadership$;
     }
+    this.election = this.elector && new ElectionStatus(this.elector, this.log);
+    this.supervisor = new ControllerSupervisor(this.log, this.scheduler);
     this.results$ = this.results.asObservable();
   }
 
@@ -300,25 +233,7 @@ export class Manager {
     if (this.state !== 'new') {
       throw new InvalidArgumentError(`${OPERATOR}.add`, 'name', name, 'must be added before start()');
     }
-    if (!isRegistrationName(name)) {
-      throw new InvalidArgumentError(
-        `${OPERATOR}.add`,
-        'name',
-        name,
-        'must be a lower-case name of letters, digits and "-" (it labels metrics and logs)',
-      );
-    }
-    if (this.controllers.some((c) => c.name === name)) {
-      throw new InvalidArgumentError(`${OPERATOR}.add`, 'name', name, 'must be unique in this manager');
-    }
-    if (typeof reconcile !== 'function') {
-      throw new InvalidArgumentError(
-        `${OPERATOR}.add`,
-        'reconcile',
-        reconcile,
-        'must be a function (request, ctx) => ObservableInput<Action>',
-      );
-    }
+    checkRegistration(this.controllers, name, reconcile);
     const registration: ManagedController = {
       name,
       options: options as unknown as ManagedControllerOptions<KubeObject>,
@@ -386,31 +301,7 @@ export class Manager {
     if (this.state !== 'new') {
       throw new InvalidArgumentError(`${OPERATOR}.addRunnable`, 'name', name, 'must be added before start()');
     }
-    if (!isRegistrationName(name)) {
-      throw new InvalidArgumentError(
-        `${OPERATOR}.addRunnable`,
-        'name',
-        name,
-        'must be a lower-case name of letters, digits and "-"',
-      );
-    }
-    if (this.runnables.some((r) => r.name === name)) {
-      throw new InvalidArgumentError(
-        `${OPERATOR}.addRunnable`,
-        'name',
-        name,
-        'must be unique in this manager',
-      );
-    }
-    if (typeof run !== 'function') {
-      throw new InvalidArgumentError(
-        `${OPERATOR}.addRunnable`,
-        'run',
-        run,
-        'must be a function () => Observable',
-      );
-    }
-    this.runnables.push({ name, run, leaderElection: options.leaderElection !== false });
+    this.runnables.add(name, run, options);
     return this;
   }
 
@@ -476,33 +367,11 @@ export class Manager {
   readinessChecks(): ProbeCheck[] {
     const targets = this.targets();
     const checks: ProbeCheck[] = [
-      {
-        name: 'caches',
-        check: () => {
-          if (this.state === 'new') return { ok: false, reason: 'the manager has not started' };
-          const unsynced = targets.filter((t) => !this.registry.watch(t).store.ready).map((t) => describe(t));
-          return unsynced.length === 0
-            ? { ok: true }
-            : { ok: false, reason: `caches not synced yet: ${unsynced.join(', ')}` };
-        },
-      },
+      cachesCheck(targets, this.registry, () => this.state !== 'new'),
       this.watchHealth.check,
       this.crds.check,
     ];
-    if (this.elector !== undefined) {
-      const elector = this.elector;
-      checks.push({
-        name: 'leader-election',
-        check: () => {
-          const e = this.lastElectionError;
-          if (e === undefined) return { ok: true };
-          return {
-            ok: false,
-            reason: `Lease ${elector.leaseNamespace}/${elector.leaseName} refused: ${errorText(e.error)} — grant get, create and update on coordination.k8s.io leases in namespace ${elector.leaseNamespace}`,
-          };
-        },
-      });
-    }
+    if (this.election !== undefined) checks.push(this.election.check);
     return checks;
   }
 
@@ -516,39 +385,15 @@ export class Manager {
     if (this.state !== 'new') throw new Error(`${OPERATOR} ${this.name}: start() called twice`);
     this.state = 'started';
     await this.resolveScopes();
-    const { healthPort, metricsPort, host } = this.options;
     try {
-      if (healthPort !== undefined && healthPort !== false) {
-        this.servers.push(
-          await startProbeServer({
-            port: healthPort,
-            ...(host !== undefined ? { host } : {}),
-            checks: this.readinessChecks(),
-            liveness: [this.controllersLiveness()],
-            ...(metricsPort === undefined || metricsPort === false
-              ? { registry: this.metrics.registry }
-              : {}),
-          }),
-        );
-      }
-      if (metricsPort !== undefined && metricsPort !== false) {
-        this.servers.push(
-          await startProbeServer({
-            port: metricsPort,
-            ...(host !== undefined ? { host } : {}),
-            eventLoop: false,
-            registry: this.metrics.registry,
-          }),
-        );
-      }
+      this.servers = await startManagerServers(this.name, this.options, {
+        checks: this.readinessChecks(),
+        liveness: [this.supervisor.liveness()],
+        registry: this.metrics.registry,
+      });
     } catch (error) {
-      await this.closeServers();
       this.state = 'stopped';
-      throw new ManagerStartError(
-        `${OPERATOR} ${this.name}: cannot serve probes or metrics (health port ${String(healthPort)}, metrics port ${String(metricsPort)}): ` +
-          `${error instanceof Error ? error.message : String(error)} — pick free ports (--health-port/--metrics-port, RXKUBE_HEALTH_PORT/RXKUBE_METRICS_PORT) or 0 for any`,
-        error,
-      );
+      throw error;
     }
     // stop() may have been called while this awaited (a SIGTERM during start-up): start nothing.
     if (this.stopping !== undefined) {
@@ -559,34 +404,10 @@ export class Manager {
       for (const t of this.targets()) this.subscriptions.push(this.registry.watch(t).events$.subscribe());
     }
     const elector = this.elector;
-    if (elector !== undefined) {
-      this.subscriptions.push(
-        elector.leadership$.subscribe((leading) => {
-          this.metrics.setLeader(elector.leaseName, leading);
-          this.log.info(
-            { lease: `${elector.leaseNamespace}/${elector.leaseName}`, identity: elector.identity, leading },
-            leading ? 'became leader' : 'not leading',
-          );
-        }),
-        elector.attempts$.subscribe((a) => this.noteAttempt(a)),
-      );
-      elector.start();
+    if (elector !== undefined && this.election !== undefined) {
+      this.subscriptions.push(...this.election.start(this.metrics));
     }
-    const runnable = (r: (typeof this.runnables)[number]): Observable<never> =>
-      defer(r.run).pipe(
-        ignoreElements(),
-        catchError((error: unknown) => {
-          this.log.error({ runnable: r.name, error }, `runnable ${r.name} failed; it is not restarted`);
-          return EMPTY;
-        }),
-      );
-    const gated = this.runnables.filter((r) => r.leaderElection);
-    this.subscriptions.push(
-      merge(...this.runnables.filter((r) => !r.leaderElection).map(runnable)).subscribe(),
-      this.leadership$
-        .pipe(switchMap((leading) => (leading ? merge(...gated.map(runnable)) : EMPTY)))
-        .subscribe(),
-    );
+    this.subscriptions.push(...this.runnables.start(this.leadership$, this.log));
     const runs$ = this.leadership$.pipe(
       // Deliberately before switchMap: a shutdown ends leadership changes (no controller starts
       // afterwards) but lets the running controllers drain; losing the lease cancels them.
@@ -643,40 +464,8 @@ export class Manager {
    * process.exitCode = await mgr.run();
    * ```
    */
-  async run(
-    options: {
-      readonly signals?: readonly NodeJS.Signals[];
-      readonly process?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
-      readonly exit?: (code: number) => void;
-    } = {},
-  ): Promise<number> {
-    const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
-    const proc = options.process ?? process;
-    const exit = options.exit ?? ((code: number) => process.exit(code));
-    let signalled = false;
-    let stopped!: (report: ShutdownReport) => void;
-    const finished = new Promise<ShutdownReport>((resolve) => (stopped = resolve));
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (signalled) {
-        this.log.warn({ signal }, 'second signal: exiting now without draining');
-        exit(130);
-        return;
-      }
-      signalled = true;
-      this.log.info(
-        { signal, deadlineMs: this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS },
-        'shutting down: intake stopped, draining reconciles in flight',
-      );
-      void this.stop().then(stopped);
-    };
-    for (const s of signals) proc.on(s, onSignal);
-    try {
-      await this.start();
-      const report = await finished;
-      return report.drained ? 0 : 1;
-    } finally {
-      for (const s of signals) proc.off(s, onSignal);
-    }
+  async run(options: ManagerRunOptions = {}): Promise<number> {
+    return runUntilSignal(this, this.options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS, options);
   }
 
   private async doStop(): Promise<ShutdownReport> {
@@ -710,10 +499,7 @@ export class Manager {
     for (const r of this.recorders.values()) r.complete();
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions.length = 0;
-    if (this.elector !== undefined) {
-      await this.elector.release();
-      this.metrics.setLeader(this.elector.leaseName, false);
-    }
+    await this.election?.release(this.metrics);
     await this.closeServers();
     this.results.complete();
     this.state = 'stopped';
@@ -728,66 +514,29 @@ export class Manager {
     await Promise.all(servers.map((s) => s.close()));
   }
 
-  private noteAttempt(a: LeaderElectionAttempt): void {
-    if (a.error === undefined) {
-      if (this.electionFailing)
-        this.log.info({ lease: this.elector?.leaseName }, 'leader election: the Lease is reachable again');
-      this.electionFailing = false;
-      this.lastElectionError = undefined;
-      return;
-    }
-    // One warning per streak of failed tries (they repeat every retry period).
-    if (!this.electionFailing) {
-      this.log.warn(
-        { error: a.error, lease: this.elector?.leaseName },
-        'leader election: could not read or write the Lease; retrying',
-      );
-    }
-    this.electionFailing = true;
-    const refused = isForbidden(a.error) || isUnauthorized(a.error);
-    this.lastElectionError = refused ? { at: a.at, error: a.error } : undefined;
-  }
-
-  /** Where a controller watches: its own namespace, cluster-wide, or the manager's namespaces. */
-  private scopeOf(options: ManagedControllerOptions<KubeObject>): {
-    namespace?: string;
-    namespaces?: readonly string[];
-  } {
-    if (options.namespace !== undefined) return { namespace: options.namespace };
-    // A cluster-scoped kind (Namespace, a cluster-scoped CRD) is watched once, cluster-wide.
-    if (this.clusterScoped.has(`${options.for.apiVersion}/${options.for.kind}`)) return {};
-    const namespaces = this.options.namespaces;
-    if (namespaces === undefined || namespaces.length === 0) return {};
-    return namespaces.length === 1 && namespaces[0] !== undefined
-      ? { namespace: namespaces[0] }
-      : { namespaces };
-  }
-
   /** The controller options of a registration, in the manager's scope; `run` adds what a run needs. */
   private controllerOptions(
     c: ManagedController,
     run?: { readonly recorder: EventRecorder | undefined },
   ): ControllerOptions<KubeObject> {
-    const { events: _events, permissions: _permissions, ...rest } = c.options;
-    const concurrency = rest.concurrency ?? this.options.concurrency;
-    return {
-      ...rest,
-      ...this.scopeOf(c.options),
-      name: c.name,
-      ...(concurrency !== undefined ? { concurrency } : {}),
+    const scope = scopeOf(c.options, this.clusterScoped, this.options.namespaces);
+    const supplies = {
       client: this.client,
       registry: this.registry,
       shutdown: this.shutdown,
-      // The manager logs every outcome once (logReconcile); the controller logs the rest.
-      logResults: false,
-      ...(run === undefined
-        ? {}
-        : {
-            log: controllerLogger(this.log.child({ controller: c.name })),
-            observer: this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency ?? 1 }),
-            ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
-          }),
+      concurrency: this.options.concurrency,
     };
+    return managedOptions(
+      c,
+      scope,
+      supplies,
+      run &&
+        ((concurrency) => ({
+          log: controllerLogger(this.log.child({ controller: c.name })),
+          observer: this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency }),
+          ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
+        })),
+    );
   }
 
   /** The checked plan of a registration (its watch targets, …): builds nothing. */
@@ -827,29 +576,9 @@ export class Manager {
       this.built.set(c.name, built);
     }
     const ctrl = built;
-    return defer(() => {
-      // A run that stays up RESTART_RESET_MS is healthy again: its failure streak ends.
-      const healthy = this.scheduler.schedule(() => this.failures.delete(c.name), RESTART_RESET_MS);
-      return ctrl.run(counted).pipe(finalize(() => healthy.unsubscribe()));
-    }).pipe(
-      tap(() => this.failures.delete(c.name)),
-      // The safety net (issue 12 §2): a controller whose pipeline dies (a framework bug; user code
-      // is isolated inside it) is restarted with backoff and logged at error; after
-      // MAX_CONTROLLER_FAILURES in a row, /healthz fails so the kubelet restarts the pod.
-      retry({
-        delay: (error: unknown, count: number) => {
-          this.failures.set(c.name, { count, error });
-          const delayMs = Math.min(MAX_RESTART_DELAY_MS, RESTART_DELAY_MS * 2 ** (count - 1));
-          this.log.error(
-            { controller: c.name, error, failures: count, restartInMs: delayMs },
-            `controller ${c.name} stopped with an error; restarting it in ${delayMs} ms`,
-          );
-          return timer(delayMs, this.scheduler);
-        },
-      }),
-      this.metrics.tapMetrics(c.name),
-      logReconcile(this.log, c.name),
-    );
+    return this.supervisor
+      .supervise(c.name, () => ctrl.run(counted))
+      .pipe(this.metrics.tapMetrics(c.name), logReconcile(this.log, c.name));
   }
 
   /**
@@ -878,70 +607,5 @@ export class Manager {
           map((idle) => idle.every(Boolean)),
           distinctUntilChanged(),
         );
-  }
-
-  /** The liveness check of the controller safety net (part of `/healthz`). */
-  private controllersLiveness(): ProbeCheck {
-    return {
-      name: 'controllers',
-      check: () => {
-        const failing = [...this.failures].filter(([, f]) => f.count >= MAX_CONTROLLER_FAILURES);
-        if (failing.length === 0) return { ok: true };
-        return {
-          ok: false,
-          reason: failing
-            .map(([name, f]) => `controller ${name} failed ${f.count} times in a row: ${errorText(f.error)}`)
-            .join('; '),
-        };
-      },
-    };
-  }
-}
-
-function describe(t: WatchTarget): string {
-  const where = t.namespace === undefined ? '' : ` in ${t.namespace}`;
-  const selector = t.labelSelector === undefined ? '' : ` (${t.labelSelector})`;
-  return `${resourceLabel(t.resource)}${where}${selector}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function validate(options: ManagerOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError(OPERATOR, 'options', options, 'must be an object with { client, name }');
-  }
-  if (typeof options.name !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(options.name)) {
-    throw new InvalidArgumentError(
-      OPERATOR,
-      'options.name',
-      options.name,
-      'must be a lower-case DNS name like "widget-operator" (it names the lease and the logs)',
-    );
-  }
-  if (options.namespaces !== undefined) {
-    if (
-      !Array.isArray(options.namespaces) ||
-      options.namespaces.some((n) => typeof n !== 'string' || n === '')
-    ) {
-      throw new InvalidArgumentError(
-        OPERATOR,
-        'options.namespaces',
-        options.namespaces,
-        'must be an array of namespace names (or omitted for all namespaces)',
-      );
-    }
-  }
-  if (options.concurrency !== undefined)
-    assertNumber(OPERATOR, 'options.concurrency', options.concurrency, 1, true);
-  if (options.shutdownTimeoutMs !== undefined) {
-    assertNumber(OPERATOR, 'options.shutdownTimeoutMs', options.shutdownTimeoutMs, 0, false);
-  }
-  for (const port of ['healthPort', 'metricsPort'] as const) {
-    const value = options[port];
-    if (value !== undefined && value !== false) {
-      assertNumber(OPERATOR, `options.${port}`, value, 0, true, ' (0 picks a free port) or false');
-    }
   }
 }

@@ -1,10 +1,13 @@
 /**
- * Least-privilege RBAC from what a Manager's controllers watch and write: `get`/`list`/`watch` on
- * every watched resource, `patch` on `<resource>/status` for a status sink, `patch` for a finalizer,
- * `create`/`patch` on Events for a recorder, `get`/`create`/`update` on the Lease for leader
+ * Least-privilege RBAC from what a Manager's controllers watch and write: `list`/`watch` on every
+ * watched resource (a watch never GETs), `patch` on `<resource>/status` for a status sink (and
+ * `get` to re-read after a 409), `patch` for a finalizer, `update` on `<resource>/finalizers` for a
+ * controller that `owns` children (their controller reference sets `blockOwnerDeletion`, which the
+ * OwnerReferencesPermissionEnforcement admission plugin allows only with that permission on the
+ * owner), `create`/`patch` on Events for a recorder, `get`/`create`/`update` on the Lease for leader
  * election, `get`/`patch` on the CRDs it installs (`mgr.ensureCrd`), plus the `permissions` each
- * controller declares for its reconcile's own writes. Plurals
- * come from discovery, so CRDs must be installed (run the operator's `setup` first).
+ * controller declares for its reconcile's own writes. Plurals come from discovery, so CRDs must be
+ * installed (run the operator's `setup` first).
  *
  * What it does not do: guess what a reconcile writes (declare it in `permissions`), or aggregate
  * roles.
@@ -119,10 +122,11 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
   const resolve = (type: ResourceType) => source.client.discovery.resolve(type);
   for (const target of manager.targets) {
     const resource = await resolve(target.resource);
+    // a watcher lists and watches; it never GETs one object
     (resource.namespaced && target.namespace !== undefined ? rules : cluster).push({
       apiGroups: [groupOf(target.resource)],
       resources: [resource.plural],
-      verbs: ['get', 'list', 'watch'],
+      verbs: ['list', 'watch'],
     });
   }
   for (const c of manager.registered) {
@@ -136,6 +140,12 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
     }
     if (c.options.finalizer !== undefined) {
       own.push({ apiGroups: [forGroup], resources: [primary.plural], verbs: ['patch'] });
+    }
+    // Owned children carry a controller reference with blockOwnerDeletion: true
+    // (setControllerReference, applyChildren); with OwnerReferencesPermissionEnforcement (OpenShift's
+    // default) setting it needs update on the owner's finalizers subresource.
+    if ((c.options.owns ?? []).length > 0) {
+      own.push({ apiGroups: [forGroup], resources: [`${primary.plural}/finalizers`], verbs: ['update'] });
     }
     if (c.options.events === true) {
       // Events about cluster-scoped objects go to the `default` namespace: cluster-wide then.

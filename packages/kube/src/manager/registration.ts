@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { ControllerOptions } from '../controller/options.js';
 import type { ControllerReconcile } from '../controller/options.js';
@@ -70,4 +71,26 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Whether `name` is a valid registration (or runnable) name: lower-case letters, digits and "-". */
 export function isRegistrationName(name: unknown): name is string {
   return typeof name === 'string' && NAME.test(name);
+}
+
+/**
+ * Checks a new registration against those already made.
+ *
+ * @throws {InvalidArgumentError} for a malformed or duplicate name, or a reconcile that is not a function.
+ */
+export function checkRegistration(
+  registered: readonly ManagedController[],
+  name: string,
+  reconcile: unknown,
+): void {
+  const fail = (field: string, value: unknown, expected: string): never => {
+    throw new InvalidArgumentError('Manager.add', field, value, expected);
+  };
+  if (!isRegistrationName(name)) {
+    fail('name', name, 'must be a lower-case name of letters, digits and "-" (it labels metrics and logs)');
+  }
+  if (registered.some((c) => c.name === name)) fail('name', name, 'must be unique in this manager');
+  if (typeof reconcile !== 'function') {
+    fail('reconcile', reconcile, 'must be a function (request, ctx) => ObservableInput<Action>');
+  }
 }

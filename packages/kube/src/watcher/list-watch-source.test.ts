@@ -203,7 +203,7 @@ describeEachBackend(
     });
 
     it('errors with a KubeApiError naming the RBAC rule when the watch is forbidden', async () => {
-      await permit(b.cluster, client, users.allow, {
+      await permit(client, {
         user: 'limited',
         verbs: ['list'],
         group: '',

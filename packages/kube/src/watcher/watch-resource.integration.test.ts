@@ -436,7 +436,7 @@ describeEachBackend(
     });
 
     it('reports 403 on the health stream and keeps retrying; never an Observable error', async () => {
-      await permit(cluster, client, users.allow, {
+      await permit(client, {
         user: 'limited',
         verbs: ['list'],
         group: '',

@@ -209,6 +209,10 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
     const inner = withoutEmpty(v, STRING_MAPS.has(k), childPath);
     // `""` is a real value in a map[string]string (labels, data), only a zero value in a struct.
     if (inner === null || (inner === '' && !mapValues)) continue;
+    if (Array.isArray(inner) && inner.length === 0 && EMPTY_LISTS_KEPT.has(childPath)) {
+      out[k] = inner;
+      continue;
+    }
     if ((isObject(inner) && Object.keys(inner).length === 0) || (Array.isArray(inner) && inner.length === 0))
       continue;
     out[k] = inner;
@@ -222,6 +226,12 @@ function withoutEmpty(value: unknown, mapValues = false, path = ''): unknown {
  * member; CRD `status.conditions` in file 12).
  */
 const NULL_KEPT = new Set(['status.conditions']);
+
+/**
+ * Lists without `omitempty`: an empty one is serialised (`[]`) and owned, a nil one is not
+ * (a Role's `rules: []` gives `f:rules`, no `rules` gives no entry — checked on a v1.24 server).
+ */
+const EMPTY_LISTS_KEPT = new Set(['rules']);
 
 /** Fields of built-in types that are `map[string]string` (their values may legitimately be `""`). */
 const STRING_MAPS = new Set([

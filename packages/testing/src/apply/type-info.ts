@@ -77,7 +77,11 @@ class BuiltinNode implements TypeNode {
   get atomicMap(): boolean {
     // ObjectReference is `+structType=atomic`: Event.involvedObject/related, events.k8s.io regarding/related.
     const field = this.path.join('.');
-    return this.target.kind === 'Event' && ['involvedObject', 'related', 'regarding'].includes(field);
+    if (this.target.kind === 'Event') return ['involvedObject', 'related', 'regarding'].includes(field);
+    // RoleRef is `+structType=atomic` (a binding's managedFields hold `f:roleRef: {}`)
+    return (
+      (this.target.kind === 'RoleBinding' || this.target.kind === 'ClusterRoleBinding') && field === 'roleRef'
+    );
   }
 
   get alwaysPresent(): boolean {

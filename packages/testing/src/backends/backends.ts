@@ -12,10 +12,27 @@ import { startControlPlane } from '../control-plane/control-plane.js';
 import type { ApiServer, ApiServerOptions } from '../server.js';
 import { startApiServer } from '../server.js';
 
-/** The two kinds of API server a test can run against. */
+/**
+ * The two kinds of API server a test can run against.
+ *
+ * ## Example
+ * ```ts
+ * const name: BackendName = process.env['CI'] ? 'real' : 'embedded';
+ * const backend = await startTestBackend(name);
+ * ```
+ */
 export type BackendName = 'embedded' | 'real';
 
-/** Whether a backend runs in this test run, and why not. */
+/**
+ * Whether a backend runs in this test run, and why not.
+ *
+ * ## Example
+ * ```ts
+ * for (const b of selectedBackends()) {
+ *   console.log(b.name, b.enabled ? 'runs' : `skipped: ${b.reason}`);
+ * }
+ * ```
+ */
 export interface BackendSelection {
   readonly name: BackendName;
   readonly enabled: boolean;
@@ -25,10 +42,25 @@ export interface BackendSelection {
   readonly required: boolean;
 }
 
-/** The environment variable choosing backends. */
+/**
+ * The environment variable choosing backends: `embedded`, `real` or `both` (unset: embedded,
+ * plus real when `KUBEBUILDER_ASSETS` holds the binaries).
+ *
+ * ## Example
+ * ```ts
+ * const backends = selectedBackends({ ...process.env, [TEST_BACKEND_ENV]: 'embedded' });
+ * ```
+ */
 export const TEST_BACKEND_ENV = 'RXKUBE_TEST_BACKEND';
 
-/** How to turn the real tier on, for messages. */
+/**
+ * How to turn the real tier on, for messages.
+ *
+ * ## Example
+ * ```ts
+ * if (!controlPlaneAssetsAvailable().available) console.log(`real tier off; to run it, ${REAL_TIER_HOW}`);
+ * ```
+ */
 export const REAL_TIER_HOW =
   'set KUBEBUILDER_ASSETS to a directory with kube-apiserver, etcd and kube-controller-manager ' +
   '(envtest binaries, e.g. `setup-envtest use 1.24.x -p path`)';
@@ -72,7 +104,15 @@ export function selectedBackends(env: NodeJS.ProcessEnv = process.env): BackendS
   return [embedded, real];
 }
 
-/** Options of {@link startTestBackend}, shared by both backends where they mean the same. */
+/**
+ * Options of {@link startTestBackend}, shared by both backends where they mean the same.
+ *
+ * ## Example
+ * ```ts
+ * const options: TestBackendOptions = { simulateDeployments: true, embedded: { tls: true } };
+ * const backend = await startTestBackend('embedded', options);
+ * ```
+ */
 export interface TestBackendOptions {
   /**
    * Deployment rollouts complete although no pod runs: the embedded server's `simulateDeployments`
@@ -92,7 +132,17 @@ export interface TestBackendOptions {
   readonly real?: ControlPlaneOptions;
 }
 
-/** A started backend: a {@link TestCluster} that says which one it is. */
+/**
+ * A started backend: a {@link TestCluster} that says which one it is.
+ *
+ * ## Example
+ * ```ts
+ * const backend: TestBackend = await startTestBackend('embedded');
+ * backend.apiServer?.faults.dropWatches(); // only the embedded server injects faults
+ * await backend.controlPlane?.restartApiServer(); // only a real control plane restarts its process
+ * await backend.stop();
+ * ```
+ */
 export interface TestBackend extends TestCluster {
   readonly name: BackendName;
   /** The embedded server (fault injection, direct state) — undefined on the real backend. */

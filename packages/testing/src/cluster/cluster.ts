@@ -10,7 +10,17 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObj } from '../store/object.js';
 import type { AdminClient } from './admin-client.js';
 
-/** A running cluster (API server) a test can talk to over HTTP. */
+/**
+ * A running cluster (API server) a test can talk to over HTTP.
+ *
+ * ## Example
+ * ```ts
+ * async function expectCopied(cluster: TestCluster, ns: string) {
+ *   await waitFor(`the copy in ${ns}`, () => cluster.get('configmaps', ns, 'settings'));
+ * }
+ * await expectCopied(await startApiServer(), 'default'); // or a ControlPlane, or a TestBackend
+ * ```
+ */
 export interface TestCluster {
   /** `http://127.0.0.1:PORT` or `https://127.0.0.1:PORT`. */
   readonly url: string;

@@ -8,12 +8,30 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The binaries a control plane may need. */
+/**
+ * The binaries a control plane may need.
+ *
+ * ## Example
+ * ```ts
+ * const needed: ControlPlaneBinary[] = ['etcd', 'kube-apiserver'];
+ * const dir = findControlPlaneAssets(needed); // no kube-controller-manager needed
+ * ```
+ */
 export type ControlPlaneBinary = 'etcd' | 'kube-apiserver' | 'kube-controller-manager';
 
 /**
  * The binaries of a control plane were not found or cannot be run. The message names the
  * directory looked in, each missing binary, and how to get them.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   await startControlPlane();
+ * } catch (e) {
+ *   if (e instanceof ControlPlaneAssetsError) console.warn(`skipping: missing ${e.missing.join(', ')}`);
+ *   else throw e;
+ * }
+ * ```
  */
 export class ControlPlaneAssetsError extends Error {
   readonly _tag = 'ControlPlaneAssetsError';
@@ -88,7 +106,18 @@ export function findControlPlaneAssets(
   return assetsDir;
 }
 
-/** Whether the binaries are there (no throw): for choosing test backends. */
+/**
+ * Whether the binaries are there (no throw): for choosing test backends.
+ *
+ * ## Example
+ * ```ts
+ * const assets = controlPlaneAssetsAvailable();
+ * describe.skipIf(!assets.available)('on a real API server', () => {
+ *   // …
+ * });
+ * if (!assets.available) console.log(`real tier skipped: ${assets.reason}`);
+ * ```
+ */
 export function controlPlaneAssetsAvailable(
   needed: readonly ControlPlaneBinary[] = ['etcd', 'kube-apiserver', 'kube-controller-manager'],
   assetsDir: string | undefined = process.env['KUBEBUILDER_ASSETS'],

@@ -27,14 +27,32 @@ import { findControlPlaneAssets } from './assets.js';
 import type { Child } from './processes.js';
 import { freePorts, startChild, waitUntil } from './processes.js';
 
-/** A user the API server authenticates by bearer token (`--token-auth-file`). */
+/**
+ * A user the API server authenticates by bearer token (`--token-auth-file`).
+ *
+ * ## Example
+ * ```ts
+ * const cp = await startControlPlane({ users: { 'reader-token': { name: 'reader', groups: ['readers'] } } });
+ * ```
+ */
 export interface ControlPlaneUser {
   readonly name: string;
   readonly uid?: string;
   readonly groups?: readonly string[];
 }
 
-/** Options of {@link startControlPlane}. */
+/**
+ * Options of {@link startControlPlane}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * const options: ControlPlaneOptions = {
+ *   controllerManager: ['garbagecollector', 'namespace'],
+ *   enableAdmissionPlugins: ['OwnerReferencesPermissionEnforcement'],
+ * };
+ * const cp = await startControlPlane(options);
+ * ```
+ */
 export interface ControlPlaneOptions {
   /** Directory of the binaries; default `KUBEBUILDER_ASSETS`. */
   readonly assetsDir?: string;
@@ -73,7 +91,17 @@ export interface ControlPlaneOptions {
   readonly kubeconfigPath?: string;
 }
 
-/** A running control plane. */
+/**
+ * A running control plane.
+ *
+ * ## Example
+ * ```ts
+ * const cp: ControlPlane = await startControlPlane();
+ * console.log(cp.url, cp.processes.map((p) => `${p.name}:${p.pid}`), `logs in ${cp.dir}`);
+ * await cp.restartApiServer(); // open watches end; old resourceVersions get 410
+ * await cp.stop();
+ * ```
+ */
 export interface ControlPlane extends TestCluster {
   readonly port: number;
   /** PEM of the CA of the API server's serving certificate. */

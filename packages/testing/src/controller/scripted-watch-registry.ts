@@ -16,6 +16,15 @@ import { listed } from './watch-events.js';
  * lists at once (then nothing more). Keys, most specific first: `<namespace>/<Kind>:meta`,
  * `<Kind>:meta` (a metadata-only watch), `<namespace>/<Kind>`, `<Kind>`; or a function of the
  * target. A target the script does not name never emits.
+ *
+ * @example
+ * ```ts
+ * const script: WatchScript = {
+ *   ConfigMap: hot('(IaD)', { I: watchEvent.init(), a: watchEvent.initApply(cm), D: watchEvent.initDone() }),
+ *   'ns/Secret': [secret], // listed at once in namespace ns
+ * };
+ * const registry = new ScriptedWatchRegistry(script);
+ * ```
  */
 export type WatchScript =
   | Readonly<Record<string, Observable<WatchEvent> | readonly KubeObject[]>>

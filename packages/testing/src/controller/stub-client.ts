@@ -29,7 +29,16 @@ import { KubeApiError, labelMatcher, resourcePath } from '@rxkube/kube';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 
-/** One write a {@link StubClient} received, in order. */
+/**
+ * One write a {@link StubClient} received, in order.
+ *
+ * @example
+ * ```ts
+ * const client = stubClient();
+ * await client.patch({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ns', name: 'web' }, patch);
+ * expect(client.writes.map((w: StubWrite) => `${w.verb} ${w.ref.name}`)).toEqual(['patch web']);
+ * ```
+ */
 export interface StubWrite {
   readonly verb: 'create' | 'replace' | 'patch' | 'apply' | 'delete';
   /** The object written (`apiVersion`, `kind`, `namespace`, `name`). */
@@ -44,7 +53,16 @@ export interface StubWrite {
   readonly options?: Readonly<Record<string, unknown>>;
 }
 
-/** A {@link Client} over objects in memory, recording writes. */
+/**
+ * A {@link Client} over objects in memory, recording writes.
+ *
+ * @example
+ * ```ts
+ * const client: StubClient = stubClient([configMap]);
+ * await reconcileOnce(client);
+ * expect(client.objects()).toContainEqual(expect.objectContaining({ kind: 'Secret' }));
+ * ```
+ */
 export interface StubClient extends Client {
   /** Every write received, in order. */
   readonly writes: StubWrite[];
@@ -52,7 +70,14 @@ export interface StubClient extends Client {
   objects(): KubeObject[];
 }
 
-/** Options of {@link stubClient}. */
+/**
+ * Options of {@link stubClient}.
+ *
+ * @example
+ * ```ts
+ * const client = stubClient([widget], { clusterScoped: ['ClusterWidget'] });
+ * ```
+ */
 export interface StubClientOptions {
   /** Kinds that are cluster-scoped besides the built-in ones (Namespace, Node, CRDs, …), e.g. `['Widget']`. */
   readonly clusterScoped?: readonly string[];

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { RequestUser } from '../auth.js';
 import type { ResourceType } from '../registry/types.js';
 import type { FieldSelector, LabelSelector } from '../selectors.js';
 import type { StatusCause } from '../status.js';
@@ -16,6 +17,31 @@ export interface WriteOptions {
   readonly dryRun?: boolean;
   /** `status` for the status subresource, `scale` for a write through `/scale`. */
   readonly subresource?: 'status' | 'scale' | undefined;
+  /** Who writes (admission and the RBAC escalation check); absent for the server's own writes. */
+  readonly user?: RequestUser | undefined;
+  /** A PUT creating the object (create on update). */
+  readonly createOnUpdate?: boolean;
+}
+
+/** A create or update as the registry's checks and admission see it. */
+export interface WriteAttributes {
+  readonly operation: 'CREATE' | 'UPDATE';
+  readonly type: ResourceType;
+  /** The object's namespace (`undefined` for cluster-scoped kinds). */
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly subresource: string | undefined;
+  /** The object about to be stored (wire form). */
+  readonly object: KObj;
+  /** The stored object's wire form (updates). */
+  readonly oldObject: KObj | undefined;
+  /** The requesting user; `undefined` for the server's own writes (controllers), never checked. */
+  readonly user: RequestUser | undefined;
+  /**
+   * A create by a PUT or a server-side apply PATCH: authorized for `patch`/`update` only, so it
+   * also needs `create` (the patch and update handlers' `withAuthorization`).
+   */
+  readonly createOnUpdate: boolean;
 }
 
 /** DeleteOptions (body and query merged). */
@@ -70,8 +96,15 @@ export interface EngineHooks {
   onMarkDeleting?(type: ResourceType, obj: KObj): void;
   /** Finalizers a type adds on DELETE (CRDs: customresourcecleanup). */
   deleteFinalizers?(type: ResourceType, obj: KObj): string[];
-  /** Extra validation of a type (CRDs). */
+  /** Extra validation of a type (CRDs; RBAC roleRef immutability). `old` is the stored form. */
   validate?(type: ResourceType, obj: KObj, old: KObj | undefined): StatusCause[];
+  /**
+   * The registry's own checks before validation (RBAC escalation prevention,
+   * `pkg/registry/rbac/<kind>/policybased`). Throws `ApiError`.
+   */
+  beforeValidate?(write: WriteAttributes): void;
+  /** Validating admission: after validation, before the object is stored. Throws `ApiError`. */
+  admit?(write: WriteAttributes): void;
 }
 
 /** Engine configuration. */

@@ -40,6 +40,7 @@ import type {
   ListOptions,
   ListResult,
   Selectors,
+  WriteAttributes,
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
@@ -54,6 +55,7 @@ export type {
   ListOptions,
   ListResult,
   Selectors,
+  WriteAttributes,
   WriteOptions,
   WriteResult,
 } from './engine-types.js';
@@ -167,9 +169,22 @@ export class Engine {
       obj.metadata.name = this.generateName(type, namespace, obj.metadata.generateName);
     }
     type.defaults?.(obj);
+    const write: WriteAttributes = {
+      operation: 'CREATE',
+      type,
+      namespace: type.namespaced ? namespace : undefined,
+      name: obj.metadata.name ?? '',
+      subresource: undefined,
+      object: obj,
+      oldObject: undefined,
+      user: opts.user,
+      createOnUpdate: applied || opts.createOnUpdate === true,
+    };
+    this.hooks.beforeValidate?.(write);
     this.validate(type, obj, undefined);
     const name = obj.metadata.name ?? '';
     this.checkNamespaceForCreate(type, namespace, name || nameForErrors);
+    this.hooks.admit?.(write);
     const key = this.keyOf(type, namespace, name);
     if (this.store.get(type.storageKey, key)) throw new ApiError(alreadyExists(type, name));
     const now = this.nowIso();
@@ -235,7 +250,7 @@ export class Engine {
     if (!old) {
       if (type.allowCreateOnUpdate && opts.subresource === undefined) {
         delete body.metadata.resourceVersion;
-        return this.create(type, namespace, body, opts);
+        return this.create(type, namespace, body, { ...opts, createOnUpdate: true });
       }
       throw new ApiError(notFound(type, name));
     }
@@ -311,7 +326,20 @@ export class Engine {
         throw new ApiError(invalid(type.invalidKind ?? type, next.metadata.name, [cause, { ...cause }]));
       }
     }
+    const write: WriteAttributes = {
+      operation: 'UPDATE',
+      type,
+      namespace: oldWire.metadata.namespace,
+      name: oldWire.metadata.name ?? '',
+      subresource: opts.subresource,
+      object: next,
+      oldObject: oldWire,
+      user: opts.user,
+      createOnUpdate: false,
+    };
+    this.hooks.beforeValidate?.(write);
     this.validate(type, next, old);
+    this.hooks.admit?.(write);
     if (Array.isArray(next.metadata.finalizers) && next.metadata.finalizers.length === 0)
       delete next.metadata.finalizers;
     const strip = (o: KObj): KObj => {

@@ -1,20 +1,21 @@
 /**
- * HTTP handlers of resource requests: verb resolution, scope and subresource checks, authorization,
- * content negotiation, and the get/list/watch/create/update/patch/delete/deletecollection answers
+ * HTTP handlers of resource requests (already authorized, see `server.ts`): verb resolution, scope
+ * and subresource checks, content negotiation, the create-only review kinds, and the get/list/watch/create/update/patch/delete/deletecollection answers
  * with the real response shapes (list envelopes, metadata-only bodies, delete results).
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { AuthOptions, RequestUser } from '../auth.js';
-import { authorize } from '../auth.js';
+import type { RequestUser } from '../auth.js';
+import { sanitize } from '../handlers/decode.js';
 import type { DeleteOptions, Engine, ListResult } from '../handlers/engine.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import type { WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
 import { PROTOBUF_MEDIA_TYPE } from '../protobuf/envelope.js';
+import type { Authorizer } from '../rbac/authorizer.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
@@ -22,7 +23,6 @@ import {
   badRequest,
   crdTerminating,
   deleteSuccess,
-  forbidden,
   genericNotFound,
   methodNotAllowed,
 } from '../status.js';
@@ -42,7 +42,8 @@ import { sendBody, sendPageNotFound } from './respond.js';
 export interface HandlerEnv {
   readonly engine: Engine;
   readonly registry: Registry;
-  readonly auth: AuthOptions | undefined;
+  /** Answers the authorization reviews (the requests themselves are authorized before routing). */
+  readonly authorizer: Authorizer;
   readonly gc: boolean;
   readonly maxBodyBytes: number;
   readonly bookmarkIntervalMs: number;
@@ -117,28 +118,6 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
   if (type.namespaced && route.namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw new ApiError(methodNotAllowed());
   }
-  if (env.auth) {
-    const access = {
-      verb,
-      group: type.group,
-      resource: type.resource,
-      subresource: route.subresource,
-      namespace: route.namespace,
-    };
-    if (!authorize(env.auth, r.user, access)) {
-      throw new ApiError(
-        forbidden(r.user.name, verb, {
-          group: type.group,
-          resource: type.resource,
-          ...(route.subresource ? { subresource: route.subresource } : {}),
-          ...(route.namespace ? { namespace: route.namespace } : {}),
-          ...(route.name ? { name: route.name } : {}),
-        }),
-        // the authorizer's 403 (responsewriters.Forbidden) sets nosniff; admission 403s do not (15, 20)
-        { 'X-Content-Type-Options': 'nosniff' },
-      );
-    }
-  }
   const negotiated = negotiateOutput(req.headers.accept, {
     // the message table is built on first use: JSON-only clients never pay for it
     protobuf: /protobuf/i.test(req.headers.accept ?? '') && speaksProtobuf(type),
@@ -154,6 +133,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       : { as: negotiated.as, metaVersion: negotiated.metaVersion };
   const manager = fieldManager(req, query);
   const dryRun = query.getAll('dryRun').includes('All');
+  const user = r.user;
   const sub = route.subresource === 'status' ? ('status' as const) : undefined;
   const { engine } = env;
   const ns = route.namespace;
@@ -201,19 +181,33 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'create': {
+      if (type.virtualCreate) {
+        const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
+        engine.checkTypeMeta(type, body);
+        engine.checkNamespace(type, body, ns);
+        const answer = type.virtualCreate(sanitize(type, body), {
+          namespace: ns,
+          user,
+          authorizer: env.authorizer,
+          manager,
+          now: engine.nowIso(),
+        });
+        sendBody(res, 201, answer, ctx, media);
+        return;
+      }
       // apiextensions' crdHandler: no new custom resources while their CRD is terminating
       if (type.crd !== undefined && engine.store.get(CRD_STORAGE_KEY, type.crd)?.metadata.deletionTimestamp)
         throw new ApiError(crdTerminating(type));
       const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager, dryRun });
+      const result = engine.create(type, ns, body, { manager, dryRun, user });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'update': {
       const body = decodeWriteBody(engine, type, req, await readBody(req, env.maxBodyBytes));
       engine.checkTypeMeta(type, body);
-      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub });
+      const result = engine.update(type, ns, name, body, { manager, dryRun, subresource: sub, user });
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
@@ -223,6 +217,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         manager,
         dryRun,
         subresource: sub,
+        user,
         force: truthy(query.get('force')),
         fieldManagerGiven: (query.get('fieldManager') ?? '') !== '',
       });

@@ -271,6 +271,12 @@ function printersOf(type: ResourceType): Printer[] {
       AGE,
     ];
   }
+  if (
+    type.group === 'rbac.authorization.k8s.io' &&
+    (type.resource === 'rolebindings' || type.resource === 'clusterrolebindings')
+  ) {
+    return bindingPrinters(type.resource === 'rolebindings' ? 'roleBinding' : 'clusterRoleBinding');
+  }
   // rest.NewDefaultTableConvertor
   return [
     NAME,
@@ -278,6 +284,45 @@ function printersOf(type: ResourceType): Printer[] {
       column: column('Created At', 'date', CREATION_DESCRIPTION),
       cell: (o) => o.metadata.creationTimestamp ?? '',
     },
+  ];
+}
+
+const ROLE_REF_DESCRIPTION = {
+  roleBinding:
+    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  clusterRoleBinding:
+    'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+} as const;
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** RoleBinding and ClusterRoleBinding printers (`printRoleBinding`: Role, Age, wide Users/Groups/ServiceAccounts). */
+function bindingPrinters(kind: 'roleBinding' | 'clusterRoleBinding'): Printer[] {
+  const subjects = (o: KObj, which: string): string =>
+    (Array.isArray(o['subjects']) ? o['subjects'] : [])
+      .filter(isObject)
+      .filter((s) => s['kind'] === which)
+      .map((s) =>
+        which === 'ServiceAccount' ? `${text(s['namespace'])}/${text(s['name'])}` : text(s['name']),
+      )
+      .join(', ');
+  const wide = (name: string, which: string, what: string): Printer => ({
+    column: { ...column(name, 'string', `${what} in the ${kind}`), priority: 1 },
+    cell: (o) => subjects(o, which),
+  });
+  return [
+    NAME,
+    {
+      column: column('Role', 'string', ROLE_REF_DESCRIPTION[kind]),
+      cell: (o) => {
+        const ref = isObject(o['roleRef']) ? o['roleRef'] : {};
+        return `${text(ref['kind'])}/${text(ref['name'])}`;
+      },
+    },
+    AGE,
+    wide('Users', 'User', 'Users'),
+    wide('Groups', 'Group', 'Groups'),
+    wide('ServiceAccounts', 'ServiceAccount', 'ServiceAccounts'),
   ];
 }
 

@@ -254,9 +254,10 @@ class Merger {
  *
  * ## Semantics
  * - Maps merge recursively; `null` deletes a key.
- * - Lists with a merge key (see {@link strategicListStrategy}) merge item by item: an item whose
- *   key exists is merged into it, a new key is appended, `{"<key>": …, "$patch": "delete"}`
- *   removes the item. `metadata.finalizers` is a set (union). All other lists are replaced.
+ * - Lists with a merge key (the `patchMergeKey` of their Go field: `containers` by `name`,
+ *   `ownerReferences` by `uid`, …) merge item by item: an item whose key exists is merged into
+ *   it, a new key is appended, `{"<key>": …, "$patch": "delete"}` removes the item.
+ *   `metadata.finalizers` is a set (union). All other lists are replaced.
  * - Directives: `$patch: replace|delete|merge` on maps, `{"$patch": "replace"}` as a list item
  *   (replace the list), `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`,
  *   `$retainKeys`.

@@ -42,10 +42,10 @@ function messageOfApiVersion(apiVersion: string, kind: string): ProtoMessage | u
 export function speaksProtobuf(type: ResourceType): boolean {
   if (!type.builtin) return false;
   const m = messages();
-  return (
-    m.forKind(type.group, type.version, type.kind) !== undefined &&
-    m.forKind(type.group, type.version, type.listKind) !== undefined
-  );
+  // create-only kinds (authorization.k8s.io reviews) have no list message
+  const listed =
+    !type.verbs.includes('list') || m.forKind(type.group, type.version, type.listKind) !== undefined;
+  return m.forKind(type.group, type.version, type.kind) !== undefined && listed;
 }
 
 /** apiserver's `summarizeData`: JSON text, else hex, of the first 30 bytes. */

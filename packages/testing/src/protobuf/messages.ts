@@ -14,6 +14,7 @@ import protobuf from 'protobufjs';
 import type { FieldDecl, MessageDecl } from './declarations.js';
 import { parseDeclarations, protoMessageName } from './declarations.js';
 import { APPS_V1 } from './schemas/apps-v1.js';
+import { AUTHORIZATION_V1 } from './schemas/authorization-v1.js';
 import { AUTOSCALING } from './schemas/autoscaling.js';
 import { BATCH_V1 } from './schemas/batch-v1.js';
 import { COORDINATION_V1 } from './schemas/coordination-v1.js';
@@ -35,6 +36,7 @@ const DECLARATIONS = [
   APPS_V1,
   BATCH_V1,
   RBAC_V1,
+  AUTHORIZATION_V1,
   NETWORKING_V1,
   POLICY_V1,
   AUTOSCALING,

@@ -2,7 +2,8 @@
  * The built-in resource types, one file per API group in `kinds/`: core/v1 (`core.ts`), Events in
  * both groups (`events.ts`), apps/v1 (`apps.ts`), autoscaling/v2 (`autoscaling.ts`), batch/v1
  * (`batch.ts`), networking.k8s.io/v1 (`networking.ts`), policy/v1 (`policy.ts`),
- * apiextensions.k8s.io (`apiextensions.ts`), coordination.k8s.io (`coordination.ts`). A new built-in
+ * apiextensions.k8s.io (`apiextensions.ts`), coordination.k8s.io (`coordination.ts`), authorization.k8s.io's reviews (`authorization.ts`),
+ * rbac.authorization.k8s.io (`rbac.ts`). A new built-in
  * kind goes into its group's file (or a new one) and into the list below; `/apis` lists the groups
  * in kube-apiserver's order whatever the order here (`registry.ts`).
  *
@@ -13,6 +14,7 @@
 import type { ResourceType } from './types.js';
 import { apiextensionsKinds } from './kinds/apiextensions.js';
 import { appsKinds } from './kinds/apps.js';
+import { authorizationKinds } from './kinds/authorization.js';
 import { autoscalingKinds } from './kinds/autoscaling.js';
 import { batchKinds } from './kinds/batch.js';
 import { coordinationKinds } from './kinds/coordination.js';
@@ -20,6 +22,7 @@ import { coreKinds } from './kinds/core.js';
 import { eventKinds } from './kinds/events.js';
 import { networkingKinds } from './kinds/networking.js';
 import { policyKinds } from './kinds/policy.js';
+import { rbacKinds } from './kinds/rbac.js';
 
 export { storageVersionHash, typedWireForm } from './kinds/builtin.js';
 export { omitEmptyBuiltin } from './kinds/omit-empty.js';
@@ -36,5 +39,7 @@ export function builtinTypes(): ResourceType[] {
     ...policyKinds(),
     ...apiextensionsKinds(),
     ...coordinationKinds(),
+    ...authorizationKinds(),
+    ...rbacKinds(),
   ];
 }

@@ -53,10 +53,41 @@ export interface KindDefinition {
   /** Subresources: `status` (the only one served for added kinds). */
   readonly subresources?: { readonly status?: boolean };
   /** `additionalPrinterColumns` for Tables (`kubectl get`). */
-  readonly printerColumns?: ResourceType['printerColumns'];
+  readonly printerColumns?: readonly PrinterColumn[];
 }
 
-/** A {@link KindDefinition} that cannot be served; the message names the field and what to do. */
+/**
+ * A column `kubectl get` shows for a kind: a CRD version's `additionalPrinterColumns` entry.
+ *
+ * ## Example
+ * ```ts
+ * const replicas: PrinterColumn = { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' };
+ * const server = await startApiServer({ kinds: [{ ...gizmoKind, printerColumns: [replicas] }] });
+ * ```
+ */
+export interface PrinterColumn {
+  readonly name: string;
+  /** OpenAPI type of the value: `string`, `integer`, `number`, `boolean` or `date`. */
+  readonly type: string;
+  readonly format?: string;
+  readonly description?: string;
+  /** 0 (default) in every Table; higher only with `kubectl get -o wide`. */
+  readonly priority?: number;
+  /** The JSONPath of the value in the object, e.g. `.spec.replicas`. */
+  readonly jsonPath: string;
+}
+
+/**
+ * A {@link KindDefinition} that cannot be served; the message names the field and what to do.
+ *
+ * ## Example
+ * ```ts
+ * const gizmo = { group: 'example.com', version: 'v1', kind: 'Gizmo', scope: 'Namespaced' } as const;
+ * await expect(startApiServer({ kinds: [{ ...gizmo, plural: 'Gizmos' }] })).rejects.toThrow(
+ *   KindDefinitionError, // plural "Gizmos" must be a lower-case DNS label such as "widgets"
+ * );
+ * ```
+ */
 export class KindDefinitionError extends Error {
   readonly _tag = 'KindDefinitionError';
   constructor(message: string) {

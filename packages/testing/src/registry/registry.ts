@@ -180,7 +180,7 @@ export class Registry {
       };
       if (t.shortNames.length > 0) entry['shortNames'] = [...t.shortNames];
       if (t.categories.length > 0) entry['categories'] = [...t.categories];
-      entry['storageVersionHash'] = t.storageVersionHash;
+      if (t.storageVersionHash !== '') entry['storageVersionHash'] = t.storageVersionHash;
       resources.push(entry);
       const subs = [...(t.subresources ?? [])];
       if (t.hasStatus) subs.push({ name: 'status', kind: t.kind, verbs: ['get', 'patch', 'update'] });

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { RequestUser } from '../auth.js';
+import type { Authorizer } from '../rbac/authorizer.js';
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 
@@ -61,6 +63,7 @@ export interface ResourceType {
   readonly knownFields?: readonly string[];
   /** Extra field selector fields besides metadata.name/namespace. */
   readonly selectableFields: readonly string[];
+  /** Discovery's `storageVersionHash`; `''` for kinds without storage (not listed). */
   readonly storageVersionHash: string;
   /** The schema of this version (custom resources). */
   readonly schema?: JSONSchema;
@@ -100,4 +103,23 @@ export interface ResourceType {
   readonly invalidKind?: { readonly group: string; readonly kind: string };
   /** Field values for field selectors. */
   fields?(o: KObj): Record<string, string>;
+  /**
+   * Create-only kinds answered without storage (authorization.k8s.io reviews): the response body
+   * for a decoded request body (TypeMeta checked). Throws `ApiError`.
+   */
+  virtualCreate?(body: KObj, request: VirtualCreateRequest): KObj;
+}
+
+/** What a {@link ResourceType.virtualCreate} answer may depend on. */
+export interface VirtualCreateRequest {
+  /** The URL's namespace (namespaced kinds). */
+  readonly namespace: string | undefined;
+  /** Who asks (after impersonation). */
+  readonly user: RequestUser;
+  /** The server's authorizer (RBAC, or allow-all when authorization is off). */
+  readonly authorizer: Authorizer;
+  /** The field manager of the request (managedFields of the answer). */
+  readonly manager: string;
+  /** RFC 3339 seconds of now. */
+  readonly now: string;
 }

@@ -253,7 +253,6 @@ for (const file of transcriptFiles()) {
                   [ADMIN_TOKEN]: { name: 'admin', groups: ['system:masters'] },
                   [LIMITED_TOKEN]: 'realk8s:limited',
                 },
-                allow: [],
               },
             }
           : {},

@@ -4,10 +4,25 @@
  * @module
  */
 
-/** Any JSON object. */
+/**
+ * Any JSON object.
+ *
+ * ## Example
+ * ```ts
+ * const spec: Json = { replicas: 2, template: { metadata: { labels: { app: 'web' } } } };
+ * ```
+ */
 export type Json = Record<string, unknown>;
 
-/** `metadata` as the server handles it. */
+/**
+ * `metadata` as the server handles it.
+ *
+ * ## Example
+ * ```ts
+ * const meta: Meta | undefined = server.object('configmaps', 'default', 'settings')?.metadata;
+ * console.log(meta?.resourceVersion, meta?.labels);
+ * ```
+ */
 export interface Meta {
   name?: string | undefined;
   generateName?: string | undefined;
@@ -26,7 +41,14 @@ export interface Meta {
   [k: string]: unknown;
 }
 
-/** An entry of `metadata.ownerReferences`. */
+/**
+ * An entry of `metadata.ownerReferences`.
+ *
+ * ## Example
+ * ```ts
+ * const owner: OwnerRef = { apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid, controller: true };
+ * ```
+ */
 export interface OwnerRef {
   apiVersion: string;
   kind: string;
@@ -36,7 +58,15 @@ export interface OwnerRef {
   blockOwnerDeletion?: boolean;
 }
 
-/** A stored Kubernetes object. */
+/**
+ * A stored Kubernetes object.
+ *
+ * ## Example
+ * ```ts
+ * const cm: KObj | undefined = await cluster.get('configmaps', 'default', 'settings');
+ * expect(cm?.['data']).toEqual({ color: 'blue' });
+ * ```
+ */
 export interface KObj extends Json {
   metadata: Meta;
 }

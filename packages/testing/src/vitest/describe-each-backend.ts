@@ -13,10 +13,34 @@ import type { BackendName, TestBackend, TestBackendOptions } from '../backends/b
 import { selectedBackends, startTestBackend } from '../backends/backends.js';
 import type { ApiServer } from '../server.js';
 
-/** A test function as `it` takes it. */
+/**
+ * A test function as `it` takes it.
+ *
+ * ## Example
+ * ```ts
+ * const createsOne: TestFunction = async () => {
+ *   await client.create(configMap('a'));
+ * };
+ * b.itOn('embedded', 'reads state directly')('creates one', createsOne);
+ * ```
+ */
 export type TestFunction = () => unknown;
 
-/** What a suite body gets: which backend, and (inside hooks and tests) the running cluster. */
+/**
+ * What a suite body gets: which backend, and (inside hooks and tests) the running cluster.
+ *
+ * ## Example
+ * ```ts
+ * describeEachBackend('watches', (b: BackendContext) => {
+ *   it(`lists on ${b.name}`, async () => {
+ *     expect(await b.cluster.list('namespaces')).not.toHaveLength(0);
+ *   });
+ *   b.itOn('embedded', 'needs fault injection')('survives a dropped watch', () => {
+ *     b.apiServer.faults.dropWatches();
+ *   });
+ * });
+ * ```
+ */
 export interface BackendContext {
   /** The backend this copy of the suite runs on. */
   readonly name: BackendName;
@@ -34,7 +58,17 @@ export interface BackendContext {
   itOn(backend: BackendName, why: string): (name: string, fn: TestFunction, timeoutMs?: number) => void;
 }
 
-/** Options of {@link describeEachBackend}. */
+/**
+ * Options of {@link describeEachBackend}.
+ *
+ * ## Example
+ * ```ts
+ * const options: DescribeEachBackendOptions = { only: 'embedded', why: 'needs fault injection' };
+ * describeEachBackend('stalled watches', (b) => {
+ *   // …
+ * }, options);
+ * ```
+ */
 export interface DescribeEachBackendOptions extends TestBackendOptions {
   /** Run on this backend only; `why` is required and shows in the other's skipped suite. */
   readonly only?: BackendName;

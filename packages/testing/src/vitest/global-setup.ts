@@ -3,11 +3,21 @@
  * the real-server tier is off, why and how to turn it on:
  * `test: { globalSetup: ['@rxkube/testing/vitest/global-setup'] }`.
  *
- * @module
+ * @module @rxkube/testing/vitest/global-setup
  */
 import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
 
-/** Prints the backend selection (throws for a bad `RXKUBE_TEST_BACKEND`, failing the run early). */
+/**
+ * Prints the backend selection (throws for a bad `RXKUBE_TEST_BACKEND`, failing the run early).
+ *
+ * ## Example
+ * ```ts
+ * // vitest.config.ts
+ * export default defineConfig({
+ *   test: { globalSetup: ['@rxkube/testing/vitest/global-setup'] },
+ * });
+ * ```
+ */
 export default function setup(): void {
   const backends = selectedBackends();
   const on = backends.filter((b) => b.enabled).map((b) => b.name);

@@ -9,10 +9,10 @@
  * barrier object finished, every trigger delivered before it has been handled.
  */
 import { Action } from '@rxkube/core';
-import { startApiServer } from '@rxkube/testing';
-import type { ApiServer } from '@rxkube/testing';
+import { waitFor as eventually } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
 import { defer, filter, firstValueFrom, lastValueFrom, timeout } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../../client/kube-client.js';
 import { ensureCrd } from '../../crd/ensure-crd.js';
@@ -23,26 +23,26 @@ import { setObservedGeneration } from '../../sink/draft-status.js';
 import type { ControllerReconcile, ControllerStatusOutcome } from '../controller.js';
 import { controller } from '../controller.js';
 import type { Widget } from './harness.test.helper.js';
-import { countingPort, Results, waitFor, WIDGET, widgetCrd } from './harness.test.helper.js';
+import { countingPort, Results, WIDGET, widgetCrd } from './harness.test.helper.js';
 
 const FIN = 'example.com/cleanup';
 const RESOURCE = 'widgets.example.com';
 
-describe('controller end to end (Widget with status, finalizer and Events, over HTTP)', () => {
-  let server: ApiServer;
+describeEachBackend('controller end to end (Widget with status, finalizer and Events, over HTTP)', (b) => {
   let client: KubeClient;
   beforeAll(async () => {
-    server = await startApiServer();
-    client = KubeClient.fromKubeConfig(server.kubeConfig);
+    client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
     for (const name of ['e2e', 'storm']) {
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
     await ensureCrd(client, widgetCrd, { fieldManager: 'widget-e2e' });
   });
-  afterAll(async () => {
+  afterAll(() => {
     client.close();
-    await server.stop();
   });
+  /** The Widget as the server holds it, read over HTTP as the admin. */
+  const stored = (namespace: string, name: string): Promise<Widget | undefined> =>
+    b.cluster.get(RESOURCE, namespace, name) as Promise<Widget | undefined>;
 
   const widget = (namespace: string, name: string, size: number): Widget => ({
     ...WIDGET,
@@ -72,11 +72,11 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
       defer(async () => {
         if (running.has(ctx.key)) overlaps++;
         running.add(ctx.key);
-        const stored = server.object(RESOURCE, request.namespace, request.name);
+        const onServer = await stored(request.namespace ?? '', request.name);
         calls.push({
           key: ctx.key,
           generation: ctx.object.metadata.generation,
-          finalizerOnServer: stored?.metadata.finalizers?.includes(FIN) === true,
+          finalizerOnServer: onServer?.metadata.finalizers?.includes(FIN) === true,
         });
         ctx.record({ type: 'Normal', reason: 'Reconciled', action: 'Reconcile', note: 'reconciled' });
         const object = ctx.object;
@@ -115,7 +115,7 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
     );
     const callsOf = (name: string) => calls.filter((c) => c.key === `${NS}/${name}`);
     const patchesOf = (name: string) => port.patches.filter((p) => p.key === `${NS}/${name}`);
-    const statusOf = (name: string) => server.object(RESOURCE, NS, name)?.['status'] as Widget['status'];
+    const statusOf = async (name: string) => (await stored(NS, name))?.status;
     /** Creates a fresh object and waits for its reconcile: every earlier trigger has been handled. */
     let barriers = 0;
     const barrier = async (): Promise<void> => {
@@ -134,8 +134,8 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
         (r) => r.key === `${NS}/w` && r.outcome === 'success',
       );
       expect(callsOf('w')).toEqual([{ key: `${NS}/w`, generation: 1, finalizerOnServer: true }]);
-      expect(server.object(RESOURCE, NS, 'w')?.metadata.finalizers).toEqual([FIN]);
-      expect(statusOf('w')).toEqual({ observedGeneration: 1, phase: 'Ready', size: 1 });
+      expect((await stored(NS, 'w'))?.metadata.finalizers).toEqual([FIN]);
+      expect(await statusOf('w')).toEqual({ observedGeneration: 1, phase: 'Ready', size: 1 });
 
       // status written once; its echo and the finalizer's echo trigger no reconcile (read-own-writes)
       await barrier();
@@ -162,9 +162,9 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
       // spec change → generation 2 → status follows, one more PATCH
       since = results.mark;
       await client.patch(ref(NS, 'w'), { type: 'merge', body: { spec: { size: 3 } } });
-      await waitFor('observedGeneration 2', results, () => statusOf('w')?.observedGeneration === 2);
-      expect(server.object(RESOURCE, NS, 'w')?.metadata.generation).toBe(2);
-      expect(statusOf('w')).toEqual({ observedGeneration: 2, phase: 'Ready', size: 3 });
+      await eventually('observedGeneration 2', async () => (await statusOf('w'))?.observedGeneration === 2);
+      expect((await stored(NS, 'w'))?.metadata.generation).toBe(2);
+      expect(await statusOf('w')).toEqual({ observedGeneration: 2, phase: 'Ready', size: 3 });
       await barrier();
       expect(callsOf('w').map((c) => c.generation)).toEqual([1, 1, 2]);
       // one PATCH per distinct desired status, never two for the same content
@@ -180,7 +180,7 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
         since,
         (r) => r.key === `${NS}/w` && r.outcome === 'skipped',
       );
-      expect(server.object(RESOURCE, NS, 'w')).toBeUndefined();
+      expect(await stored(NS, 'w')).toBeUndefined();
       expect(cleanups.filter((n) => n === 'w')).toEqual(['w']);
       const reconcilesOfW = callsOf('w').length;
       expect(reconcilesOfW).toBe(3); // the deleting object went to cleanup, not to the reconcile
@@ -209,9 +209,9 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
       }
       expect(outcomes.filter((o) => o.type === 'created' && o.name.startsWith('w.'))).toHaveLength(1);
       expect(outcomes.filter((o) => o.type === 'failed' || o.type === 'dropped')).toEqual([]);
-      const events = server
-        .objects('events.events.k8s.io', NS)
-        .filter((e) => (e['regarding'] as { name?: string } | undefined)?.name === 'w');
+      const events = (await b.cluster.list('events.events.k8s.io', NS)).filter(
+        (e) => (e['regarding'] as { name?: string } | undefined)?.name === 'w',
+      );
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({
         reason: 'Reconciled',
@@ -270,11 +270,7 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
     );
     try {
       await client.create(widget(NS, 's', 1));
-      await waitFor(
-        'first status',
-        results,
-        () => server.object(RESOURCE, NS, 's')?.['status'] !== undefined,
-      );
+      await eventually('first status', async () => (await stored(NS, 's'))?.status !== undefined);
       // the other writer: 60 label and foreign-status changes, with 6 spec changes among them
       const writer = (async () => {
         for (let i = 1; i <= 60; i++) {
@@ -291,13 +287,12 @@ describe('controller end to end (Widget with status, finalizer and Events, over 
         }
       })();
       await writer;
-      const converged = (): boolean => {
-        const o = server.object(RESOURCE, NS, 's');
-        const st = o?.['status'] as Widget['status'];
-        return st?.observedGeneration === o?.metadata.generation && st?.size === 60;
+      const converged = async (): Promise<boolean> => {
+        const o = await stored(NS, 's');
+        return o?.status?.observedGeneration === o?.metadata.generation && o?.status?.size === 60;
       };
-      await waitFor('convergence', results, converged);
-      const final = server.object(RESOURCE, NS, 's');
+      await eventually('convergence', converged, { timeoutMs: 30_000 });
+      const final = await stored(NS, 's');
       expect(final?.metadata.generation).toBe(7);
       expect(final?.['status']).toEqual({ observedGeneration: 7, phase: 'Ready', size: 60, external: 'e60' });
       expect(overlaps).toBe(0);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { StatusCause } from '../../status.js';
 import type { KObj } from '../../store/object.js';
 import { isObject, orderMeta } from '../../store/object.js';
+import type { NameRule } from '../../validation/names.js';
 import type { ResourceType } from '../types.js';
 
 export const ALL_VERBS = [
@@ -65,7 +66,7 @@ export interface BuiltinSpec {
   hasGeneration?: boolean;
   knownFields: readonly string[];
   storageKey?: string;
-  nameRule?: 'subdomain' | 'label';
+  nameRule?: NameRule;
   allowCreateOnUpdate?: boolean;
   allowUnconditionalUpdate?: boolean;
   selectableFields?: readonly string[];

@@ -1,0 +1,37 @@
+// @rxkube/kube/watch as a user installs it: list+watch ConfigMaps into a Store, over HTTP against
+// @rxkube/testing's API server.
+import assert from 'node:assert/strict';
+
+import { KubeClient, reflector, Store, watcher, type KubeObject } from '@rxkube/kube/watch';
+import { startApiServer } from '@rxkube/testing';
+import { filter, firstValueFrom } from 'rxjs';
+
+const server = await startApiServer();
+try {
+  const client = KubeClient.fromKubeConfig(server.kubeConfig);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'hello', namespace: 'default' },
+    data: { greeting: 'hi' },
+  });
+  const store = new Store<KubeObject>();
+  const sub = watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' })
+    .pipe(reflector(store))
+    .subscribe();
+  await firstValueFrom(store.ready$.pipe(filter(Boolean)));
+  assert.equal(store.get({ namespace: 'default', name: 'hello' })?.metadata.name, 'hello');
+
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'later', namespace: 'default' },
+  });
+  await firstValueFrom(
+    store.ready$.pipe(filter(() => store.get({ namespace: 'default', name: 'later' }) !== undefined)),
+  );
+  sub.unsubscribe();
+  console.log('kube/watch ok');
+} finally {
+  await server.stop();
+}
