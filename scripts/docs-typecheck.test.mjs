@@ -9,77 +9,16 @@
 //   compiled, but counted, and printed in the summary so reviewers see how many there are.
 // - `file=<path>`: the block is that file of the repository, byte for byte (the five-minute guide's
 //   operator and its test, which are compiled by `tsc -b` and run by vitest).
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { codeBlocks, docFiles } from './docs/markdown.mjs';
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** The Markdown files whose TypeScript blocks are checked. */
-export function docFiles() {
-  const walk = (dir) =>
-    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory()) return e.name === 'node_modules' ? [] : walk(path);
-      return e.name.endsWith('.md') ? [path] : [];
-    });
-  const packages = readdirSync(join(root, 'packages')).filter((d) =>
-    statSync(join(root, 'packages', d)).isDirectory(),
-  );
-  const examples = readdirSync(join(root, 'packages/examples')).filter((d) =>
-    statSync(join(root, 'packages/examples', d)).isDirectory(),
-  );
-  return [
-    'README.md',
-    'CONTRIBUTING.md',
-    ...walk('docs'),
-    ...packages.map((d) => `packages/${d}/README.md`),
-    'packages/examples/SHIPPING.md',
-    ...examples.map((d) => `packages/examples/${d}/README.md`),
-  ].filter((f) => {
-    try {
-      return statSync(join(root, f)).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
-
-/**
- * The fenced code blocks of a Markdown text: `{ lang, flags, file?, code, line }` (`line`: 1-based
- * line of the first code line).
- */
-export function codeBlocks(markdown) {
-  const blocks = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)(.*)$/.exec(lines[i] ?? '');
-    if (!open) continue;
-    const [, indent, fence, lang, rest] = open;
-    const body = [];
-    let j = i + 1;
-    for (; j < lines.length; j++) {
-      const line = lines[j] ?? '';
-      if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') break;
-      body.push(line.startsWith(indent) ? line.slice(indent.length) : line);
-    }
-    const words = rest.trim().split(/\s+/).filter(Boolean);
-    const file = words.find((w) => w.startsWith('file='))?.slice('file='.length);
-    blocks.push({
-      lang: lang.toLowerCase(),
-      flags: words.filter((w) => !w.startsWith('file=')),
-      ...(file !== undefined ? { file } : {}),
-      code: body.length > 0 ? `${body.join('\n')}\n` : '',
-      line: i + 2,
-    });
-    i = j;
-  }
-  return blocks;
-}
-
 const isTs = (b) => b.lang === 'ts' || b.lang === 'typescript' || b.lang === 'tsx';
 
 // Strict settings of tsconfig.base.json, without the build outputs; `@rxkube/*` → their sources.

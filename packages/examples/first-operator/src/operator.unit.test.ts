@@ -12,7 +12,7 @@ it('patches each ConfigMap once; the echo of its own patch reconciles nothing', 
   const client = stubClient([alice, bob]); // answers and records the verbs; no HTTP
   const events = new Subject<WatchEvent<ConfigMap>>(); // the watch, scripted
   const registry = new ScriptedWatchRegistry({ ConfigMap: events });
-  const results = new ReplaySubject<string>();
+  const results = new ReplaySubject<string>(10); // late subscribers see every result
   const sub = controller<ConfigMap>({ for: CONFIGMAP, client, registry, log: {} })
     .run(reconcile)
     .subscribe((r) => results.next(`${r.key} ${r.outcome}`));
