@@ -19,10 +19,10 @@ import {
   isUnauthorized,
   KubeApiError,
   KubeTransportError,
-  parseStatus,
   ResourceNotFoundError,
   retryAfterSeconds,
 } from './errors.js';
+import { parseStatus } from './status.js';
 
 /** The error responses of a kube-wire transcript (a real kube-apiserver v1.24). */
 function recorded(name: KubeWireTranscriptName): KubeWireExchange[] {

@@ -30,12 +30,12 @@ export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
 export { KubeClient } from './client/kube-client.js';
 export type { Client } from './client/client.js';
+export type { KubeClientOptions } from './client/kube-client.js';
 export type {
   ApplyOptions,
   DeleteOptions,
   GetOptions,
   JsonPatchOperation,
-  KubeClientOptions,
   ListOptions,
   ObjectLike,
   ObjectList,
@@ -43,7 +43,7 @@ export type {
   PatchOptions,
   SubresourceOptions,
   WriteOptions,
-} from './client/kube-client.js';
+} from './client/verb-options.js';
 export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';
@@ -129,7 +129,8 @@ export type {
 } from './finalizer/finalizer.js';
 export { finalizerPortFromClient } from './finalizer/finalizer-port.js';
 export type { FinalizerPort } from './finalizer/finalizer-port.js';
-export type { EventApi, EventOutcome, EventRequest, RecordEventsOptions } from './events/record-events.js';
+export type { EventOutcome, RecordEventsOptions } from './events/record-events.js';
+export type { EventApi, EventRequest } from './events/event-body.js';
 export { EventRecorder } from './events/event-recorder.js';
 export { eventPortFromClient } from './events/event-port.js';
 export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './events/event-port.js';

@@ -55,12 +55,12 @@ export { resync } from './reflector/resync.js';
 export type { ResyncEvent } from './reflector/resync.js';
 export { KubeClient } from './client/kube-client.js';
 export type { Client } from './client/client.js';
+export type { KubeClientOptions } from './client/kube-client.js';
 export type {
   ApplyOptions,
   DeleteOptions,
   GetOptions,
   JsonPatchOperation,
-  KubeClientOptions,
   ListOptions,
   ObjectLike,
   ObjectList,
@@ -68,7 +68,7 @@ export type {
   PatchOptions,
   SubresourceOptions,
   WriteOptions,
-} from './client/kube-client.js';
+} from './client/verb-options.js';
 export { Discovery, DEFAULT_DISCOVERY_REFRESH_MS } from './client/discovery.js';
 export type { Clock, DiscoveryOptions } from './client/discovery.js';
 export { resourcePath } from './client/api-resource.js';

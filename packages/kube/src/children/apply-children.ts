@@ -12,7 +12,7 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ApiResource } from '../client/api-resource.js';
 import type { Client } from '../client/client.js';
-import type { KubeClient, ObjectLike } from '../client/kube-client.js';
+import type { ObjectLike } from '../client/verb-options.js';
 import { labelMatcher } from '../reflector/label-selector.js';
 import { isConflict, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectMeta, ObjectRef, ResourceType } from '../types.js';

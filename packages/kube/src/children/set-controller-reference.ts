@@ -7,7 +7,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { KubeObject, OwnerReference } from '../types.js';
-import type { ObjectLike } from '../client/kube-client.js';
+import type { ObjectLike } from '../client/verb-options.js';
 
 /**
  * The child already has a controller owner that is a different object (another group, kind or

@@ -20,6 +20,9 @@ import type { KubeClient } from './kube-client.js';
  * }
  * ```
  */
-export type Client = Pick<KubeClient, 'get' | 'list' | 'create' | 'replace' | 'patch' | 'apply' | 'delete'> & {
+export type Client = Pick<
+  KubeClient,
+  'get' | 'list' | 'create' | 'replace' | 'patch' | 'apply' | 'delete'
+> & {
   readonly discovery: Pick<KubeClient['discovery'], 'resolve'>;
 };

@@ -3,7 +3,7 @@
  * apply, delete) on plain JSON objects, main resource or subresource (`status`). Promises only;
  * wrap a call with `defer(() => client.get(…))` for an Observable.
  *
- * What it does not do: retry, cache objects (that is the Store), or watch (see `listWatchSource`).
+ * What it does not do: retry, cache objects (that is the Store), or watch (see `watcher`).
  *
  * @module
  */
@@ -19,34 +19,19 @@ import type { ObjectRef, ResourceType } from '../types.js';
 import type { ApiResource } from './api-resource.js';
 import type { Clock } from './discovery.js';
 import { Discovery } from './discovery.js';
+import type {
+  ObjectLike,
+  ObjectList,
+  GetOptions,
+  ListOptions,
+  WriteOptions,
+  Patch,
+  PatchOptions,
+  ApplyOptions,
+  DeleteOptions,
+} from './verb-options.js';
 
-/**
- * The least an object must have to be written: plain JSON with `apiVersion`, `kind` and
- * `metadata`. Both {@link KubeObject} and client-node's model types (`import type { V1ConfigMap }`)
- * fit; note that client-node's types declare timestamps as `Date`, while the wire (and this
- * client) carries RFC 3339 strings.
- */
-export interface ObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: {
-    name?: string;
-    generateName?: string;
-    namespace?: string;
-    resourceVersion?: string;
-    uid?: string;
-  };
-}
-
-/** A list response (`ConfigMapList`, `PartialObjectMetadataList`, …). */
-export interface ObjectList<T> {
-  apiVersion: string;
-  kind: string;
-  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
-  items: T[];
-}
-
-/** Options of {@link KubeClient.fromKubeConfig} and {@link createClient}. */
+/** Options of {@link KubeClient.fromKubeConfig} and {@link KubeClient.default}. */
 export interface KubeClientOptions extends TransportOptions, ConnectionOptions {
   /** The kubeconfig (default: `KUBECONFIG`, `~/.kube/config`, or the in-cluster service account). */
   readonly kubeConfig?: KubeConfig;
@@ -54,84 +39,6 @@ export interface KubeClientOptions extends TransportOptions, ConnectionOptions {
   readonly discoveryRefreshIntervalMs?: number;
   /** Time source of the discovery refresh bound (default `Date`-based). */
   readonly clock?: Clock;
-}
-
-/** Options every verb accepts. */
-export interface SubresourceOptions {
-  /** e.g. `status`. */
-  readonly subresource?: string;
-}
-
-/** Options of {@link KubeClient.get}. */
-export interface GetOptions extends SubresourceOptions {
-  /** Ask for `PartialObjectMetadata` (metadata only). */
-  readonly metadataOnly?: boolean;
-}
-
-/** Options of {@link KubeClient.list}. */
-export interface ListOptions {
-  /** Leave out for all namespaces (namespaced kinds). */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-  /** Page size (default 500). */
-  readonly limit?: number;
-  /** Continue token of a previous page (implies one page). */
-  readonly continue?: string;
-  /** Fetch every page (default) or only one (`false`). */
-  readonly allPages?: boolean;
-  /** Items as `PartialObjectMetadata`. */
-  readonly metadataOnly?: boolean;
-  /** `resourceVersion` semantics of the list; unset = a consistent read (the default, paginated). */
-  readonly resourceVersion?: string;
-  readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-}
-
-/** Options of writes. */
-export interface WriteOptions extends SubresourceOptions {
-  /** Names the writer in `managedFields`. */
-  readonly fieldManager?: string;
-  /** Validate and default, but do not persist. */
-  readonly dryRun?: boolean;
-  /** Namespace, when the object does not carry it. */
-  readonly namespace?: string;
-}
-
-/** RFC 6902 operation of a JSON patch. */
-export type JsonPatchOperation =
-  | { readonly op: 'add' | 'replace' | 'test'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string }
-  | { readonly op: 'move' | 'copy'; readonly from: string; readonly path: string };
-
-/**
- * A patch and its type: JSON merge patch (`merge`), JSON patch (`json`), strategic merge patch
- * (`strategic`, built-in kinds only) or server-side apply (`apply`, needs `fieldManager`).
- */
-export type Patch =
-  | { readonly type: 'merge'; readonly body: object }
-  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] }
-  | { readonly type: 'strategic'; readonly body: object }
-  | { readonly type: 'apply'; readonly body: object };
-
-/** Options of {@link KubeClient.patch}. */
-export interface PatchOptions extends WriteOptions {
-  /** Server-side apply only: take over fields other managers own. */
-  readonly force?: boolean;
-}
-
-/** Options of {@link KubeClient.apply}. */
-export interface ApplyOptions extends Omit<PatchOptions, 'fieldManager'> {
-  /** Required: the owner of the applied fields. */
-  readonly fieldManager: string;
-}
-
-/** Options of {@link KubeClient.delete}. */
-export interface DeleteOptions {
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  /** Delete only if the object still has this uid / resourceVersion (409 Conflict otherwise). */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  readonly gracePeriodSeconds?: number;
-  readonly dryRun?: boolean;
 }
 
 const CONTENT_TYPE: Readonly<Record<Patch['type'], string>> = {
@@ -478,20 +385,6 @@ export class KubeClient {
     }
     return { resource, namespace: resource.namespaced ? namespace : undefined, name: name ?? '' };
   }
-}
-
-/**
- * A client for `options.kubeConfig`, or the default kubeconfig.
- *
- * ## Example
- * ```ts
- * const client = createClient({ userAgent: 'my-operator/1.0' });
- * ```
- * @throws {KubeConfigError} when no usable kubeconfig is found.
- */
-export function createClient(options: KubeClientOptions = {}): KubeClient {
-  const { kubeConfig, ...rest } = options;
-  return kubeConfig ? KubeClient.fromKubeConfig(kubeConfig, rest) : KubeClient.default(rest);
 }
 
 function ns(namespace: string | undefined): { namespace?: string } {

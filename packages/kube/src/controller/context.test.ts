@@ -11,7 +11,8 @@ import type { Observable } from 'rxjs';
 import { filter, firstValueFrom, ReplaySubject, timeout } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { KubeClient, ObjectLike, Patch } from '../client/kube-client.js';
+import type { KubeClient } from '../client/kube-client.js';
+import type { ObjectLike, Patch } from '../client/verb-options.js';
 import { WatchRegistry } from '../reflector/watch-registry.js';
 import type { KubeObject, ObjectRef, ResourceType, WatchEvent } from '../types.js';
 import type { ControllerResult } from './controller.js';

@@ -17,9 +17,9 @@ import type {
   Patch,
   PatchOptions,
   WriteOptions,
-} from '../client/kube-client.js';
+} from '../client/verb-options.js';
 import type { Status } from '../errors.js';
-import type { EventRequest } from '../events/record-events.js';
+import type { EventRequest } from '../events/event-body.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { StuckFinalizer } from '../finalizer/finalizer.js';
 import type { FinalizerPort } from '../finalizer/finalizer-port.js';

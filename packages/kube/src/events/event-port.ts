@@ -1,6 +1,6 @@
 /**
  * Event bodies (events.k8s.io/v1 and core/v1), the port the recorder writes through, and its
- * adapter to {@link KubeClient}.
+ * adapter to `KubeClient`.
  *
  * @module
  */
@@ -8,7 +8,6 @@ import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
 import type { Client } from '../client/client.js';
-import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectRef } from '../types.js';
 
 /** `ObjectReference` of the object an Event is about. */
@@ -76,7 +75,7 @@ export interface EventPort {
 }
 
 /**
- * An {@link EventPort} over a {@link KubeClient}, started on subscribe.
+ * An {@link EventPort} over a `KubeClient`, started on subscribe.
  *
  * ## Example
  * ```ts

@@ -9,8 +9,10 @@ import type { Observable, SchedulerLike } from 'rxjs';
 
 import type { KubeObject } from '../types.js';
 import type { EventObjectReference, EventPort } from './event-port.js';
-import type { EventOutcome, EventRequest, RecordEventsOptions } from './record-events.js';
-import { recordEvents, validateRequest } from './record-events.js';
+import type { EventRequest } from './event-body.js';
+import { validateRequest } from './event-body.js';
+import type { EventOutcome, RecordEventsOptions } from './record-events.js';
+import { recordEvents } from './record-events.js';
 
 /**
  * Records Kubernetes Events about objects (events.k8s.io/v1, falling back to core/v1), aggregated

@@ -8,8 +8,10 @@ import type { FinalizerEventSink } from '../finalizer/finalizer.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { CoreV1Event, EventPort, EventsV1Event } from './event-port.js';
 import { EventRecorder } from './event-recorder.js';
-import type { EventOutcome, EventRequest, RecordEventsOptions } from './record-events.js';
-import { microTime, recordEvents, truncateNote } from './record-events.js';
+import type { EventRequest } from './event-body.js';
+import { microTime, truncateNote } from './event-body.js';
+import type { EventOutcome, RecordEventsOptions } from './record-events.js';
+import { recordEvents } from './record-events.js';
 
 const obj = (name: string, uid = `uid-${name}`): KubeObject => ({
   apiVersion: 'example.com/v1',

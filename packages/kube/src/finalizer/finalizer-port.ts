@@ -1,5 +1,5 @@
 /**
- * The port `finalizer` patches objects through, and its adapter to {@link KubeClient}.
+ * The port `finalizer` patches objects through, and its adapter to `KubeClient`.
  *
  * @module
  */
@@ -7,7 +7,7 @@ import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
 import type { Client } from '../client/client.js';
-import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 
 /**
@@ -24,7 +24,7 @@ export interface FinalizerPort<T extends KubeObject> {
 }
 
 /**
- * A {@link FinalizerPort} over a {@link KubeClient}, started on subscribe.
+ * A {@link FinalizerPort} over a `KubeClient`, started on subscribe.
  *
  * ## Example
  * ```ts

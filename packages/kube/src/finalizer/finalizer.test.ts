@@ -4,7 +4,7 @@ import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
-import type { JsonPatchOperation } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import { KubeApiError } from '../errors.js';
 import { applyJsonPatchForTest } from '../sink/apply-json-patch.test.helper.js';
 import type { KubeObject, ObjectRef } from '../types.js';

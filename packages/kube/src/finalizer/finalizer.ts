@@ -22,7 +22,7 @@ import {
 } from 'rxjs';
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
-import type { JsonPatchOperation } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import { isNamespaceTerminating, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';

@@ -7,7 +7,7 @@
 import { enablePatches, produceWithPatches } from 'immer';
 import type { Draft, Patch as ImmerPatch } from 'immer';
 
-import type { JsonPatchOperation } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject } from '../types.js';
 import { toJsonPatch } from './json-patch.js';
 

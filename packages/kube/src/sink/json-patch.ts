@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 import type { Patch as ImmerPatch } from 'immer';
 
-import type { JsonPatchOperation } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import { isPlainObject, toJsonValue, toPointer } from './internal/json.js';
 
 const OPERATOR = 'toJsonPatch';

@@ -1,5 +1,5 @@
 /**
- * The port the status sink writes through, and its adapter to {@link KubeClient}.
+ * The port the status sink writes through, and its adapter to `KubeClient`.
  *
  * @module
  */
@@ -7,7 +7,7 @@ import { defer } from 'rxjs';
 import type { Observable, ObservableInput } from 'rxjs';
 
 import type { Client } from '../client/client.js';
-import type { JsonPatchOperation, KubeClient } from '../client/kube-client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { MergePatch } from './merge-patch.js';
 
@@ -58,7 +58,7 @@ export interface StatusPortOptions {
 }
 
 /**
- * A {@link StatusPort} over a {@link KubeClient}: `patch(ref, patch, { subresource: 'status' })` and
+ * A {@link StatusPort} over a `KubeClient`: `patch(ref, patch, { subresource: 'status' })` and
  * `get(ref)`, each started on subscribe (`defer`).
  *
  * ## Example

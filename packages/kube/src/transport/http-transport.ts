@@ -16,7 +16,8 @@ import { Observable } from 'rxjs';
 
 import type { Connection } from '../config/connection.js';
 import type { RequestTarget } from '../errors.js';
-import { KubeApiError, KubeConfigError, KubeTransportError, parseStatus } from '../errors.js';
+import { KubeApiError, KubeConfigError, KubeTransportError } from '../errors.js';
+import { parseStatus } from '../status.js';
 import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from '../watcher/source.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';

@@ -13,7 +13,8 @@ import { DEFAULT_MAX_LINE_BYTES } from '../transport/watch-line-decoder.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { ListPage, ListParams, ListWatchSource, RawWatchEvent, WatchParams } from './source.js';
 import type { ApiResource } from '../client/api-resource.js';
-import type { KubeClient, ObjectList } from '../client/kube-client.js';
+import type { KubeClient } from '../client/kube-client.js';
+import type { ObjectList } from '../client/verb-options.js';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../client/kube-client.js';
 
 /** Options of {@link listWatchSource}. */

@@ -10,7 +10,7 @@ import { testScheduler } from '@rxkube/testing/vitest';
 import { ScriptedWatchRegistry, stubClient, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
-import type { JsonPatchOperation } from '../../client/kube-client.js';
+import type { JsonPatchOperation } from '../../client/verb-options.js';
 import type { FinalizerPort } from '../../finalizer/finalizer-port.js';
 import type { WatchRegistry } from '../../reflector/watch-registry.js';
 import type { StatusPatch, StatusPort } from '../../sink/status-port.js';

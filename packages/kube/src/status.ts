@@ -1,0 +1,180 @@
+/**
+ * The vocabulary of a failed request: `metav1.Status` (the body of every API error), what a
+ * request was about (`RequestTarget`, which names the RBAC rule in a 403), why a 403 was answered
+ * (`ForbiddenCause`), why no answer came (`TransportFailure`), and the parsing of an error body
+ * into a Status. The errors themselves are in `errors.ts`.
+ *
+ * @module
+ */
+
+/** `metav1.StatusCause`: one reason of a failure, e.g. a field that failed validation. */
+export interface StatusCause {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly field?: string;
+}
+
+/** `metav1.StatusDetails`: what the failure is about. */
+export interface StatusDetails {
+  readonly name?: string;
+  readonly group?: string;
+  /** The resource (`configmaps`) for most reasons, the Kind (`ConfigMap`) for `Invalid`. */
+  readonly kind?: string;
+  readonly uid?: string;
+  readonly causes?: readonly StatusCause[];
+  readonly retryAfterSeconds?: number;
+}
+
+/**
+ * `metav1.Status`, the body of every API error and of a successful DELETE.
+ *
+ * ## Example
+ * ```ts
+ * const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 404 };
+ * ```
+ */
+export interface Status {
+  readonly kind: 'Status';
+  readonly apiVersion: string;
+  readonly metadata: { readonly continue?: string; readonly resourceVersion?: string };
+  /** `Success` or `Failure`. */
+  readonly status?: string;
+  readonly message?: string;
+  readonly reason?: string;
+  readonly details?: StatusDetails;
+  readonly code?: number;
+}
+
+/** What a request was about; names the RBAC rule in a 403 message. */
+export interface RequestTarget {
+  /** Kubernetes verb: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
+  readonly verb: string;
+  /** API group (`''` for the core group). */
+  readonly group?: string;
+  /** Resource plural, e.g. `configmaps`, with `/status` for a subresource. */
+  readonly resource?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}
+
+/** The reason client-go derives from an HTTP status when the body carries none. */
+const REASON_BY_CODE: Readonly<Record<number, string>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+const MAX_MESSAGE_CHARS = 2_000;
+
+/** Which transport step failed. */
+export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' | 'protocol';
+
+/**
+ * Why a 403 `Forbidden` was answered: RBAC did not allow the request (`rbac`), the namespace is
+ * being deleted so nothing new can be created in it (`namespace-terminating`), an admission webhook
+ * denied it (`webhook`), a ResourceQuota is exhausted (`quota`), or another admission plugin refused
+ * the object (`admission`: PodSecurity, LimitRange, …). Only `rbac` is fixed by granting permissions.
+ */
+export type ForbiddenCause = 'rbac' | 'namespace-terminating' | 'webhook' | 'quota' | 'admission';
+
+/** The cause of a 403 read from its Status: its `StatusCause`s and message as kube-apiserver sends them. */
+export function classifyForbidden(status: Status): ForbiddenCause {
+  const message = status.message ?? '';
+  if (
+    (status.details?.causes ?? []).some((c) => c.reason === 'NamespaceTerminating') ||
+    /because it is being terminated/.test(message)
+  ) {
+    return 'namespace-terminating';
+  }
+  if (/admission webhook "[^"]*" denied the request/.test(message)) return 'webhook';
+  if (/exceeded quota/.test(message)) return 'quota';
+  // The authorizer's words: `User "x" cannot list resource "pods" …` / `cannot get path "/x"`.
+  if (/\bcannot [a-z]+ (resource|path)\b/.test(message) || /forbidden: User "/.test(message)) return 'rbac';
+  // A bare "forbidden" says nothing more: most likely RBAC (an authorizer without a reason).
+  const explanation = message.replace(/^.*? is forbidden:\s*/, '').trim();
+  return explanation === '' || /^forbidden\.?$/i.test(explanation) ? 'rbac' : 'admission';
+}
+
+/**
+ * Parses an error response body into a `metav1.Status` when it is one (JSON with `kind: Status`
+ * or the Status fields); undefined otherwise.
+ */
+export function parseStatus(text: string): Status | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const v = value as Record<string, unknown>;
+  const looksLikeStatus =
+    v['kind'] === 'Status' || (typeof v['status'] === 'string' && ('code' in v || 'reason' in v));
+  if (!looksLikeStatus) return undefined;
+  const details = v['details'];
+  return {
+    kind: 'Status',
+    apiVersion: typeof v['apiVersion'] === 'string' ? v['apiVersion'] : 'v1',
+    metadata: isRecord(v['metadata']) ? v['metadata'] : {},
+    ...(typeof v['status'] === 'string' ? { status: v['status'] } : {}),
+    ...(typeof v['message'] === 'string' ? { message: v['message'] } : {}),
+    ...(typeof v['reason'] === 'string' ? { reason: v['reason'] } : {}),
+    ...(isRecord(details) ? { details: details } : {}),
+    ...(typeof v['code'] === 'number' ? { code: v['code'] } : {}),
+  };
+}
+
+/** The reason client-go derives from an HTTP status code (`Unknown` when it has none). */
+export function reasonForCode(code: number): string {
+  return REASON_BY_CODE[code] ?? (code >= 500 ? 'InternalError' : 'Unknown');
+}
+
+/** A URL as text without user info (never print `https://user:password@host`). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === '' && u.password === '') return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, '//');
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A Status for an error body that was not one (e.g. the plain-text `404 page not found`). */
+export function synthesiseStatus(code: number, text: string | undefined): Status {
+  const message = clip((text ?? '').trim()) || `HTTP ${code} with an empty body`;
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason: reasonForCode(code),
+    code,
+  };
+}
+
+/** `s`, cut to a length fit for an error message. */
+export function clip(s: string): string {
+  return s.length > MAX_MESSAGE_CHARS ? `${s.slice(0, MAX_MESSAGE_CHARS)}… (${s.length} chars)` : s;
+}
