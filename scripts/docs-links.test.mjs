@@ -1,13 +1,13 @@
-// Every relative link of the docs points at a file of the repository, and every `#anchor` at a
-// heading of its page: moving a section (as the kube README's did into docs/guides/) must not
-// leave links behind.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+// Every relative link of the docs points at a file of the repository, every `#anchor` at a
+// heading of its page, and every file path the docs name in a code span exists: moving a section
+// (as the kube README's did into docs/guides/) or a file must not leave the docs behind.
+import { existsSync, globSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { anchors, docFiles, relativeLinks, slug } from './docs/markdown.mjs';
+import { anchors, docFiles, namedPaths, relativeLinks, slug } from './docs/markdown.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,5 +41,23 @@ describe('links of the docs', () => {
       }
     }
     expect(broken, broken.join('\n')).toEqual([]);
+  });
+
+  it('names only files that exist', () => {
+    const missing = [];
+    for (const doc of docFiles()) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      // `src/…` is relative to the package of a README, or to what a guide says it is relative to.
+      const base =
+        /^(packages\/(?:examples\/)?[\w-]+)\/README\.md$/.exec(doc)?.[1] ??
+        /File paths in this guide are relative to \[`(packages\/[\w-]+)\/`\]/.exec(text)?.[1];
+      for (const { path, line } of namedPaths(text, base)) {
+        const found = path.includes('*')
+          ? globSync(path, { cwd: root }).length > 0
+          : existsSync(join(root, path));
+        if (!found) missing.push(`${doc}:${line}: ${path}`);
+      }
+    }
+    expect(missing, missing.join('\n')).toEqual([]);
   });
 });

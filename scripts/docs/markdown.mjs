@@ -122,3 +122,29 @@ export function relativeLinks(markdown) {
   });
   return links;
 }
+
+/**
+ * The repository paths a Markdown text names in code spans (outside code blocks): `packages/…`,
+ * `docs/…`, `scripts/…`, and `src/…`, `bench/…`, `bin/…` relative to `base` (skipped without one).
+ * `{ path, line }`, `path` relative to the repository root; may hold a `*` glob.
+ */
+export function namedPaths(markdown, base) {
+  const paths = [];
+  let fence;
+  markdown.split('\n').forEach((line, i) => {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (fence === undefined) fence = f[1];
+      else if (line.trim().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') fence = undefined;
+      return;
+    }
+    if (fence !== undefined) return;
+    for (const m of line.matchAll(/`((?:packages|docs|scripts|src|bench|bin)\/[\w./*-]+)`/g)) {
+      const named = (m[1] ?? '').replace(/\.$/, '');
+      if (/^(src|bench|bin)\//.test(named)) {
+        if (base !== undefined) paths.push({ path: `${base}/${named}`, line: i + 1 });
+      } else paths.push({ path: named, line: i + 1 });
+    }
+  });
+  return paths;
+}
