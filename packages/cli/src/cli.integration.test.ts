@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { KubeObject } from '@rxkube/kube';
+import { KubeClient, loadKubeConfigFile } from '@rxkube/kube';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,6 +18,7 @@ const bin = join(pkg, 'bin', 'rxkube.js');
 const hello = join(pkg, 'dist', 'fixtures', 'hello-operator.js');
 const sample = join(pkg, 'fixtures', 'sample.yaml');
 const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
+const greeter = join(pkg, 'dist', 'fixtures', 'greeter-operator.js');
 
 /** Runs main() in-process, capturing its output. */
 async function cli(args: string[], env: Record<string, string | undefined> = {}) {
@@ -33,10 +36,10 @@ class Child {
   private readonly proc: ChildProcessWithoutNullStreams;
   private waiters: { test: (l: string) => boolean; resolve: (l: string) => void }[] = [];
 
-  constructor(args: string[]) {
+  constructor(args: string[], env: Record<string, string> = {}) {
     this.proc = spawn(process.execPath, [bin, ...args], {
       cwd: root,
-      env: { ...process.env, RXKUBE_LOG_LEVEL: 'info' },
+      env: { ...process.env, RXKUBE_LOG_LEVEL: 'info', ...env },
     });
     const feed = (into: string[]) => {
       let rest = '';
@@ -146,6 +149,49 @@ describe('rxkube CLI', () => {
   );
 
   it(
+    "run passes the module's options to its setup: a flag wins over its environment variable",
+    async () => {
+      const child = new Child(
+        [
+          'run',
+          greeter,
+          '--embedded',
+          '-f',
+          sample,
+          '--greeting',
+          'from-flag',
+          '--health-port',
+          '0',
+          '--metrics-port',
+          'off',
+        ],
+        { GREETER_GREETING: 'from-env' },
+      );
+      const kubeconfig = /kubectl --kubeconfig (\S+)/.exec(await child.line(/kubectl --kubeconfig/))?.[1];
+      const logged = JSON.parse(await child.line(/"msg":"greeter options"/)) as { options: unknown };
+      expect(logged.options).toEqual({ greeting: 'from-flag' });
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfig ?? ''));
+      try {
+        const cm = await client.get<KubeObject>({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: 'hello',
+          name: 'greet-me',
+        });
+        expect(cm.metadata.annotations?.['hello.rxkube.io/greeting']).toBe('from-flag');
+      } finally {
+        client.close();
+      }
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
     '--watch restarts the operator when a file next to the module changes, keeping the embedded server',
     async () => {
       const child = new Child([
@@ -232,6 +278,66 @@ current-context: x
     expect(r.out).toMatch(/resources:\s+- configmaps\s+verbs:\s+- list\s+- watch\s+- patch\n/);
     expect(r.out).toMatch(/kind: Role\s+metadata:\s+name: hello-leader-election\s+namespace: ops/);
     expect(r.out).not.toContain('secrets');
+  });
+
+  it("passes a module's options to its setup from flags, else the environment, else defaults (rbac shows what setup registered)", async () => {
+    const patches = /resources:\s+- configmaps\s+verbs:\s+- list\s+- watch\s+- patch\n/;
+    let r = await cli(['rbac', greeter]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(patches);
+    r = await cli(['rbac', greeter, '--read-only']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('- configmaps');
+    expect(r.out).not.toMatch(patches);
+    r = await cli(['rbac', greeter], { GREETER_READ_ONLY: 'true' });
+    expect(r.out).not.toMatch(patches);
+    r = await cli(['rbac', greeter], { GREETER_READ_ONLY: 'no' });
+    expect(r.out).toMatch(patches);
+  });
+
+  it("refuses a module option of the wrong type or an unknown one with exit 2; --help lists the module's options", async () => {
+    let r = await cli(['rbac', greeter, '--requeue-seconds', 'soon']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/invalid --requeue-seconds="soon": expected a number/);
+    r = await cli(['rbac', greeter], { GREETER_READ_ONLY: 'perhaps' });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/invalid GREETER_READ_ONLY="perhaps": expected true or false/);
+    r = await cli(['run', greeter, '--greetings', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/Unknown option '--greetings'/);
+    r = await cli(['run', greeter, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('options of this module (passed to its setup):');
+    expect(r.out).toMatch(
+      /--greeting VALUE\s+the annotation value written on each ConfigMap \(env GREETER_GREETING, default "hello"\)/,
+    );
+    expect(r.out).toMatch(/--read-only\s+never patch/);
+    expect(r.out).toMatch(/--requeue-seconds N\s+check each ConfigMap again/);
+  });
+
+  it('refuses a module whose options are malformed or reuse a flag of rxkube, naming the option', async () => {
+    const snake = join(tmp, 'snake.mjs');
+    writeFileSync(
+      snake,
+      "export const options = { install_crd: { type: 'boolean', description: 'x' } };\nexport function setup() {}\n",
+    );
+    let r = await cli(['run', snake, '--embedded']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/its `options` export names "install_crd": option names are kebab-case/);
+    const clash = join(tmp, 'clash.mjs');
+    writeFileSync(
+      clash,
+      "export const options = { namespace: { type: 'string', description: 'x' } };\nexport function setup() {}\n",
+    );
+    r = await cli(['rbac', clash]);
+    expect(r.err).toMatch(/names "namespace", a flag of rxkube itself/);
+    const untyped = join(tmp, 'untyped.mjs');
+    writeFileSync(
+      untyped,
+      "export const options = { level: { type: 'int', description: 'x' } };\nexport function setup() {}\n",
+    );
+    r = await cli(['rbac', untyped]);
+    expect(r.err).toMatch(/"level" has type "int": expected "string", "number" or "boolean"/);
   });
 
   it('rbac resolves the built-in kinds an operator owns (CronJob, Job, PVC, StatefulSet, Ingress) on the embedded server', async () => {

@@ -7,3 +7,4 @@ export type { OperatorModule, Runnable } from './load-module.js';
 export { applyManifests, readManifests } from './manifests.js';
 export type { Manifest } from './manifests.js';
 export { connect, kubeconfigSource } from './connect.js';
+export type { ModuleOption, ModuleOptions, ModuleOptionValues } from './module-options.js';

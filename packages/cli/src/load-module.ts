@@ -1,6 +1,8 @@
 /**
- * Loads an operator module and finds what it can run: `setup(mgr)` (named or default export) to
- * register controllers on a Manager the CLI builds, or `createManager(options)` building its own.
+ * Loads an operator module and finds what it can run: `setup(mgr, options)` (named or default
+ * export) to register controllers on a Manager the CLI builds, or `createManager(options)` building
+ * its own; and the `options` it declares, which the CLI reads from flags and the environment and
+ * passes to `setup` (see `module-options.ts`).
  *
  * @module
  */
@@ -11,6 +13,9 @@ import type { ManagerOptions } from '@rxkube/kube';
 import { Manager } from '@rxkube/kube';
 
 import { CliError } from './errors.js';
+import { RESERVED_FLAGS } from './flags.js';
+import type { ModuleOptions, ModuleOptionValues } from './module-options.js';
+import { checkModuleOptions } from './module-options.js';
 
 /**
  * What an operator module may export.
@@ -19,18 +24,26 @@ import { CliError } from './errors.js';
  * ```ts
  * // operator.ts — run with `rxkube run dist/operator.js`
  * export const name = 'widget-operator';
- * export function setup(mgr: Manager): void {
- *   mgr.add('widget', { for: { apiVersion: 'example.com/v1', kind: 'Widget' } }, reconcile);
+ * export const options = {
+ *   concurrency: { type: 'number', default: 2, env: 'WIDGET_CONCURRENCY', description: 'widgets at once' },
+ * } satisfies ModuleOptions;
+ * export function setup(mgr: Manager, opts: { concurrency?: number } = {}): void {
+ *   mgr.add('widget', { for: { apiVersion: 'example.com/v1', kind: 'Widget' }, concurrency: opts.concurrency }, reconcile);
  * }
  * ```
  */
 export interface OperatorModule {
   /** The operator's name (manager name, lease name); default: the file's base name. */
   readonly name?: string;
-  /** Registers controllers (and installs CRDs) on the manager. */
-  readonly setup?: (mgr: Manager) => void | Promise<void>;
-  /** Builds a manager itself, from the options the CLI resolved. */
-  readonly createManager?: (options: ManagerOptions) => Manager | Promise<Manager>;
+  /** The options `setup` takes from flags and the environment (`rxkube run <module> --help` lists them). */
+  readonly options?: ModuleOptions;
+  /** Registers controllers (and installs CRDs) on the manager; gets the values of `options`. */
+  readonly setup?: (mgr: Manager, options: ModuleOptionValues) => void | Promise<void>;
+  /** Builds a manager itself, from the options the CLI resolved (and the values of `options`). */
+  readonly createManager?: (
+    options: ManagerOptions,
+    moduleOptions: ModuleOptionValues,
+  ) => Manager | Promise<Manager>;
   readonly default?: unknown;
 }
 
@@ -46,8 +59,13 @@ export interface OperatorModule {
  */
 export interface Runnable {
   readonly name: string | undefined;
-  /** Builds the manager from `options` and registers the module's controllers on it. */
-  manager(options: ManagerOptions): Promise<Manager>;
+  /** The options the module declares (checked; `{}` when it declares none). */
+  readonly options: ModuleOptions;
+  /**
+   * Builds the manager from `options` and registers the module's controllers on it, passing
+   * `moduleOptions` (the values of {@link Runnable.options}) to `setup`.
+   */
+  manager(options: ManagerOptions, moduleOptions?: ModuleOptionValues): Promise<Manager>;
 }
 
 /**
@@ -59,7 +77,8 @@ export interface Runnable {
  * const mgr = await runnable.manager({ client, name: runnable.name ?? 'op' });
  * ```
  * @throws {CliError} `ModuleNotFound` when the file does not exist or fails to import;
- *   `NotRunnable` when it exports neither `setup` nor `createManager`, or registers no controller.
+ *   `NotRunnable` when it exports neither `setup` nor `createManager`, declares malformed
+ *   `options`, or registers no controller.
  */
 export async function loadOperatorModule(path: string, cwd = process.cwd()): Promise<Runnable> {
   const file = resolve(cwd, path);
@@ -83,7 +102,7 @@ export async function loadOperatorModule(path: string, cwd = process.cwd()): Pro
     typeof mod.setup === 'function'
       ? mod.setup
       : typeof mod.default === 'function'
-        ? (mod.default as (mgr: Manager) => void | Promise<void>)
+        ? (mod.default as NonNullable<OperatorModule['setup']>)
         : undefined;
   const createManager = typeof mod.createManager === 'function' ? mod.createManager : undefined;
   if (setup === undefined && createManager === undefined) {
@@ -95,11 +114,16 @@ export async function loadOperatorModule(path: string, cwd = process.cwd()): Pro
     );
   }
   const name = typeof mod.name === 'string' && mod.name !== '' ? mod.name : undefined;
+  const options = checkModuleOptions(mod.options, file, RESERVED_FLAGS);
   return {
     name,
-    async manager(options) {
-      const manager = createManager !== undefined ? await createManager(options) : new Manager(options);
-      if (setup !== undefined) await setup(manager);
+    options,
+    async manager(managerOptions, moduleOptions = {}) {
+      const manager =
+        createManager !== undefined
+          ? await createManager(managerOptions, moduleOptions)
+          : new Manager(managerOptions);
+      if (setup !== undefined) await setup(manager, moduleOptions);
       if (manager.registered.length === 0) {
         throw new CliError(
           'NotRunnable',

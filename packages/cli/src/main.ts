@@ -4,6 +4,7 @@
  * ```
  * rxkube run <module.js> [--embedded [--port N]] [-f FILE]... [--watch] [--kubeconfig PATH]
  *                        [--name NAME] [manager flags: --namespace, --concurrency, --leader-elect, …]
+ *                        [the module's own options, passed to its setup]
  * rxkube rbac <module.js> [--operator-namespace NS] [--name NAME]   (prints least-privilege RBAC YAML)
  * ```
  *
@@ -17,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { KubeClient, ManagerOptions } from '@rxkube/kube';
 import {
-  MANAGER_FLAGS,
   ManagerConfigError,
   managerRbac,
   rbacManifests,
@@ -31,7 +31,10 @@ import { stringify } from 'yaml';
 
 import { connect } from './connect.js';
 import { CliError } from './errors.js';
+import { CLI_FLAGS } from './flags.js';
+import type { Runnable } from './load-module.js';
 import { loadOperatorModule } from './load-module.js';
+import { moduleFlags, moduleOptionsUsage, resolveModuleOptions } from './module-options.js';
 import type { Manifest } from './manifests.js';
 import { applyManifests, readManifests } from './manifests.js';
 
@@ -57,19 +60,10 @@ manager (also from RXKUBE_* environment variables; flags win):
   --shutdown-timeout T    how long SIGTERM waits for reconciles in flight (default 30s)
 rbac:
   --operator-namespace NS namespace of the operator's ServiceAccount (default default)
+module:
+  the flags the module declares in its \`options\` export, passed to its setup(mgr, options)
+  (\`rxkube run <module.js> --help\` lists them)
 `;
-
-const CLI_FLAGS = {
-  ...MANAGER_FLAGS,
-  embedded: { type: 'boolean' },
-  port: { type: 'string' },
-  filename: { type: 'string', short: 'f', multiple: true },
-  kubeconfig: { type: 'string' },
-  watch: { type: 'boolean' },
-  name: { type: 'string' },
-  'operator-namespace': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 /**
  * Where {@link main} writes its output and which environment it reads — the process's by
@@ -127,15 +121,25 @@ export async function main(args: readonly string[], io: Io = defaultIo): Promise
 }
 
 async function dispatch(args: readonly string[], io: Io): Promise<number> {
+  // `rxkube run|rbac <module.js> …`: the module is loaded first, as its own flags are parsed too.
+  const [first, second] = args;
+  const runnable =
+    (first === 'run' || first === 'rbac') && second !== undefined && !second.startsWith('-')
+      ? await loadOperatorModule(second)
+      : undefined;
+  const moduleUsage = runnable === undefined ? '' : moduleOptionsUsage(runnable.options);
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(args);
+    parsed = parse(args, runnable);
   } catch (error) {
-    throw new CliError('Usage', `${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    throw new CliError(
+      'Usage',
+      `${error instanceof Error ? error.message : String(error)}\n${USAGE}${moduleUsage}`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help === true || positionals.length === 0) {
-    io.out(USAGE);
+    io.out(`${USAGE}${moduleUsage}`);
     return positionals.length === 0 && values.help !== true ? 2 : 0;
   }
   const [command, modulePath, ...extra] = positionals;
@@ -149,11 +153,14 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
     throw new CliError('Usage', '--embedded and --kubeconfig exclude each other');
   }
   if (command === 'run' && values.watch === true) return watchMode(args, modulePath, values, io);
-  return command === 'run' ? run(modulePath, values, io) : rbac(modulePath, values, io);
+  const loaded = runnable ?? (await loadOperatorModule(modulePath));
+  return command === 'run' ? run(loaded, modulePath, values, io) : rbac(loaded, modulePath, values, io);
 }
 
-function parse(args: readonly string[]) {
-  return parseArgs({ args: [...args], options: CLI_FLAGS, strict: true, allowPositionals: true });
+function parse(args: readonly string[], runnable?: Runnable) {
+  // The module's flags are typed by its declaration, not here: parseArgs sees strings and booleans.
+  const options = { ...moduleFlags(runnable?.options ?? {}), ...CLI_FLAGS };
+  return parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
 }
 type Values = ReturnType<typeof parse>['values'];
 
@@ -219,8 +226,9 @@ function operatorName(values: Values, moduleName: string | undefined, modulePath
   );
 }
 
-async function run(modulePath: string, values: Values, io: Io): Promise<number> {
-  const runnable = await loadOperatorModule(modulePath);
+async function run(runnable: Runnable, modulePath: string, values: Values, io: Io): Promise<number> {
+  // Checked before connecting: a bad value is a usage error, whatever the cluster.
+  const moduleOptions = resolveModuleOptions(runnable.options, values, io.env);
   const { client, close, rest } = await connection(values, io);
   try {
     const options: ManagerOptions = withSettings(
@@ -228,7 +236,7 @@ async function run(modulePath: string, values: Values, io: Io): Promise<number> 
       settingsFromEnv(io.env),
       settingsFromFlags(values),
     );
-    const mgr = await runnable.manager(options);
+    const mgr = await runnable.manager(options, moduleOptions);
     for (const line of await applyManifests(client, rest)) io.err(`rxkube: ${line}`);
     return await mgr.run();
   } finally {
@@ -236,8 +244,9 @@ async function run(modulePath: string, values: Values, io: Io): Promise<number> 
   }
 }
 
-async function rbac(modulePath: string, values: Values, io: Io): Promise<number> {
-  const runnable = await loadOperatorModule(modulePath);
+async function rbac(runnable: Runnable, modulePath: string, values: Values, io: Io): Promise<number> {
+  // The module's options may change what it registers, hence what it needs.
+  const moduleOptions = resolveModuleOptions(runnable.options, values, io.env);
   // Discovery resolves plurals; against the embedded server unless a cluster was named.
   const { client, close } = await connection(
     values.kubeconfig === undefined ? { ...values, embedded: true } : values,
@@ -257,6 +266,7 @@ async function rbac(modulePath: string, values: Values, io: Io): Promise<number>
         ? // The lease lives with the operator unless told otherwise.
           { ...options, leaderElection: { ...election, leaseNamespace: namespace } }
         : options,
+      moduleOptions,
     );
     let grants: Awaited<ReturnType<typeof managerRbac>>;
     try {

@@ -11,7 +11,7 @@ import { firstValueFrom, timeout } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
 import { exampleFile } from '../../src/paths.js';
 import { summarize } from './operator.js';
-import { type CopyObject, type CopyratorRule, RULE_LABEL, RULE_TYPE } from './reconcile.js';
+import { type CopyObject, type CopyratorRule, RULE_LABEL, RULE_TYPE } from './rule-types.js';
 
 const SOURCE = 'platform';
 

@@ -22,7 +22,7 @@ import {
   RULE_LABEL,
   RULE_TYPE,
   SOURCE_ANNOTATION,
-} from './reconcile.js';
+} from './rule-types.js';
 
 const PLAIN_SECRET = 'hunter2-s3cr3t-pa55word';
 const B64_SECRET = Buffer.from(PLAIN_SECRET).toString('base64');

@@ -1,12 +1,12 @@
 /**
  * copyrator's wiring: the CopyratorRule CRD, one controller registered with a {@link Manager},
- * and the Stores the reconcile plans from.
+ * and what the reconcile and the map functions read from its cache.
  *
- * Watches (all shared through the manager's registry):
+ * Watches (all shared through the manager's registry, read through the controller's cache):
  * - CopyratorRule (the primary, cluster-scoped);
  * - every ConfigMap and every Secret, all namespaces — the sources (any rule may select any
  *   labels in any namespace), the copies (found through a Store index on the
- *   `copyrator.rxkube.io/rule` label) and whatever else is in a copy's way;
+ *   `copyrator.rxkube.io/rule` label, declared with the watch) and whatever else is in a copy's way;
  * - Namespaces — every event reruns every rule (new namespace → copies there).
  *
  * The reconcile is level-triggered and per rule: desired copies (sources × Active target
@@ -18,20 +18,25 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
-import type { ControllerReconcile, KubeClient, KubeObject, Manager, PolicyRule, Store } from '@rxkube/kube';
+import type {
+  CacheReader,
+  ControllerReconcile,
+  KubeClient,
+  KubeObject,
+  Manager,
+  MapContext,
+  PolicyRule,
+  RequestName,
+  ResourceType,
+} from '@rxkube/kube';
 import { setCondition, setObservedGeneration } from '@rxkube/kube';
 import type { Observable } from 'rxjs';
 import { defer, from, map, tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
-import type {
-  CopyObject,
-  CopyratorRule,
-  CopyratorRuleStatus,
-  Namespace,
-  RuleLookups,
-  RuleStatusUpdate,
-  SyncOptions,
-} from './reconcile.js';
+import type { SyncOptions } from './reconcile.js';
+import type { RuleStatusUpdate } from './rule-status.js';
+import type { CopyObject, CopyratorRule, CopyratorRuleStatus, Namespace } from './rule-types.js';
+import { cleanupCopies, rulesForNamespace, rulesForObject, syncRule } from './reconcile.js';
 import {
   CONFIGMAP,
   FIELD_MANAGER,
@@ -41,12 +46,8 @@ import {
   RULE_TYPE,
   SECRET,
   SOURCE_ANNOTATION,
-  cleanupCopies,
-  copiedType,
-  rulesForNamespace,
-  rulesForObject,
-  syncRule,
-} from './reconcile.js';
+} from './rule-types.js';
+import { copiedType } from './rule.js';
 
 /** The operator's (and its controller's) name. */
 export const name = 'copyrator';
@@ -78,58 +79,53 @@ export interface CopyratorOptions extends SyncOptions {
   readonly installCrd?: boolean;
 }
 
-const STORE_INDEX = 'copyrator.rxkube.io/rule';
+/** The index of copies by the rule they belong to (the `copyrator.rxkube.io/rule` label). */
+const BY_RULE = 'copyrator.rxkube.io/rule';
+const byRule = (o: KubeObject): string[] => {
+  const rule = o.metadata.labels?.[RULE_LABEL];
+  return rule === undefined ? [] : [rule];
+};
+
+/** The copied kinds by `kind`, as the cache reads them. */
+const copiedKind = (kind: string): ResourceType<CopyObject> => (kind === 'Secret' ? SECRET : CONFIGMAP);
 
 /**
- * The Stores copyrator reads, from the manager's shared watches: the rules, every ConfigMap and
- * Secret, every Namespace; plus what the `watches` map functions need.
+ * What copyrator reads, over a controller's cache (the Stores its watches fill, across the
+ * namespaces it watches): the same in a reconcile (`ctx.cache`) and in a map function.
  */
 export interface CopyratorView {
-  readonly rules: Store<CopyratorRule>;
-  readonly namespaces: Store<Namespace>;
-  /** Every ConfigMap or every Secret (all namespaces). */
-  readonly objects: (kind: string) => Store<CopyObject>;
-  /** The copies labelled with `rule`, ConfigMaps and Secrets. */
+  /** Every rule. */
+  readonly rules: () => CopyratorRule[];
+  /** Every Namespace. */
+  readonly namespaces: () => Namespace[];
+  /** ConfigMaps or Secrets (`kind`) in `namespace`. */
+  readonly objects: (kind: string, namespace: string) => CopyObject[];
+  /** The object of `kind` at `namespace/name`. */
+  readonly object: (kind: string, namespace: string, name: string) => CopyObject | undefined;
+  /** The copies labelled with `rule`, ConfigMaps and Secrets (through the `BY_RULE` index). */
   readonly copiesOf: (rule: string) => CopyObject[];
   /** Whether `rule` has a copy of the source `namespace/name`. */
   readonly hasCopyOf: (rule: string, source: string) => boolean;
 }
 
 /**
- * The {@link CopyratorView} over a manager's shared watches (the same Stores its controllers
- * fill: one watch per target). Adds an index of copies by rule to the ConfigMap and Secret Stores.
+ * The {@link CopyratorView} over a controller's cache.
  *
  * ## Example
  * ```ts
- * const view = copyratorView(mgr);
- * view.copiesOf('registry-credentials').map((c) => c.metadata.namespace);
+ * watches: [{ resource: SECRET, map: (o, { cache }) => rulesForObject(o, copyratorView(cache).rules(), …) }]
  * ```
  */
-export function copyratorView(mgr: Pick<Manager, 'registry'>): CopyratorView {
-  const rules = mgr.registry.watch<CopyratorRule>({ resource: RULE_TYPE }).store;
-  const namespaces = mgr.registry.watch<Namespace>({ resource: NAMESPACE }).store;
-  const configMaps = mgr.registry.watch<CopyObject>({ resource: CONFIGMAP }).store;
-  const secrets = mgr.registry.watch<CopyObject>({ resource: SECRET }).store;
-  for (const store of [configMaps, secrets]) {
-    try {
-      store.byIndex(STORE_INDEX, '');
-    } catch {
-      // Not there yet (byIndex throws for an unknown index): another setup may share the Store.
-      store.addIndexer(STORE_INDEX, (o) => {
-        const rule = o.metadata.labels?.[RULE_LABEL];
-        return rule === undefined ? [] : [rule];
-      });
-    }
-  }
-  const objects = (kind: string): Store<CopyObject> => (kind === 'Secret' ? secrets : configMaps);
+export function copyratorView(cache: CacheReader): CopyratorView {
   const copiesOf = (rule: string): CopyObject[] => [
-    ...configMaps.byIndex(STORE_INDEX, rule),
-    ...secrets.byIndex(STORE_INDEX, rule),
+    ...cache.list(CONFIGMAP, { matchingFields: { [BY_RULE]: rule } }),
+    ...cache.list(SECRET, { matchingFields: { [BY_RULE]: rule } }),
   ];
   return {
-    rules,
-    namespaces,
-    objects,
+    rules: () => cache.list(RULE_TYPE),
+    namespaces: () => cache.list(NAMESPACE),
+    objects: (kind, namespace) => cache.list(copiedKind(kind), { namespace }),
+    object: (kind, namespace, objectName) => cache.get(copiedKind(kind), `${namespace}/${objectName}`),
     copiesOf,
     hasCopyOf: (rule, source) =>
       copiesOf(rule).some((c) => c.metadata.annotations?.[SOURCE_ANNOTATION] === source),
@@ -137,35 +133,34 @@ export function copyratorView(mgr: Pick<Manager, 'registry'>): CopyratorView {
 }
 
 /**
- * The reconcile of one rule: plan from the view's Stores, apply and delete copies through the
- * client (server-side apply, field manager `copyrator`), write the status, record an Event when
- * copies changed. Logs copy references and counts only — never an object.
+ * The reconcile of one rule: plan from the controller's cache, apply and delete copies through
+ * the context (server-side apply, field manager `copyrator`: tracked as the controller's own
+ * writes, so their echoes do not rerun the rule), write the status, record an Event when copies
+ * changed. Logs copy references and counts only — never an object.
  *
  * ## Example
  * ```ts
- * mgr.add<CopyratorRule>('copyrator', { for: RULE_TYPE, ... }, copyratorReconcile(copyratorView(mgr)));
+ * mgr.add<CopyratorRule>('copyrator', { for: RULE_TYPE, ... }, copyratorReconcile());
  * ```
  */
-export function copyratorReconcile(
-  view: CopyratorView,
-  options: SyncOptions = {},
-): ControllerReconcile<CopyratorRule> {
+export function copyratorReconcile(options: SyncOptions = {}): ControllerReconcile<CopyratorRule> {
   return (_request, ctx) => {
     const rule = ctx.object;
     const ruleName = rule.metadata.name ?? '';
     const spec = rule.spec;
-    const store = view.objects(spec !== undefined ? copiedType(spec).kind : 'ConfigMap');
+    const view = copyratorView(ctx.cache);
+    const kind = spec !== undefined ? copiedType(spec).kind : 'ConfigMap';
     return syncRule(
       {
         rule,
-        candidates: typeof spec?.sourceNamespace === 'string' ? store.list(spec.sourceNamespace) : [],
-        namespaces: view.namespaces.list(),
+        candidates: typeof spec?.sourceNamespace === 'string' ? view.objects(kind, spec.sourceNamespace) : [],
+        namespaces: view.namespaces(),
         existing: view.copiesOf(ruleName),
-        occupant: (kind, namespace, name) => view.objects(kind).get(`${namespace}/${name}`),
+        occupant: view.object,
       },
       {
-        apply: (copy, { force }) => ctx.client.apply(copy, { fieldManager: FIELD_MANAGER, force }),
-        delete: (ref, uid) => ctx.client.delete(ref, uid !== undefined ? { preconditions: { uid } } : {}),
+        apply: (copy, { force }) => ctx.apply(copy, { fieldManager: FIELD_MANAGER, force }),
+        delete: (ref, uid) => ctx.delete(ref, uid !== undefined ? { preconditions: { uid } } : {}),
         status: (update) => ctx.status((s) => writeStatus(s, rule, update)),
       },
       options,
@@ -259,20 +254,20 @@ export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promi
     // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
     await mgr.ensureCrd(exampleFile('copyrator', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
   }
-  const view = copyratorView(mgr);
   const { reconcileConcurrency, installCrd: _installCrd, ...sync } = options;
-  const lookups: RuleLookups = {
-    hasCopyOf: view.hasCopyOf,
-    object: (kind, namespace, objectName) => view.objects(kind).get(`${namespace}/${objectName}`),
+  /** The rules an event of a ConfigMap or Secret concerns, read from the controller's cache. */
+  const rulesOf = (o: CopyObject, { cache }: MapContext): RequestName[] => {
+    const view = copyratorView(cache);
+    return rulesForObject(o, view.rules(), { hasCopyOf: view.hasCopyOf, object: view.object });
   };
   mgr.add<CopyratorRule>(
     name,
     {
       for: RULE_TYPE,
       watches: [
-        { resource: CONFIGMAP, map: (o) => rulesForObject(o, view.rules.list(), lookups) },
-        { resource: SECRET, map: (o) => rulesForObject(o, view.rules.list(), lookups) },
-        { resource: NAMESPACE, map: () => rulesForNamespace(view.rules.list()) },
+        { resource: CONFIGMAP, map: rulesOf, indexes: { [BY_RULE]: byRule } },
+        { resource: SECRET, map: rulesOf, indexes: { [BY_RULE]: byRule } },
+        { resource: NAMESPACE, map: (_ns, { cache }) => rulesForNamespace(cache.list(RULE_TYPE)) },
       ],
       concurrency: reconcileConcurrency ?? 2,
       status: { fieldManager: FIELD_MANAGER },
@@ -280,7 +275,7 @@ export async function setup(mgr: Manager, options: CopyratorOptions = {}): Promi
       events: true,
       permissions: COPY_PERMISSIONS,
     },
-    copyratorReconcile(view, sync),
+    copyratorReconcile(sync),
   );
 }
 

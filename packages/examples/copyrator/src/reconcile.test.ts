@@ -4,32 +4,27 @@ import type { ObjectRef } from '@rxkube/kube';
 import { of, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { type CopyFailure, type ExecutionReport, executePlan, MAX_FAILURE_MESSAGE } from './execute.js';
+import { type CopyPlan, type PlanInput, planCopies } from './plan.js';
 import {
   CopyFailedError,
-  type CopyFailure,
+  type SyncOutcome,
+  cleanupCopies,
+  rulesForNamespace,
+  rulesForObject,
+  syncRule,
+} from './reconcile.js';
+import { ruleStatus } from './rule-status.js';
+import {
   type CopyObject,
-  type CopyPlan,
   type CopyratorRule,
   type CopyratorRuleSpec,
-  type ExecutionReport,
   type Namespace,
-  type PlanInput,
   RULE_LABEL,
   RULE_TYPE,
   SOURCE_ANNOTATION,
-  type SyncOutcome,
-  cleanupCopies,
-  copyOf,
-  executePlan,
-  MAX_FAILURE_MESSAGE,
-  planCopies,
-  ruleProblems,
-  ruleStatus,
-  rulesForNamespace,
-  rulesForObject,
-  selectorMatches,
-  syncRule,
-} from './reconcile.js';
+} from './rule-types.js';
+import { copyOf, ruleProblems, selectorMatches } from './rule.js';
 
 // ── fixtures ────────────────────────────────────────────────────────────────────────────────
 

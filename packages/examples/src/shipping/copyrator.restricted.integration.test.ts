@@ -12,7 +12,7 @@ import { selectedBackends } from '@rxkube/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCopyratorDemo } from '../../copyrator/src/demo.js';
 import { COPY_PERMISSIONS } from '../../copyrator/src/operator.js';
-import { RULE_LABEL, RULE_TYPE } from '../../copyrator/src/reconcile.js';
+import { RULE_LABEL, RULE_TYPE } from '../../copyrator/src/rule-types.js';
 import { grantKey } from './grants.js';
 import { OPERATOR_NAMESPACE, SHIPPED_EXAMPLES } from './manifests.js';
 import type { RestrictedOperator } from './restricted-operator.js';

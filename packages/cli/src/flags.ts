@@ -1,0 +1,23 @@
+/**
+ * The flags of `rxkube` itself: the Manager's (`MANAGER_FLAGS` of `@rxkube/kube`) and the CLI's.
+ * An operator module's own options (`module-options.ts`) may not reuse these names.
+ *
+ * @module
+ */
+import { MANAGER_FLAGS } from '@rxkube/kube';
+
+/** `parseArgs` options of every flag `rxkube` reads itself. */
+export const CLI_FLAGS = {
+  ...MANAGER_FLAGS,
+  embedded: { type: 'boolean' },
+  port: { type: 'string' },
+  filename: { type: 'string', short: 'f', multiple: true },
+  kubeconfig: { type: 'string' },
+  watch: { type: 'boolean' },
+  name: { type: 'string' },
+  'operator-namespace': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The names a module's options may not take. */
+export const RESERVED_FLAGS: readonly string[] = Object.keys(CLI_FLAGS);
