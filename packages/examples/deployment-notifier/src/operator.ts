@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { KubeClient, Manager, ReconcileContext, WatchTarget } from '@rxkube/kube';
+import type { KubeClient, Manager, ReconcileContext } from '@rxkube/kube';
 import { findCondition } from '@rxkube/kube';
 import { defer } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
@@ -93,13 +93,6 @@ export async function setup(mgr: Manager, options: DeploymentNotifierOptions = {
   const print =
     options.print ?? ((line: string, notification: Notification) => mgr.log.info({ notification }, line));
   const onPlan = options.onPlan ?? ((n, _d, plan) => debugPlan(mgr, n, plan));
-  const restricted = (mgr.namespaces?.length ?? 0) > 0;
-  /** The manager's shared notifier Store: the same watch target the controller's primary watch uses. */
-  const notifiersIn = (namespace: string): DeploymentNotifier[] => {
-    const target: WatchTarget = { resource: NOTIFIER, ...(restricted ? { namespace } : {}) };
-    return mgr.registry.watch<DeploymentNotifier>(target).store.list(namespace);
-  };
-
   mgr.add<DeploymentNotifier>(
     name,
     {
@@ -107,10 +100,11 @@ export async function setup(mgr: Manager, options: DeploymentNotifierOptions = {
       watches: [
         {
           resource: DEPLOYMENT,
-          map: (object) => {
-            const deployment = object as Deployment;
+          // The notifiers of the Deployment's namespace, from the controller's cache (whatever
+          // namespaces the manager watches).
+          map: (deployment: Deployment, { cache }) => {
             const namespace = deployment.metadata.namespace ?? '';
-            return notifiersFor(deployment, notifiersIn(namespace)).map((n) => ({
+            return notifiersFor(deployment, cache.list(NOTIFIER, { namespace })).map((n) => ({
               namespace,
               name: n.metadata.name ?? '',
             }));
@@ -124,7 +118,7 @@ export async function setup(mgr: Manager, options: DeploymentNotifierOptions = {
     (request, ctx) =>
       defer(() => {
         const notifier = ctx.object;
-        const deployments = ctx.storeOf(DEPLOYMENT).list(request.namespace) as Deployment[];
+        const deployments = ctx.cache.list(DEPLOYMENT, { namespace: request.namespace ?? '' });
         onPlan(notifier, deployments, planNotifications(notifier, deployments));
         return reconcileNotifier(notifier, deployments, notifierPorts(ctx, post, print), {
           ...(options.delivery !== undefined ? { delivery: options.delivery } : {}),

@@ -5,12 +5,15 @@
  *
  * @module
  */
-import type { Condition, KubeObject, Resource } from '@rxkube/kube';
+import type { Condition, KubeObject, Resource, ResourceType } from '@rxkube/kube';
 
 /** The notifier's resource type. */
-export const NOTIFIER = { apiVersion: 'notify.rxkube.io/v1', kind: 'DeploymentNotifier' } as const;
+export const NOTIFIER: ResourceType<DeploymentNotifier> = {
+  apiVersion: 'notify.rxkube.io/v1',
+  kind: 'DeploymentNotifier',
+};
 /** The watched resource type. */
-export const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
+export const DEPLOYMENT: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
 /** The `<plural>.<group>` of the notifier (the testing server's `objects()` name). */
 export const NOTIFIER_RESOURCE = 'deploymentnotifiers.notify.rxkube.io';
 

@@ -9,28 +9,23 @@
  * @module
  */
 import {
-  applyChildren,
   type ControllerReconcile,
-  isNotFound,
   type KubeClient,
   type KubeObject,
   type Manager,
-  type ObjectRef,
   type PolicyRule,
   type ReconcileContext,
 } from '@rxkube/kube';
-import { defer } from 'rxjs';
+import { defer, of } from 'rxjs';
 
 import { exampleFile } from '../../src/paths.js';
 import { type EchoServer, echoServerType } from './echo-server.js';
 import {
   childTypes,
-  type Deployment,
   deploymentType,
   type EchoServerPorts,
   FIELD_MANAGER,
   reconcileEchoServer,
-  type Service,
   serviceType,
   statusRecipe,
 } from './reconcile.js';
@@ -40,9 +35,10 @@ export const name = 'echo-server';
 
 /** What the reconcile writes beyond the controller's own watches and status (RBAC for `Manager.rbacRules`). */
 export const permissions: readonly PolicyRule[] = [
-  // applyChildren: server-side apply (create or patch), read back, prune (delete)
-  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
-  { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+  // ctx.applyChildren: server-side apply (create or patch) and prune (delete); existing children
+  // and the read-back come from the owned Stores (list/watch), never a GET
+  { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'create', 'patch', 'delete'] },
+  { apiGroups: [''], resources: ['services'], verbs: ['list', 'create', 'patch', 'delete'] },
 ];
 
 /** Options of {@link setup}. */
@@ -74,51 +70,44 @@ export async function setup(mgr: Manager, options: EchoServerSetupOptions = {}):
       permissions,
       ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
     },
-    echoServerReconciler(mgr.client),
+    echoServerReconciler(),
   );
 }
 
 /**
  * The controller's reconcile: {@link reconcileEchoServer} of the current object with ports over
- * `client` and the controller's status sink.
+ * the controller's context.
  *
  * ## Example
  * ```ts
  * controller<EchoServer>({ for: echoServerType, owns: childTypes, client, status: {} })
- *   .run(echoServerReconciler(client));
+ *   .run(echoServerReconciler());
  * ```
  */
-export function echoServerReconciler(client: KubeClient): ControllerReconcile<EchoServer> {
-  return (_request, ctx) => reconcileEchoServer(ctx.object, echoServerPorts(client, ctx));
+export function echoServerReconciler(): ControllerReconcile<EchoServer> {
+  return (_request, ctx) => reconcileEchoServer(ctx.object, echoServerPorts(ctx));
 }
 
 /**
- * The reconcile's ports over the API client: `applyChildren` as {@link FIELD_MANAGER} (pruning
- * Deployments and Services the EchoServer controls but no longer wants), GETs that answer
- * `undefined` for a missing child, and `ctx.status` (no request when nothing changed).
+ * The reconcile's ports over a controller context: `ctx.applyChildren` as {@link FIELD_MANAGER}
+ * (existing children from the owned Stores, no LIST; pruning Deployments and Services the
+ * EchoServer controls but no longer wants; tracked as the controller's own writes), reads of the
+ * children from the controller's cache (which shows the reconcile's own writes), and `ctx.status`
+ * (no request when nothing changed).
  *
  * ## Example
  * ```ts
- * reconcileEchoServer(ctx.object, echoServerPorts(client, ctx));
+ * reconcileEchoServer(ctx.object, echoServerPorts(ctx));
  * ```
  */
-export function echoServerPorts(client: KubeClient, ctx: ReconcileContext<EchoServer>): EchoServerPorts {
+export function echoServerPorts(ctx: ReconcileContext<EchoServer>): EchoServerPorts {
   return {
-    applyChildren: (parent, desired) =>
-      defer(() => applyChildren(client, parent, desired, { fieldManager: FIELD_MANAGER, childTypes })),
-    getDeployment: (ref) => defer(() => getIfExists<Deployment>(client, ref)),
-    getService: (ref) => defer(() => getIfExists<Service>(client, ref)),
+    applyChildren: (_parent, desired) =>
+      defer(() => ctx.applyChildren(desired, { fieldManager: FIELD_MANAGER, childTypes })),
+    getDeployment: (ref) => of(ctx.cache.get(deploymentType, ref)),
+    getService: (ref) => of(ctx.cache.get(serviceType, ref)),
     writeStatus: (derived) => ctx.status(statusRecipe(derived)),
   };
-}
-
-async function getIfExists<T extends KubeObject>(client: KubeClient, ref: ObjectRef): Promise<T | undefined> {
-  try {
-    return await client.get<T>(ref);
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
 }
 
 /** One EchoServer as the demo's summary shows it. */

@@ -53,9 +53,9 @@ export const SERVICE_PORT = 80;
 export const MANAGED_BY = 'echo-server-operator';
 
 /** apiVersion and kind of the Deployment child. */
-export const deploymentType = { apiVersion: 'apps/v1', kind: 'Deployment' } as const satisfies ResourceType;
+export const deploymentType: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
 /** apiVersion and kind of the Service child. */
-export const serviceType = { apiVersion: 'v1', kind: 'Service' } as const satisfies ResourceType;
+export const serviceType: ResourceType<Service> = { apiVersion: 'v1', kind: 'Service' };
 /** The kinds the operator owns (watched, and pruned when no longer desired). */
 export const childTypes: readonly ResourceType[] = [deploymentType, serviceType];
 
@@ -148,7 +148,8 @@ export function desiredChildren(parent: EchoServer): (Deployment | Service)[] {
   const selector = selectorLabels(parent);
   const labels = { ...selector, 'app.kubernetes.io/managed-by': MANAGED_BY };
   const deployment: Deployment = {
-    ...deploymentType,
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name, labels },
     spec: {
       replicas: parent.spec?.replicas ?? 1,
@@ -172,7 +173,8 @@ export function desiredChildren(parent: EchoServer): (Deployment | Service)[] {
   };
   if (!isExposed(parent)) return [deployment];
   const service: Service = {
-    ...serviceType,
+    apiVersion: 'v1',
+    kind: 'Service',
     metadata: { name, labels },
     spec: {
       type: 'ClusterIP',
@@ -299,9 +301,9 @@ export interface EchoServerPorts {
     parent: EchoServer,
     desired: readonly KubeObject[],
   ) => ObservableInput<ApplyChildrenResult>;
-  /** The live Deployment, or `undefined` when it does not exist. */
+  /** The Deployment (the controller's cache of its owned children), or `undefined` when there is none. */
   readonly getDeployment: (ref: ObjectRef) => ObservableInput<Deployment | undefined>;
-  /** The live Service, or `undefined` when it does not exist. */
+  /** The Service (the controller's cache), or `undefined` when there is none. */
   readonly getService: (ref: ObjectRef) => ObservableInput<Service | undefined>;
   /** Write the derived status (no request when nothing changed). */
   readonly writeStatus: (derived: DerivedStatus) => ObservableInput<unknown>;

@@ -31,8 +31,8 @@ import {
 /** The controller's name in the Manager (metrics, logs). */
 export const name = 'namespace-watcher';
 
-const NAMESPACE: ResourceType = { apiVersion: 'v1', kind: 'Namespace' };
-const CONFIGMAP: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
+const NAMESPACE: ResourceType<Namespace> = { apiVersion: 'v1', kind: 'Namespace' };
+const CONFIGMAP: ResourceType<ConfigMap> = { apiVersion: 'v1', kind: 'ConfigMap' };
 
 /** Fields of a log line. */
 export interface LineFields {
@@ -84,7 +84,7 @@ export function setup(mgr: Manager, options: NamespaceWatcherOptions = {}): Prom
 
   // A runnable of the manager: it runs while this replica leads and stops with the manager.
   mgr.addRunnable(`${name}-journal`, () =>
-    mgr.registry.watch<Namespace>({ resource: NAMESPACE }).events$.pipe(
+    mgr.registry.watch({ resource: NAMESPACE }).events$.pipe(
       namespaceJournal(),
       tap((entry) => log(entry.line, { namespace: entry.namespace, change: entry.type })),
     ),
@@ -108,14 +108,14 @@ export function setup(mgr: Manager, options: NamespaceWatcherOptions = {}): Prom
       permissions: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] }],
     },
     (request, ctx) => {
-      const current = ctx.storeOf(CONFIGMAP).get(`${request.name}/${WELCOME_CONFIGMAP}`) as
-        ConfigMap | undefined;
+      const current = ctx.cache.get(CONFIGMAP, `${request.name}/${WELCOME_CONFIGMAP}`);
       return reconcileNamespace(
         ctx.object,
         current,
         {
-          apply: (cm) => ctx.client.apply(cm, { fieldManager: FIELD_MANAGER, force: true }),
-          remove: (ref) => ctx.client.delete(ref),
+          // Through the context: the controller's own writes, whose echoes do not rerun it.
+          apply: (cm) => ctx.apply(cm, { fieldManager: FIELD_MANAGER, force: true }),
+          remove: (ref) => ctx.delete(ref),
         },
         policy,
         request.name,

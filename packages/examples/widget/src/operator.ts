@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeClient, Manager, ResourceType, StatusPort } from '@rxkube/kube';
-import { applyChildren, findCondition } from '@rxkube/kube';
+import { findCondition } from '@rxkube/kube';
 import { tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
 import {
@@ -97,7 +97,7 @@ export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): 
         fieldManager: FIELD_MANAGER,
         cleanup: (widget, ctx) =>
           cleanupWidget(widget, {
-            deleteInventory: (ref) => ctx.client.delete(ref),
+            deleteInventory: (ref) => ctx.delete(ref),
             record: (event) => ctx.record(event),
           }).pipe(tap((outcome) => notify({ type: 'cleanup', key: ctx.key, outcome }))),
       },
@@ -107,9 +107,9 @@ export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): 
     (_request, ctx) =>
       reconcileWidget(ctx.object, {
         applyInventory: async (cm: ConfigMap): Promise<InventoryApply> => {
-          const result = await applyChildren(ctx.client, ctx.object, [cm], {
+          // Existing children from the owned ConfigMap Store (no LIST); writes tracked as our own.
+          const result = await ctx.applyChildren([cm], {
             fieldManager: FIELD_MANAGER,
-            childTypes: [CONFIGMAP],
             labelSelector: MANAGED_SELECTOR,
           });
           const outcome = result.applied.length > 0 ? 'applied' : 'unchanged';

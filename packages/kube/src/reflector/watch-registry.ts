@@ -165,11 +165,14 @@ export class WatchRegistry {
   }
 
   /**
-   * The shared watch of `target` (created on first request).
+   * The shared watch of `target` (created on first request), typed by its resource
+   * (`{ resource: widgets }` with `widgets: ResourceType<Widget>` → `SharedWatch<Widget>`).
    *
    * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`.
    */
-  watch<T extends KubeObject = KubeObject>(target: WatchTarget): SharedWatch<T> {
+  watch<T extends KubeObject = KubeObject>(
+    target: WatchTarget & { readonly resource: ResourceType<T> },
+  ): SharedWatch<T> {
     const resource = (target as Partial<WatchTarget> | null | undefined)?.resource;
     if (typeof resource?.apiVersion !== 'string' || typeof resource.kind !== 'string') {
       throw new InvalidArgumentError(
