@@ -12,6 +12,8 @@ export default tseslint.config(
       // A user's project: type-checked and run by scripts/pack/pack.test.mjs against the installed
       // tarballs; from the workspace root its @rxkube/* imports do not resolve.
       'scripts/pack/consumer/**',
+      // Test reports and the docs' TypeScript blocks while scripts/docs-typecheck.test.mjs checks them.
+      '.rxkube/**',
     ],
   },
   js.configs.recommended,

@@ -1,10 +1,11 @@
 // Leader failover in real time: two LeaderElectors with client-go's defaults (15 s lease, 10 s
 // renew deadline, 2 s retry period, jitter ×1.2) campaign for one Lease; the leader dies (stops
 // renewing, no release) at a random moment of its renew period; the time until the standby leads is
-// measured on the wall clock, FAILOVER_ROUNDS times (default 5), against the bound the README
-// states: [leaseDuration − retryPeriod, leaseDuration + 2 × retryPeriod × 2.2) = [13 s, 23.8 s) plus
-// request latency. On a real control plane when KUBEBUILDER_ASSETS holds the binaries, else on the
-// embedded server. Run: pnpm -F @rxkube/kube bench:failover (about 20 s per round).
+// measured on the wall clock, FAILOVER_ROUNDS times (default 5), against the bound that
+// docs/guides/manager-and-operations.md (Leader election) states: [leaseDuration − retryPeriod,
+// leaseDuration + 2 × retryPeriod × 2.2) = [13 s, 23.8 s) plus request latency. On a real control
+// plane when KUBEBUILDER_ASSETS holds the binaries, else on the embedded server.
+// Run: pnpm -F @rxkube/kube bench:failover (about 20 s per round).
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `rxkube-gen-types` command: TypeScript types from a CRD (packages/kube/README.md, "Typed custom
+// The `rxkube-gen-types` command: TypeScript types from a CRD (docs/guides/crds.md, "Typed custom
 // resources"). A launcher in the source tree, so that installing the workspace links the command
 // before `dist/` is built.
 import { main } from '../dist/crd/gen-types.js';
