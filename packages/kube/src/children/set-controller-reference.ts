@@ -104,13 +104,14 @@ export function setControllerReference<T extends ObjectLike>(owner: KubeObject, 
 
 /**
  * The owner reference to `owner` with `controller: true` and `blockOwnerDeletion: true`.
- * @throws {InvalidArgumentError} when `owner` lacks apiVersion, kind, name or uid.
  *
  * ## Example
  * ```ts
  * const ref = ownerReferenceOf(widget); // { apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true }
  * const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-config', ownerReferences: [ref] } };
  * ```
+ *
+ * @throws {InvalidArgumentError} when `owner` lacks apiVersion, kind, name or uid.
  */
 export function ownerReferenceOf(owner: KubeObject, op = 'ownerReferenceOf'): OwnerReference {
   const fields = {
