@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '@rxkube/core';
  *
  * ## Example
  * ```ts
+ * const widgets = await client.discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
  * const options: PathOptions = { namespace: 'default', name: 'w', subresource: 'status' };
  * widgets.path(options); // '/apis/example.com/v1/namespaces/default/widgets/w/status'
  * ```

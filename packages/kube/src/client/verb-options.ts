@@ -184,7 +184,7 @@ export interface ApplyOptions extends Omit<PatchOptions, 'fieldManager'> {
  *
  * ## Example
  * ```ts
- * const options: DeleteOptions = { propagationPolicy: 'Foreground', preconditions: { uid: widget.metadata.uid } };
+ * const options: DeleteOptions = { propagationPolicy: 'Foreground', preconditions: { resourceVersion: '1234' } };
  * await client.delete({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'w' }, options);
  * ```
  */

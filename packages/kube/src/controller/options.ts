@@ -94,7 +94,7 @@ export interface RequestName {
  * ```ts
  * const toWidgets = (cm: KubeObject, ctx: MapContext): readonly RequestName[] =>
  *   ctx.cache
- *     .list(widgetType, { namespace: cm.metadata.namespace, matchingFields: { configMap: objectKey(cm) } })
+ *     .list(widgetType, { matchingFields: { configMap: objectKey(cm) } })
  *     .map((w) => ({ namespace: w.metadata.namespace ?? '', name: w.metadata.name ?? '' }));
  * controller({ for: widgetType, client, indexes: { configMap: configMapKeysOf }, watches: [{ resource: configMapType, map: toWidgets }] });
  * ```

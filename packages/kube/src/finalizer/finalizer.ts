@@ -34,7 +34,7 @@ import type { FinalizerPort } from './finalizer-port.js';
  * ## Example
  * ```ts
  * finalizer('example.com/cleanup', {
- *   port: finalizerPortFromClient(client),
+ *   port: finalizerPortFromClient<Widget>(client),
  *   apply,
  *   cleanup,
  *   onStuck: (s: StuckFinalizer<Widget>) => log.warn({ key: s.key, failures: s.failures, err: s.error }, 'cleanup stuck'),
@@ -63,7 +63,7 @@ export interface StuckFinalizer<T> {
  *   reportingController: 'example.com/widget-controller',
  *   reportingInstance: 'widgets-0',
  * });
- * finalizer('example.com/cleanup', { port: finalizerPortFromClient(client), apply, cleanup, events });
+ * finalizer('example.com/cleanup', { port: finalizerPortFromClient<Widget>(client), apply, cleanup, events });
  * ```
  */
 export interface FinalizerEventSink {

@@ -68,7 +68,7 @@ export const NAMESPACE_INDEX = 'namespace';
  *
  * ## Example
  * ```ts
- * store.byIndex(OWNER_INDEX, owner.metadata.uid); // the objects owned by `owner`
+ * store.byIndex(OWNER_INDEX, owner.metadata.uid ?? ''); // the objects owned by `owner`
  * ```
  */
 export const OWNER_INDEX = 'owner';

@@ -13,7 +13,7 @@ import type { SchedulerLike } from 'rxjs';
  *
  * ## Example
  * ```ts
- * const ready: Condition | undefined = findCondition(widget.status?.conditions, 'Ready');
+ * const ready: Condition | undefined = findCondition(widget.status, 'Ready');
  * if (ready?.status === 'True') console.log(`ready since ${ready.lastTransitionTime}`);
  * ```
  */

@@ -182,7 +182,8 @@ export function resolveStatusWriteOptions(
  * ## Example
  * ```ts
  * const options = { patchType: 'merge', maxAttempts: 5, baseMs: 10, maxMs: 1_000 } as const;
- * writeStatus(statusPortFromClient<Widget>(client), { object: widget, status: { phase: 'Ready' } }, options, new WriteTracker(), asyncScheduler)
+ * const write: StatusWrite<Widget, WidgetStatus> = { object: widget, status: { phase: 'Ready' } };
+ * writeStatus(statusPortFromClient<Widget>(client), write, options, new WriteTracker(), asyncScheduler)
  *   .subscribe((outcome) => console.log(outcome.type)); // 'patched' or 'unchanged'
  * ```
  */

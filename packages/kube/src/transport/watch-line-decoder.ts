@@ -21,7 +21,7 @@ import type { RawWatchEvent } from '../watcher/source.js';
  * ## Example
  * ```ts
  * // accept watch lines up to 32 MiB (objects above the default bound become MALFORMED events)
- * listWatchSource(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { maxLineBytes: 2 * DEFAULT_MAX_LINE_BYTES });
+ * watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { maxLineBytes: 2 * DEFAULT_MAX_LINE_BYTES }).subscribe();
  * ```
  */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;

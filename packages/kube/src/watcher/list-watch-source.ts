@@ -23,7 +23,7 @@ import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../client/kube-client.js'
  * ## Example
  * ```ts
  * const options: ListWatchOptions = { namespace: 'shop', labelSelector: 'app=web', metadataOnly: true };
- * const source = listWatchSource(client, { apiVersion: 'v1', kind: 'Pod' }, options);
+ * watcher(client, { apiVersion: 'v1', kind: 'Pod' }, options).subscribe(); // WatcherOptions extends it
  * ```
  */
 export interface ListWatchOptions {
