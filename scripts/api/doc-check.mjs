@@ -16,12 +16,7 @@ import { entryPoints } from './entry-points.mjs';
  * Packages whose exports are listed but do not fail the check yet, with the reason. Empty this
  * list when their API settles.
  */
-const PENDING = new Map([
-  [
-    '@rxkube/kube',
-    'its controller and Manager API changed this turn (issue 14); remove this entry once documented',
-  ],
-]);
+const PENDING = new Map([]);
 
 const strict = process.argv.includes('--all');
 const entries = entryPoints();

@@ -23,7 +23,21 @@ export type {
   TransportFailure,
 } from './status.js';
 
-/** Everything {@link KubeApiError} is built from. */
+/**
+ * Everything {@link KubeApiError} is built from.
+ *
+ * ## Example
+ * ```ts
+ * const init: KubeApiErrorInit = {
+ *   httpStatus: 404,
+ *   method: 'GET',
+ *   url: 'https://127.0.0.1:6443/api/v1/namespaces/default/configmaps/x',
+ *   target: { verb: 'get', resource: 'configmaps', namespace: 'default', name: 'x' },
+ *   text: '404 page not found',
+ * };
+ * isNotFound(new KubeApiError(init)); // true
+ * ```
+ */
 export interface KubeApiErrorInit {
   /** HTTP status code of the response. */
   readonly httpStatus: number;

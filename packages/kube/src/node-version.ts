@@ -7,7 +7,14 @@
  * @module
  */
 
-/** The oldest Node `@rxkube/kube` runs on (its `engines`). */
+/**
+ * The oldest Node `@rxkube/kube` runs on (its `engines`).
+ *
+ * ## Example
+ * ```ts
+ * console.log(`needs Node >= ${MINIMUM_NODE_VERSION}`); // the version assertSupportedNode checks against
+ * ```
+ */
 export const MINIMUM_NODE_VERSION = '22.19.0';
 
 /**

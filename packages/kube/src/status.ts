@@ -7,14 +7,30 @@
  * @module
  */
 
-/** `metav1.StatusCause`: one reason of a failure, e.g. a field that failed validation. */
+/**
+ * `metav1.StatusCause`: one reason of a failure, e.g. a field that failed validation.
+ *
+ * ## Example
+ * ```ts
+ * const cause: StatusCause = { reason: 'FieldValueInvalid', message: 'Invalid value: -1', field: 'spec.replicas' };
+ * if (isInvalid(e)) for (const c of e.details?.causes ?? []) console.error(c.field, c.message);
+ * ```
+ */
 export interface StatusCause {
   readonly reason?: string;
   readonly message?: string;
   readonly field?: string;
 }
 
-/** `metav1.StatusDetails`: what the failure is about. */
+/**
+ * `metav1.StatusDetails`: what the failure is about.
+ *
+ * ## Example
+ * ```ts
+ * const details: StatusDetails = { name: 'web', group: 'apps', kind: 'deployments', retryAfterSeconds: 1 };
+ * if (e instanceof KubeApiError) console.log(e.details?.name, e.details?.causes);
+ * ```
+ */
 export interface StatusDetails {
   readonly name?: string;
   readonly group?: string;
@@ -45,7 +61,15 @@ export interface Status {
   readonly code?: number;
 }
 
-/** What a request was about; names the RBAC rule in a 403 message. */
+/**
+ * What a request was about; names the RBAC rule in a 403 message.
+ *
+ * ## Example
+ * ```ts
+ * const target: RequestTarget = { verb: 'list', group: '', resource: 'pods', namespace: 'shop' };
+ * await transport.request({ method: 'GET', path: '/api/v1/namespaces/shop/pods', target });
+ * ```
+ */
 export interface RequestTarget {
   /** Kubernetes verb: `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`. */
   readonly verb: string;
@@ -78,7 +102,14 @@ const REASON_BY_CODE: Readonly<Record<number, string>> = {
 
 const MAX_MESSAGE_CHARS = 2_000;
 
-/** Which transport step failed. */
+/**
+ * Which transport step failed.
+ *
+ * ## Example
+ * ```ts
+ * if (e instanceof KubeTransportError && e.failure === 'tls') console.error(e.message);
+ * ```
+ */
 export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' | 'protocol';
 
 /**
@@ -86,6 +117,12 @@ export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' 
  * being deleted so nothing new can be created in it (`namespace-terminating`), an admission webhook
  * denied it (`webhook`), a ResourceQuota is exhausted (`quota`), or another admission plugin refused
  * the object (`admission`: PodSecurity, LimitRange, …). Only `rbac` is fixed by granting permissions.
+ *
+ * ## Example
+ * ```ts
+ * const cause: ForbiddenCause | undefined = forbiddenCause(e);
+ * if (cause === 'rbac') console.error('grant the verb this message names to the service account');
+ * ```
  */
 export type ForbiddenCause = 'rbac' | 'namespace-terminating' | 'webhook' | 'quota' | 'admission';
 

@@ -5,7 +5,14 @@
  * @module
  */
 
-/** `metadata` of any Kubernetes object, as plain JSON. */
+/**
+ * `metadata` of any Kubernetes object, as plain JSON.
+ *
+ * ## Example
+ * ```ts
+ * const metadata: ObjectMeta = { name: 'web', namespace: 'shop', labels: { app: 'web' }, finalizers: ['example.com/cleanup'] };
+ * ```
+ */
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -23,7 +30,15 @@ export interface ObjectMeta {
   managedFields?: unknown[];
 }
 
-/** An entry of `metadata.ownerReferences`. */
+/**
+ * An entry of `metadata.ownerReferences`.
+ *
+ * ## Example
+ * ```ts
+ * const ref: OwnerReference = ownerReferenceOf(widget); // { apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true }
+ * const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-config', ownerReferences: [ref] } };
+ * ```
+ */
 export interface OwnerReference {
   apiVersion: string;
   kind: string;
@@ -124,7 +139,15 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'Apply'; readonly object: T }
   | { readonly type: 'Delete'; readonly object: T };
 
-/** `T` as JSON carries it: `Date` fields (client-node's timestamps) are RFC 3339 strings. */
+/**
+ * `T` as JSON carries it: `Date` fields (client-node's timestamps) are RFC 3339 strings.
+ *
+ * ## Example
+ * ```ts
+ * import type { V1Deployment } from '@kubernetes/client-node';
+ * type DeploymentJson = Wire<V1Deployment>; // metadata.creationTimestamp: string, not Date
+ * ```
+ */
 export type Wire<T> = T extends Date
   ? string
   : T extends readonly (infer E)[]

@@ -8,11 +8,25 @@
  * @module
  */
 
-/** Which user-supplied function failed. */
+/**
+ * Which user-supplied function failed.
+ *
+ * ## Example
+ * ```ts
+ * if (isUserCodeError(error) && error.hook === 'map') console.warn('a watches[].map threw', error.key);
+ * ```
+ */
 export type UserCodeHook =
   'reconcile' | 'map' | 'predicate' | 'indexer' | 'transform' | 'cleanup' | 'status' | 'record';
 
-/** Every {@link UserCodeHook}, in a stable order (metrics initialise one series each). */
+/**
+ * Every {@link UserCodeHook}, in a stable order (metrics initialise one series each).
+ *
+ * ## Example
+ * ```ts
+ * for (const hook of USER_CODE_HOOKS) userCodeErrors.inc({ controller: 'widgets', hook }, 0); // one series each
+ * ```
+ */
 export const USER_CODE_HOOKS: readonly UserCodeHook[] = Object.freeze([
   'reconcile',
   'map',

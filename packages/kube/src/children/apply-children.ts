@@ -18,7 +18,19 @@ import { isConflict, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectMeta, ObjectRef, ResourceType } from '../types.js';
 import { ownerReferenceOf, setControllerReference } from './set-controller-reference.js';
 
-/** Options of {@link applyChildren}. */
+/**
+ * Options of {@link applyChildren}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ApplyChildrenOptions = {
+ *   fieldManager: 'widget-operator',
+ *   childTypes: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+ *   labelSelector: 'app.kubernetes.io/managed-by=widget-operator',
+ * };
+ * await applyChildren(client, widget, [configMapFor(widget)], options);
+ * ```
+ */
 export interface ApplyChildrenOptions {
   /** The manager named in the children's `managedFields`, e.g. `widget-operator`. */
   readonly fieldManager: string;
@@ -46,10 +58,26 @@ export interface ApplyChildrenOptions {
   ) => readonly { readonly metadata: ObjectMeta }[] | undefined;
 }
 
-/** What {@link applyChildren} needs of a client (a `KubeClient` fits; so does `ctx`'s tracked one). */
+/**
+ * What {@link applyChildren} needs of a client (a `KubeClient` fits; so does `ctx`'s tracked one).
+ *
+ * ## Example
+ * ```ts
+ * const children: ChildrenClient = KubeClient.default(); // or a stub with discovery, apply, delete and list
+ * await applyChildren(children, widget, desired, { fieldManager: 'widget-operator', childTypes: [configMapType] });
+ * ```
+ */
 export type ChildrenClient = Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'>;
 
-/** What {@link applyChildren} did. */
+/**
+ * What {@link applyChildren} did.
+ *
+ * ## Example
+ * ```ts
+ * const result: ApplyChildrenResult = await applyChildren(client, widget, desired, { fieldManager: 'widget-operator', childTypes: [configMapType] });
+ * log.info({ applied: result.applied.length, pruned: result.pruned.map((r) => r.name) }, 'children applied');
+ * ```
+ */
 export interface ApplyChildrenResult {
   /** Children created or changed (a new resourceVersion). */
   readonly applied: readonly ObjectRef[];

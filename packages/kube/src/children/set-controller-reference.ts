@@ -104,6 +104,13 @@ export function setControllerReference<T extends ObjectLike>(owner: KubeObject, 
 
 /**
  * The owner reference to `owner` with `controller: true` and `blockOwnerDeletion: true`.
+ *
+ * ## Example
+ * ```ts
+ * const ref = ownerReferenceOf(widget); // { apiVersion, kind, name, uid, controller: true, blockOwnerDeletion: true }
+ * const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-config', ownerReferences: [ref] } };
+ * ```
+ *
  * @throws {InvalidArgumentError} when `owner` lacks apiVersion, kind, name or uid.
  */
 export function ownerReferenceOf(owner: KubeObject, op = 'ownerReferenceOf'): OwnerReference {

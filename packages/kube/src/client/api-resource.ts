@@ -6,7 +6,16 @@
  */
 import { InvalidArgumentError } from '@rxkube/core';
 
-/** Where in the resource tree a request goes. */
+/**
+ * Where in the resource tree a request goes.
+ *
+ * ## Example
+ * ```ts
+ * const widgets = await client.discovery.resolve({ apiVersion: 'example.com/v1', kind: 'Widget' });
+ * const options: PathOptions = { namespace: 'default', name: 'w', subresource: 'status' };
+ * widgets.path(options); // '/apis/example.com/v1/namespaces/default/widgets/w/status'
+ * ```
+ */
 export interface PathOptions {
   /** Required for namespaced kinds, except for lists across all namespaces. */
   readonly namespace?: string;

@@ -14,15 +14,39 @@ import type { HttpTransport } from '../transport/http-transport.js';
 import type { ApiResource } from './api-resource.js';
 import { makeApiResource, parseApiVersion } from './api-resource.js';
 
-/** Default minimum time between two refreshes of one group-version. */
+/**
+ * Default minimum time between two refreshes of one group-version.
+ *
+ * ## Example
+ * ```ts
+ * // refresh an unknown kind's group-version at most every 30 s instead of every 10 s
+ * const client = KubeClient.default({ discoveryRefreshIntervalMs: 3 * DEFAULT_DISCOVERY_REFRESH_MS });
+ * ```
+ */
 export const DEFAULT_DISCOVERY_REFRESH_MS = 10_000;
 
-/** A clock: `asyncScheduler` (the default) or a test's. */
+/**
+ * A clock: `asyncScheduler` (the default) or a test's.
+ *
+ * ## Example
+ * ```ts
+ * const clock: Clock = { now: () => testScheduler.now() };
+ * const discovery = new Discovery(transport, { clock });
+ * ```
+ */
 export interface Clock {
   now(): number;
 }
 
-/** Options of {@link Discovery}. */
+/**
+ * Options of {@link Discovery}.
+ *
+ * ## Example
+ * ```ts
+ * const options: DiscoveryOptions = { minRefreshIntervalMs: 1_000 };
+ * const discovery = new Discovery(new HttpTransport(connectionFromKubeConfig(kubeConfig)), options);
+ * ```
+ */
 export interface DiscoveryOptions {
   /** Minimum ms between two refreshes of one group-version when a kind is unknown (default 10 s). */
   readonly minRefreshIntervalMs?: number;

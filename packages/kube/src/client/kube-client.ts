@@ -31,7 +31,15 @@ import type {
   DeleteOptions,
 } from './verb-options.js';
 
-/** Options of {@link KubeClient.fromKubeConfig} and {@link KubeClient.default}. */
+/**
+ * Options of {@link KubeClient.fromKubeConfig} and {@link KubeClient.default}.
+ *
+ * ## Example
+ * ```ts
+ * const options: Omit<KubeClientOptions, 'kubeConfig'> = { userAgent: 'widget-operator/1.0', maxSockets: 64 };
+ * const client = KubeClient.default(options);
+ * ```
+ */
 export interface KubeClientOptions extends TransportOptions, ConnectionOptions {
   /** The kubeconfig (default: `KUBECONFIG`, `~/.kube/config`, or the in-cluster service account). */
   readonly kubeConfig?: KubeConfig;

@@ -11,6 +11,12 @@
  * `metadata`. Both {@link KubeObject} and client-node's model types (`import type { V1ConfigMap }`)
  * fit; note that client-node's types declare timestamps as `Date`, while the wire (and this
  * client) carries RFC 3339 strings.
+ *
+ * ## Example
+ * ```ts
+ * const cm: ObjectLike = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } };
+ * await client.create(cm);
+ * ```
  */
 export interface ObjectLike {
   apiVersion?: string;
@@ -24,7 +30,15 @@ export interface ObjectLike {
   };
 }
 
-/** A list response (`ConfigMapList`, `PartialObjectMetadataList`, …). */
+/**
+ * A list response (`ConfigMapList`, `PartialObjectMetadataList`, …).
+ *
+ * ## Example
+ * ```ts
+ * const list: ObjectList<KubeObject> = await client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' });
+ * console.log(list.metadata.resourceVersion, list.items.length);
+ * ```
+ */
 export interface ObjectList<T> {
   apiVersion: string;
   kind: string;
@@ -32,19 +46,42 @@ export interface ObjectList<T> {
   items: T[];
 }
 
-/** Options every verb accepts. */
+/**
+ * Options every verb accepts.
+ *
+ * ## Example
+ * ```ts
+ * await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' }, { subresource: 'scale' });
+ * ```
+ */
 export interface SubresourceOptions {
   /** e.g. `status`. */
   readonly subresource?: string;
 }
 
-/** Options of {@link KubeClient.get}. */
+/**
+ * Options of {@link KubeClient.get}.
+ *
+ * ## Example
+ * ```ts
+ * const options: GetOptions = { metadataOnly: true }; // a PartialObjectMetadata
+ * await client.get({ apiVersion: 'v1', kind: 'Secret', namespace: 'default', name: 'tls' }, options);
+ * ```
+ */
 export interface GetOptions extends SubresourceOptions {
   /** Ask for `PartialObjectMetadata` (metadata only). */
   readonly metadataOnly?: boolean;
 }
 
-/** Options of {@link KubeClient.list}. */
+/**
+ * Options of {@link KubeClient.list}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ListOptions = { namespace: 'default', labelSelector: 'app=web', limit: 100 };
+ * const pods = await client.list({ apiVersion: 'v1', kind: 'Pod' }, options);
+ * ```
+ */
 export interface ListOptions {
   /** Leave out for all namespaces (namespaced kinds). */
   readonly namespace?: string;
@@ -63,7 +100,15 @@ export interface ListOptions {
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
-/** Options of writes. */
+/**
+ * Options of writes.
+ *
+ * ## Example
+ * ```ts
+ * const options: WriteOptions = { fieldManager: 'widget-operator', dryRun: true };
+ * await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } }, options);
+ * ```
+ */
 export interface WriteOptions extends SubresourceOptions {
   /** Names the writer in `managedFields`. */
   readonly fieldManager?: string;
@@ -73,7 +118,18 @@ export interface WriteOptions extends SubresourceOptions {
   readonly namespace?: string;
 }
 
-/** RFC 6902 operation of a JSON patch. */
+/**
+ * RFC 6902 operation of a JSON patch.
+ *
+ * ## Example
+ * ```ts
+ * const ops: JsonPatchOperation[] = [
+ *   { op: 'test', path: '/metadata/resourceVersion', value: '42' },
+ *   { op: 'replace', path: '/data/mode', value: 'on' },
+ * ];
+ * await client.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' }, { type: 'json', body: ops });
+ * ```
+ */
 export type JsonPatchOperation =
   | { readonly op: 'add' | 'replace' | 'test'; readonly path: string; readonly value: unknown }
   | { readonly op: 'remove'; readonly path: string }
@@ -82,6 +138,12 @@ export type JsonPatchOperation =
 /**
  * A patch and its type: JSON merge patch (`merge`), JSON patch (`json`), strategic merge patch
  * (`strategic`, built-in kinds only) or server-side apply (`apply`, needs `fieldManager`).
+ *
+ * ## Example
+ * ```ts
+ * const patch: Patch = { type: 'merge', body: { metadata: { labels: { tier: 'web' } } } };
+ * await client.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' }, patch);
+ * ```
  */
 export type Patch =
   | { readonly type: 'merge'; readonly body: object }
@@ -89,19 +151,43 @@ export type Patch =
   | { readonly type: 'strategic'; readonly body: object }
   | { readonly type: 'apply'; readonly body: object };
 
-/** Options of {@link KubeClient.patch}. */
+/**
+ * Options of {@link KubeClient.patch}.
+ *
+ * ## Example
+ * ```ts
+ * const options: PatchOptions = { fieldManager: 'widget-operator', force: true };
+ * await client.patch(ref, { type: 'apply', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } } }, options);
+ * ```
+ */
 export interface PatchOptions extends WriteOptions {
   /** Server-side apply only: take over fields other managers own. */
   readonly force?: boolean;
 }
 
-/** Options of {@link KubeClient.apply}. */
+/**
+ * Options of {@link KubeClient.apply}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ApplyOptions = { fieldManager: 'widget-operator', force: true };
+ * await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: {} }, options);
+ * ```
+ */
 export interface ApplyOptions extends Omit<PatchOptions, 'fieldManager'> {
   /** Required: the owner of the applied fields. */
   readonly fieldManager: string;
 }
 
-/** Options of {@link KubeClient.delete}. */
+/**
+ * Options of {@link KubeClient.delete}.
+ *
+ * ## Example
+ * ```ts
+ * const options: DeleteOptions = { propagationPolicy: 'Foreground', preconditions: { resourceVersion: '1234' } };
+ * await client.delete({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'w' }, options);
+ * ```
+ */
 export interface DeleteOptions {
   readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   /** Delete only if the object still has this uid / resourceVersion (409 Conflict otherwise). */

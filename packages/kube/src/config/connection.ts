@@ -17,7 +17,14 @@ import { KubeConfig } from '@kubernetes/client-node';
 
 import { KubeConfigError } from '../errors.js';
 
-/** Options of {@link connectionFromKubeConfig}. */
+/**
+ * Options of {@link connectionFromKubeConfig}.
+ *
+ * ## Example
+ * ```ts
+ * const conn = connectionFromKubeConfig(kubeConfig, { maxSockets: 64, maxFreeSockets: 8 });
+ * ```
+ */
 export interface ConnectionOptions {
   /** Sockets per host (default: unlimited; every open watch holds one). */
   readonly maxSockets?: number;
@@ -25,7 +32,16 @@ export interface ConnectionOptions {
   readonly maxFreeSockets?: number;
 }
 
-/** Credentials and the agent for one request. Never log the headers. */
+/**
+ * Credentials and the agent for one request. Never log the headers.
+ *
+ * ## Example
+ * ```ts
+ * const conn = connectionFromKubeConfig(kubeConfig);
+ * const auth: RequestAuth = await conn.auth();
+ * https.get(new URL('/version', conn.server), { agent: auth.agent, headers: auth.headers }); // never log auth.headers
+ * ```
+ */
 export interface RequestAuth {
   /** `Authorization`, `Impersonate-User`, … as client-node computed them. */
   readonly headers: Readonly<Record<string, string>>;

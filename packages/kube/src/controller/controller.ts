@@ -61,7 +61,17 @@ import type { ControllerPlan } from './validate-options.js';
 import type { WatchedKinds } from './watches.js';
 import { watchedKinds } from './watches.js';
 
-/** The Stores of a controller's watched kinds (shared through its registry). */
+/**
+ * The Stores of a controller's watched kinds (shared through its registry).
+ *
+ * ## Example
+ * ```ts
+ * const widgets = controller<Widget>({ for: widgetType, owns: [configMapType], client });
+ * widgets.run(reconcile).subscribe();
+ * widgets.stores.primary.ready; // true once the first list of widgets completed
+ * widgets.stores.of(configMapType).size; // ConfigMaps cached for the owns entry
+ * ```
+ */
 export interface ControllerStores<T extends KubeObject> {
   /** The primary kind (every namespace the controller watches). */
   readonly primary: StoreReader<T>;
@@ -78,7 +88,16 @@ export interface ControllerStores<T extends KubeObject> {
   }[];
 }
 
-/** A configured controller; `run` starts it. */
+/**
+ * A configured controller; `run` starts it.
+ *
+ * ## Example
+ * ```ts
+ * const widgets: Controller<Widget> = controller({ for: widgetType, client, name: 'widgets' });
+ * widgets.run((request, ctx) => of(Action.awaitChange())).subscribe((r) => console.log(r.key, r.outcome));
+ * await firstValueFrom(widgets.idle$.pipe(filter(Boolean))); // e.g. in a test: wait until nothing is pending
+ * ```
+ */
 export interface Controller<T extends KubeObject> {
   /** `options.name`. */
   readonly name: string | undefined;

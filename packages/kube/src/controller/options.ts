@@ -34,10 +34,26 @@ import type { WriteTrackerOptions } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
 
-/** Default idle time after which an empty namespace lane is released. */
+/**
+ * Default idle time after which an empty namespace lane is released.
+ *
+ * ## Example
+ * ```ts
+ * // release an idle namespace lane after 10 minutes instead of 5
+ * controller({ for: widgetType, client, namespaceLanes: { idleMs: 2 * DEFAULT_LANE_IDLE_MS } });
+ * ```
+ */
 export const DEFAULT_LANE_IDLE_MS = 300_000;
 
-/** A logger; every method optional. `fields` always carries `key` for per-object lines. */
+/**
+ * A logger; every method optional. `fields` always carries `key` for per-object lines.
+ *
+ * ## Example
+ * ```ts
+ * const log: ControllerLogger = { warn: (message, fields) => console.warn(message, fields) }; // debug/info/error dropped
+ * controller({ for: widgetType, client, log });
+ * ```
+ */
 export interface ControllerLogger {
   debug?(message: string, fields: Readonly<Record<string, unknown>>): void;
   info?(message: string, fields: Readonly<Record<string, unknown>>): void;
@@ -54,7 +70,16 @@ type Bivariant<F extends (...args: never[]) => unknown> = {
   hack(...args: Parameters<F>): ReturnType<F>;
 }['hack'];
 
-/** Names the object a mapped watch event concerns (its `apiVersion`/`kind` are the `for` resource's). */
+/**
+ * Names the object a mapped watch event concerns (its `apiVersion`/`kind` are the `for` resource's).
+ *
+ * ## Example
+ * ```ts
+ * // a ConfigMap event requests the Widget of the same name
+ * const map = (cm: KubeObject): readonly RequestName[] => [{ namespace: cm.metadata.namespace ?? '', name: cm.metadata.name ?? '' }];
+ * controller({ for: widgetType, client, watches: [{ resource: configMapType, map }] });
+ * ```
+ */
 export interface RequestName {
   readonly namespace?: string;
   readonly name: string;
@@ -64,6 +89,15 @@ export interface RequestName {
  * What a `watches[].map` function gets besides the object (controller-runtime's map functions get
  * a client and the cache): the cache over every kind the controller watches — its primary kind
  * included, across every namespace it watches — and the client.
+ *
+ * ## Example
+ * ```ts
+ * const toWidgets = (cm: KubeObject, ctx: MapContext): readonly RequestName[] =>
+ *   ctx.cache
+ *     .list(widgetType, { matchingFields: { configMap: objectKey(cm) } })
+ *     .map((w) => ({ namespace: w.metadata.namespace ?? '', name: w.metadata.name ?? '' }));
+ * controller({ for: widgetType, client, indexes: { configMap: configMapKeysOf }, watches: [{ resource: configMapType, map: toWidgets }] });
+ * ```
  */
 export interface MapContext {
   /** Cached reads of every watched kind (see {@link CacheReader}). */
@@ -75,6 +109,17 @@ export interface MapContext {
 /**
  * A mapped watch (controller-runtime `Watches(obj, EnqueueRequestsFromMapFunc)`, kube-rs
  * `watches`): events of `resource` request the primary objects `map` names.
+ *
+ * ## Example
+ * ```ts
+ * const secrets: ControllerWatch = {
+ *   resource: { apiVersion: 'v1', kind: 'Secret' },
+ *   labelSelector: 'example.com/widget',
+ *   metadataOnly: true,
+ *   map: (s) => [{ namespace: s.metadata.namespace ?? '', name: s.metadata.labels?.['example.com/widget'] ?? '' }],
+ * };
+ * controller({ for: widgetType, client, watches: [secrets] });
+ * ```
  */
 export interface ControllerWatch<W extends KubeObject = KubeObject> {
   /** The watched resource. */
@@ -96,7 +141,15 @@ export interface ControllerWatch<W extends KubeObject = KubeObject> {
   readonly indexes?: Readonly<Record<string, Bivariant<Indexer<W>>>>;
 }
 
-/** An owned child kind with options (a bare `ResourceType` means all defaults). */
+/**
+ * An owned child kind with options (a bare `ResourceType` means all defaults).
+ *
+ * ## Example
+ * ```ts
+ * const configMaps: ControllerOwns = { resource: { apiVersion: 'v1', kind: 'ConfigMap' }, metadataOnly: true };
+ * controller({ for: widgetType, client, owns: [configMaps, { apiVersion: 'apps/v1', kind: 'Deployment' }] });
+ * ```
+ */
 export interface ControllerOwns<C extends KubeObject = KubeObject> {
   readonly resource: ResourceType<C>;
   /**
@@ -115,20 +168,59 @@ export interface ControllerOwns<C extends KubeObject = KubeObject> {
  * Instrumentation of a controller: the workqueue hooks of its applier(s), `reset()` when a run
  * ends (cancelled reconciles never report `finished`), and `userCodeError(hook)` for every user
  * function that failed (`ControllerMetrics.observer(name)` implements all three).
+ *
+ * ## Example
+ * ```ts
+ * const metrics = new ControllerMetrics();
+ * const observer: ControllerObserver = metrics.observer('widgets');
+ * controller({ for: widgetType, client, observer });
+ * ```
  */
 export interface ControllerObserver extends RunByKeyObserver<string> {
   reset?(): void;
   userCodeError?(hook: UserCodeHook): void;
 }
 
-/** The status of a primary object type (`Record<string, unknown>` when `T` does not say). */
+/**
+ * The status of a primary object type (`Record<string, unknown>` when `T` does not say).
+ *
+ * ## Example
+ * ```ts
+ * type WidgetStatus = StatusOf<Widget>; // Widget's status type, or Record<string, unknown> when it has none
+ * ```
+ */
 export type StatusOf<T extends KubeObject> =
   NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
 
-/** What `ctx.status(…)` emits: the write's outcome. */
+/**
+ * What `ctx.status(…)` emits: the write's outcome.
+ *
+ * ## Example
+ * ```ts
+ * const ready = (s: StatusOf<Widget>) => {
+ *   s.phase = 'Ready';
+ * };
+ * ctx.status(ready).pipe(
+ *   map((outcome: ControllerStatusOutcome<Widget>) => (outcome.type === 'patched' ? Action.awaitChange() : Action.requeue(60_000))),
+ * );
+ * ```
+ */
 export type ControllerStatusOutcome<T> = StatusWriteOutcome<T>;
 
-/** What a reconcile gets besides its request. */
+/**
+ * What a reconcile gets besides its request.
+ *
+ * ## Example
+ * ```ts
+ * const reconcile = (request: ObjectRef, ctx: ReconcileContext<Widget>) =>
+ *   defer(async () => {
+ *     ctx.log.info?.('reconciling', { key: ctx.key, children: ctx.owned(configMapType).length });
+ *     await ctx.applyChildren([configMapFor(ctx.object)]);
+ *     ctx.record({ type: 'Normal', reason: 'Synced', action: 'Reconcile', note: 'children applied' });
+ *     return Action.awaitChange();
+ *   });
+ * ```
+ */
 export interface ReconcileContext<T extends KubeObject> {
   /**
    * The current object, read from the primary Store when the reconcile starts (deep-frozen) — or,
@@ -201,13 +293,30 @@ export interface ReconcileContext<T extends KubeObject> {
   ) => Promise<ApplyChildrenResult>;
 }
 
-/** The reconcile: level-triggered, it reads `ctx.object`, never an event payload. */
+/**
+ * The reconcile: level-triggered, it reads `ctx.object`, never an event payload.
+ *
+ * ## Example
+ * ```ts
+ * const reconcile: ControllerReconcile<Widget> = (request, ctx) =>
+ *   ctx.status({ status: { phase: 'Ready' } }).pipe(map(() => Action.requeue(300_000)));
+ * controller({ for: widgetType, client, status: {} }).run(reconcile).subscribe();
+ * ```
+ */
 export type ControllerReconcile<T extends KubeObject> = (
   request: ObjectRef,
   ctx: ReconcileContext<T>,
 ) => ObservableInput<Action>;
 
-/** Filters of {@link CacheReader.list} (controller-runtime's `InNamespace`, `MatchingLabels`, `MatchingFields`). */
+/**
+ * Filters of {@link CacheReader.list} (controller-runtime's `InNamespace`, `MatchingLabels`, `MatchingFields`).
+ *
+ * ## Example
+ * ```ts
+ * const options: CacheListOptions = { namespace: 'shop', labelSelector: { app: 'web' } };
+ * ctx.cache.list({ apiVersion: 'v1', kind: 'ConfigMap' }, options);
+ * ```
+ */
 export interface CacheListOptions {
   /** Only this namespace. */
   readonly namespace?: string;
@@ -251,7 +360,22 @@ export interface CacheReader {
   storeOf<O extends KubeObject = KubeObject>(resource: ResourceType<O> | ControllerWatch<O>): StoreReader<O>;
 }
 
-/** Options of {@link controller}. */
+/**
+ * Options of {@link controller}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ControllerOptions<Widget> = {
+ *   for: { apiVersion: 'example.com/v1', kind: 'Widget' },
+ *   owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+ *   predicates: [generationChanged()],
+ *   concurrency: 4,
+ *   status: { patchType: 'merge' },
+ *   client,
+ * };
+ * controller(options).run(reconcile).subscribe();
+ * ```
+ */
 export interface ControllerOptions<T extends KubeObject> {
   /** The primary resource: each request names one of its objects. */
   readonly for: ResourceType<T>;
@@ -346,7 +470,17 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly shutdown?: ObservableInput<unknown>;
 }
 
-/** Options of the controller's status writes (`options.status`). */
+/**
+ * Options of the controller's status writes (`options.status`).
+ *
+ * ## Example
+ * ```ts
+ * const status: ControllerStatusOptions<Widget> = { fieldManager: 'widget-controller', patchType: 'apply' };
+ * controller({ for: widgetType, client, status }).run((request, ctx) =>
+ *   ctx.status({ status: { phase: 'Ready' } }).pipe(map(() => Action.awaitChange())),
+ * );
+ * ```
+ */
 export interface ControllerStatusOptions<T extends KubeObject> extends StatusWriteOptions {
   /** Default `statusPortFromClient(client, { fieldManager })`; give one to observe or fake the writes. */
   readonly port?: StatusPort<T>;
@@ -354,7 +488,19 @@ export interface ControllerStatusOptions<T extends KubeObject> extends StatusWri
   readonly fieldManager?: string;
 }
 
-/** Options of the controller's finalizer (`options.finalizer`); see `finalizer()`. */
+/**
+ * Options of the controller's finalizer (`options.finalizer`); see `finalizer()`.
+ *
+ * ## Example
+ * ```ts
+ * const finalizer: ControllerFinalizerOptions<Widget> = {
+ *   name: 'example.com/cleanup',
+ *   cleanup: (widget, ctx) => deleteBucket(widget, ctx.client), // idempotent: succeeds when already gone
+ *   stuck: { failures: 5 },
+ * };
+ * controller({ for: widgetType, client, finalizer }).run(reconcile).subscribe();
+ * ```
+ */
 export interface ControllerFinalizerOptions<T extends KubeObject> {
   /** Domain-qualified finalizer name, e.g. `example.com/cleanup`. */
   readonly name: string;

@@ -15,6 +15,13 @@ import { SKIPPED, userCodeErrorIn } from './reconcile-work.js';
 /**
  * One finished request: the applier's result, plus outcome `skipped` when the object was gone
  * from the Store (deleted) so the reconcile was not called.
+ *
+ * ## Example
+ * ```ts
+ * controller({ for: widgetType, client }).run(reconcile).subscribe((r: ControllerResult) => {
+ *   if (r.outcome === 'error' || r.outcome === 'terminal') console.error(r.controller, r.key, r.hook, r.error?.message);
+ * });
+ * ```
  */
 export interface ControllerResult {
   /**

@@ -8,7 +8,15 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { CustomResourceDefinition, JSONSchemaProps } from './custom-resource-definition.js';
 
-/** Options of {@link crdToTypeScript}. */
+/**
+ * Options of {@link crdToTypeScript}.
+ *
+ * ## Example
+ * ```ts
+ * const options: CrdToTypeScriptOptions = { version: 'v1beta1', importFrom: '@rxkube/kube' };
+ * await writeFile('src/widget-v1beta1.ts', crdToTypeScript(crd, options));
+ * ```
+ */
 export interface CrdToTypeScriptOptions {
   /** The version whose schema to use (default: the storage version). */
   readonly version?: string;

@@ -9,6 +9,15 @@ import type { ObjectMeta } from '../types.js';
 /**
  * An OpenAPI v3 schema of a CRD version (`JSONSchemaProps`), the structural subset plus the
  * `x-kubernetes-*` extensions.
+ *
+ * ## Example
+ * ```ts
+ * const schema: JSONSchemaProps = {
+ *   type: 'object',
+ *   properties: { spec: { type: 'object', properties: { size: { type: 'integer' } }, required: ['size'] } },
+ * };
+ * const version: CustomResourceDefinitionVersion = { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } };
+ * ```
  */
 export interface JSONSchemaProps {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -27,7 +36,20 @@ export interface JSONSchemaProps {
   [keyword: string]: unknown;
 }
 
-/** One entry of `spec.versions`. */
+/**
+ * One entry of `spec.versions`.
+ *
+ * ## Example
+ * ```ts
+ * const v1: CustomResourceDefinitionVersion = {
+ *   name: 'v1',
+ *   served: true,
+ *   storage: true,
+ *   subresources: { status: {} },
+ *   schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+ * };
+ * ```
+ */
 export interface CustomResourceDefinitionVersion {
   name: string;
   served: boolean;
@@ -39,7 +61,15 @@ export interface CustomResourceDefinitionVersion {
   [field: string]: unknown;
 }
 
-/** A condition of `status.conditions` (`Established`, `NamesAccepted`, `Terminating`, …). */
+/**
+ * A condition of `status.conditions` (`Established`, `NamesAccepted`, `Terminating`, …).
+ *
+ * ## Example
+ * ```ts
+ * const { crd } = await ensureCrd(client, './crd.yaml');
+ * const established: CustomResourceDefinitionCondition | undefined = crd.status?.conditions?.find((c) => c.type === 'Established');
+ * ```
+ */
 export interface CustomResourceDefinitionCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';

@@ -24,7 +24,15 @@ import type { CrdCause } from './invalid-crd-error.js';
 import { InvalidCrdError } from './invalid-crd-error.js';
 import { validateCrd } from './validate-crd.js';
 
-/** Options of {@link ensureCrd}. */
+/**
+ * Options of {@link ensureCrd}.
+ *
+ * ## Example
+ * ```ts
+ * const options: EnsureCrdOptions = { fieldManager: 'widget-operator', timeoutMs: 120_000 };
+ * await ensureCrd(client, new URL('../crd.yaml', import.meta.url), options);
+ * ```
+ */
 export interface EnsureCrdOptions {
   /** The manager named in `managedFields` (default `rxkube`). */
   readonly fieldManager?: string;
@@ -39,7 +47,15 @@ export interface EnsureCrdOptions {
   readonly pollIntervalMs?: number;
 }
 
-/** What {@link ensureCrd} resolves with. */
+/**
+ * What {@link ensureCrd} resolves with.
+ *
+ * ## Example
+ * ```ts
+ * const { crd, resources }: EnsureCrdResult = await ensureCrd(client, './crd.yaml');
+ * console.log(crd.metadata.name, resources.map((r) => r.apiVersion)); // e.g. widgets.example.com ['example.com/v1']
+ * ```
+ */
 export interface EnsureCrdResult {
   /** The CRD as the server has it, Established. */
   readonly crd: CustomResourceDefinition;

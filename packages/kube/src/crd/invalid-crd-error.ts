@@ -5,7 +5,15 @@
  * @module
  */
 
-/** One reason a CRD is invalid: the field path (`spec.versions[0].name`) and why. */
+/**
+ * One reason a CRD is invalid: the field path (`spec.versions[0].name`) and why.
+ *
+ * ## Example
+ * ```ts
+ * const cause: CrdCause = { field: 'spec.names.plural', message: 'must be lower case', reason: 'FieldValueInvalid' };
+ * if (e instanceof InvalidCrdError) for (const c of e.causes) console.error(`${c.field}: ${c.message}`);
+ * ```
+ */
 export interface CrdCause {
   /** Field path as the API server writes it, e.g. `spec.names.plural`. */
   readonly field: string;

@@ -15,7 +15,15 @@ const NOTE_MAX_BYTES = 1024;
 /** The longest reason, action or reporting name the API server accepts. */
 export const FIELD_MAX = 128;
 
-/** One occurrence to record. */
+/**
+ * One occurrence to record.
+ *
+ * ## Example
+ * ```ts
+ * const { regarding, ...event }: EventRequest = { regarding: widget, type: 'Warning', reason: 'CleanupFailed', action: 'Cleanup', note: 'bucket busy' };
+ * recorder.record(regarding, event);
+ * ```
+ */
 export interface EventRequest {
   /** The object the Event is about: an object (from the Store) or a reference. */
   readonly regarding: KubeObject | EventObjectReference;
@@ -30,7 +38,16 @@ export interface EventRequest {
   readonly related?: EventObjectReference;
 }
 
-/** Which Events API an Event is written with. */
+/**
+ * Which Events API an Event is written with.
+ *
+ * ## Example
+ * ```ts
+ * // an API server known not to serve events.k8s.io/v1: write core/v1 Events from the start
+ * const api: EventApi = 'v1';
+ * new EventRecorder(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: 'w-0', api });
+ * ```
+ */
 export type EventApi = 'events.k8s.io/v1' | 'v1';
 
 /** One Event being recorded: its request, the object it is about, where it lives, when it happened. */

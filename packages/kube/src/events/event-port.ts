@@ -10,7 +10,15 @@ import type { Observable, ObservableInput } from 'rxjs';
 import type { Client } from '../client/client.js';
 import type { ObjectRef } from '../types.js';
 
-/** `ObjectReference` of the object an Event is about. */
+/**
+ * `ObjectReference` of the object an Event is about.
+ *
+ * ## Example
+ * ```ts
+ * const ref: EventObjectReference = { apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'w' };
+ * recorder.record(ref, { type: 'Normal', reason: 'Created', action: 'Create', note: 'bucket created' });
+ * ```
+ */
 export interface EventObjectReference {
   readonly apiVersion: string;
   readonly kind: string;
@@ -21,7 +29,17 @@ export interface EventObjectReference {
   readonly fieldPath?: string;
 }
 
-/** An `events.k8s.io/v1` Event. */
+/**
+ * An `events.k8s.io/v1` Event.
+ *
+ * ## Example
+ * ```ts
+ * const port: EventPort = {
+ *   create: (e: EventsV1Event | CoreV1Event) => (e.apiVersion === 'events.k8s.io/v1' ? of(e.note) : of(e.message)),
+ *   patch: () => of(undefined),
+ * };
+ * ```
+ */
 export interface EventsV1Event {
   readonly apiVersion: 'events.k8s.io/v1';
   readonly kind: 'Event';
@@ -39,7 +57,17 @@ export interface EventsV1Event {
   readonly series?: { readonly count: number; readonly lastObservedTime: string };
 }
 
-/** A core `v1` Event (the fallback when events.k8s.io/v1 is not served). */
+/**
+ * A core `v1` Event (the fallback when events.k8s.io/v1 is not served).
+ *
+ * ## Example
+ * ```ts
+ * const port: EventPort = {
+ *   create: (e: EventsV1Event | CoreV1Event) => (e.apiVersion === 'v1' ? of(e.involvedObject.name) : of(e.regarding.name)),
+ *   patch: () => of(undefined),
+ * };
+ * ```
+ */
 export interface CoreV1Event {
   readonly apiVersion: 'v1';
   readonly kind: 'Event';

@@ -24,7 +24,16 @@ import {
 } from './event-body.js';
 import type { EventObjectReference, EventPort } from './event-port.js';
 
-/** What the recorder did; failures are values, the recorder never errors. */
+/**
+ * What the recorder did; failures are values, the recorder never errors.
+ *
+ * ## Example
+ * ```ts
+ * recorder.outcomes$.subscribe((o: EventOutcome) => {
+ *   if (o.type === 'failed' || o.type === 'dropped') log.warn({ key: o.key, count: o.count }, `event ${o.type}`);
+ * });
+ * ```
+ */
 export type EventOutcome =
   /** An Event was created (`count` > 1 when it was created with a series). */
   | {
@@ -51,7 +60,19 @@ export type EventOutcome =
   /** The entry was evicted (cache full) before `count` occurrences were written; they are lost. */
   | { readonly type: 'dropped'; readonly key: string; readonly count: number };
 
-/** Options of {@link recordEvents}. */
+/**
+ * Options of {@link recordEvents}.
+ *
+ * ## Example
+ * ```ts
+ * const options: RecordEventsOptions = {
+ *   reportingController: 'example.com/widget-controller',
+ *   reportingInstance: process.env.POD_NAME ?? 'local',
+ *   rateLimit: { qps: 5, burst: 50 },
+ * };
+ * const recorder = new EventRecorder(eventPortFromClient(client), options);
+ * ```
+ */
 export interface RecordEventsOptions {
   /** Names the controller, e.g. `example.com/widget-controller` (`reportingController`). */
   readonly reportingController: string;

@@ -28,7 +28,19 @@ import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import type { FinalizerPort } from './finalizer-port.js';
 
-/** A finalizer whose cleanup keeps failing (given to `onStuck`). */
+/**
+ * A finalizer whose cleanup keeps failing (given to `onStuck`).
+ *
+ * ## Example
+ * ```ts
+ * finalizer('example.com/cleanup', {
+ *   port: finalizerPortFromClient<Widget>(client),
+ *   apply,
+ *   cleanup,
+ *   onStuck: (s: StuckFinalizer<Widget>) => log.warn({ key: s.key, failures: s.failures, err: s.error }, 'cleanup stuck'),
+ * });
+ * ```
+ */
 export interface StuckFinalizer<T> {
   /** `namespace/name`. */
   readonly key: string;
@@ -42,7 +54,18 @@ export interface StuckFinalizer<T> {
   readonly error: unknown;
 }
 
-/** The Event `finalizer` records when a cleanup is stuck (an `EventRecorder` fits). */
+/**
+ * The Event `finalizer` records when a cleanup is stuck (an `EventRecorder` fits).
+ *
+ * ## Example
+ * ```ts
+ * const events: FinalizerEventSink = new EventRecorder(eventPortFromClient(client), {
+ *   reportingController: 'example.com/widget-controller',
+ *   reportingInstance: 'widgets-0',
+ * });
+ * finalizer('example.com/cleanup', { port: finalizerPortFromClient<Widget>(client), apply, cleanup, events });
+ * ```
+ */
 export interface FinalizerEventSink {
   record(
     regarding: KubeObject,
@@ -55,7 +78,20 @@ export interface FinalizerEventSink {
   ): void;
 }
 
-/** Options of {@link finalizer}. */
+/**
+ * Options of {@link finalizer}.
+ *
+ * ## Example
+ * ```ts
+ * const options: FinalizerOptions<Widget> = {
+ *   port: finalizerPortFromClient(client),
+ *   apply: (w) => ensureBucket(w).pipe(map(() => Action.requeue(300_000))),
+ *   cleanup: (w) => deleteBucket(w),
+ *   stuck: { failures: 3, afterMs: 60_000 },
+ * };
+ * const reconcile = finalizer('example.com/cleanup', options);
+ * ```
+ */
 export interface FinalizerOptions<T extends KubeObject> {
   /** Patches the object (JSON Patch). */
   readonly port: FinalizerPort<T>;
@@ -77,7 +113,16 @@ export interface FinalizerOptions<T extends KubeObject> {
   readonly maxTracked?: number;
 }
 
-/** The reconcile function `finalizer` returns, with its stuck-cleanup gauge. */
+/**
+ * The reconcile function `finalizer` returns, with its stuck-cleanup gauge.
+ *
+ * ## Example
+ * ```ts
+ * const reconcile: FinalizerReconcile<Widget> = finalizer('example.com/cleanup', options);
+ * widgets$.pipe(applier(objectKey, reconcile)).subscribe();
+ * stuckGauge.set(reconcile.stuckCount()); // e.g. on each metrics scrape
+ * ```
+ */
 export interface FinalizerReconcile<T> {
   (object: T): Observable<Action>;
   /** Objects whose cleanup is failing now and was reported stuck (a gauge). */

@@ -25,9 +25,33 @@ import { isConflict, isAlreadyExists, isNotFound } from '../errors.js';
 import type { KubeObject } from '../types.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
-/** client-go's defaults: 15 s lease, 10 s renew deadline, 2 s retry period. */
+/**
+ * Default `leaseDurationMs`: how long a lease holds without renewal (client-go's 15 s).
+ *
+ * ## Example
+ * ```ts
+ * new LeaderElector(client, { leaseName: 'widgets', leaseDurationMs: 2 * DEFAULT_LEASE_DURATION_MS });
+ * ```
+ */
 export const DEFAULT_LEASE_DURATION_MS = 15_000;
+/**
+ * Default `renewDeadlineMs`: the leader steps down when it could not renew for this long
+ * (client-go's 10 s).
+ *
+ * ## Example
+ * ```ts
+ * new LeaderElector(client, { leaseName: 'widgets', leaseDurationMs: 30_000, renewDeadlineMs: 2 * DEFAULT_RENEW_DEADLINE_MS });
+ * ```
+ */
 export const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+/**
+ * Default `retryPeriodMs`: the time between two tries to acquire or renew (client-go's 2 s).
+ *
+ * ## Example
+ * ```ts
+ * new LeaderElector(client, { leaseName: 'widgets', retryPeriodMs: DEFAULT_RETRY_PERIOD_MS / 2 });
+ * ```
+ */
 export const DEFAULT_RETRY_PERIOD_MS = 2_000;
 /**
  * client-go's `JitterFactor`: a candidate waits `retryPeriod × (1 + random × 1.2)` between tries,
@@ -46,7 +70,16 @@ export const LEADER_ELECTION_JITTER_FACTOR = 1.2;
 const OPERATOR = 'LeaderElector';
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
 
-/** `spec` of a coordination.k8s.io/v1 Lease. */
+/**
+ * `spec` of a coordination.k8s.io/v1 Lease.
+ *
+ * ## Example
+ * ```ts
+ * const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'default', name: 'widgets' });
+ * const spec: LeaseSpec | undefined = lease.spec;
+ * console.log(`held by ${spec?.holderIdentity ?? 'nobody'} since ${spec?.acquireTime ?? '-'}`);
+ * ```
+ */
 export interface LeaseSpec {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
@@ -55,10 +88,26 @@ export interface LeaseSpec {
   leaseTransitions?: number;
 }
 
-/** A coordination.k8s.io/v1 Lease. */
+/**
+ * A coordination.k8s.io/v1 Lease.
+ *
+ * ## Example
+ * ```ts
+ * const lease: Lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'default', name: 'widgets' });
+ * lease.spec?.leaseTransitions; // how often leadership changed hands
+ * ```
+ */
 export type Lease = KubeObject<LeaseSpec>;
 
-/** Options of {@link LeaderElector}. */
+/**
+ * Options of {@link LeaderElector}.
+ *
+ * ## Example
+ * ```ts
+ * const options: LeaderElectionOptions = { leaseName: 'widget-operator', leaseNamespace: 'operators', leaseDurationMs: 30_000, renewDeadlineMs: 20_000 };
+ * const elector = new LeaderElector(client, options);
+ * ```
+ */
 export interface LeaderElectionOptions {
   /** The Lease's name, e.g. the operator's name. */
   readonly leaseName: string;
@@ -76,7 +125,16 @@ export interface LeaderElectionOptions {
   readonly random?: () => number;
 }
 
-/** One try to acquire or renew, as reported on {@link LeaderElector.attempts$}. */
+/**
+ * One try to acquire or renew, as reported on {@link LeaderElector.attempts$}.
+ *
+ * ## Example
+ * ```ts
+ * elector.attempts$.subscribe((a: LeaderElectionAttempt) => {
+ *   if (a.error !== undefined) log.warn({ err: a.error, holder: a.holder }, 'leader election try failed');
+ * });
+ * ```
+ */
 export interface LeaderElectionAttempt {
   /** Scheduler time of the try's end. */
   readonly at: number;

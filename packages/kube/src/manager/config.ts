@@ -22,7 +22,15 @@ import { parseArgs } from 'node:util';
 
 import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-options.js';
 
-/** The settings configurable from outside the code. */
+/**
+ * The settings configurable from outside the code.
+ *
+ * ## Example
+ * ```ts
+ * const settings: ManagerSettings = settingsFromEnv(); // e.g. RXKUBE_NAMESPACES=team-a,team-b → { namespaces: ['team-a', 'team-b'] }
+ * const mgr = new Manager(withSettings({ client, name: 'widget-operator' }, settings));
+ * ```
+ */
 export type ManagerSettings = Pick<
   ManagerOptions,
   'namespaces' | 'concurrency' | 'metricsPort' | 'healthPort' | 'logLevel' | 'shutdownTimeoutMs'
@@ -32,7 +40,18 @@ export type ManagerSettings = Pick<
   readonly leaseNamespace?: string;
 };
 
-/** A configuration value that cannot be used; says where it came from and what is accepted. */
+/**
+ * A configuration value that cannot be used; says where it came from and what is accepted.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   settingsFromArgs(['--concurrency', 'many']);
+ * } catch (e) {
+ *   if (e instanceof ManagerConfigError) console.error(e.source, e.value, e.message); // '--concurrency' 'many' …
+ * }
+ * ```
+ */
 export class ManagerConfigError extends Error {
   readonly _tag = 'ManagerConfigError' as const;
   override readonly name = 'ManagerConfigError';
@@ -49,7 +68,17 @@ export class ManagerConfigError extends Error {
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** The flags {@link settingsFromArgs} understands, for `parseArgs` (so a CLI can add its own). */
+/**
+ * The flags {@link settingsFromArgs} understands, for `parseArgs` (so a CLI can add its own).
+ *
+ * ## Example
+ * ```ts
+ * // a CLI with its own flags next to the Manager's
+ * const { values } = parseArgs({ args: process.argv.slice(2), options: { ...MANAGER_FLAGS, once: { type: 'boolean' } } });
+ * const { once, ...managerFlags } = values;
+ * const settings = settingsFromFlags(managerFlags);
+ * ```
+ */
 export const MANAGER_FLAGS = {
   namespace: { type: 'string', short: 'n', multiple: true },
   concurrency: { type: 'string' },

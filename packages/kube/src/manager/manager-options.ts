@@ -15,18 +15,57 @@ import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument
 
 const OPERATOR = 'Manager';
 
-/** Failures in a row after which `/healthz` fails (the kubelet then restarts the pod). */
+/**
+ * Failures in a row after which `/healthz` fails (the kubelet then restarts the pod).
+ *
+ * ## Example
+ * ```ts
+ * // after this many failed runs of one controller in a row, GET /healthz answers 500 and the kubelet restarts the pod
+ * console.log(`liveness fails after ${MAX_CONTROLLER_FAILURES} controller failures in a row`);
+ * ```
+ */
 export const MAX_CONTROLLER_FAILURES = 5;
-/** controller-runtime's graceful shutdown timeout: 30 s. */
+/**
+ * controller-runtime's graceful shutdown timeout: 30 s.
+ *
+ * ## Example
+ * ```ts
+ * // let reconciles in flight finish for up to a minute on stop()
+ * new Manager({ client, name: 'widget-operator', shutdownTimeoutMs: 2 * DEFAULT_SHUTDOWN_TIMEOUT_MS });
+ * ```
+ */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000;
 
-/** Leader election settings of a `Manager`; `leaseName` defaults to the manager's name. */
+/**
+ * Leader election settings of a `Manager`; `leaseName` defaults to the manager's name.
+ *
+ * ## Example
+ * ```ts
+ * const leaderElection: ManagerLeaderElectionOptions = { leaseNamespace: 'operators', leaseDurationMs: 30_000, renewDeadlineMs: 20_000 };
+ * new Manager({ client, name: 'widget-operator', leaderElection }); // leaseName: 'widget-operator'
+ * ```
+ */
 export interface ManagerLeaderElectionOptions extends Partial<LeaderElectionOptions> {
   /** The elector's clock and timers (a virtual-time scheduler in tests). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
-/** Options of `Manager`. */
+/**
+ * Options of `Manager`.
+ *
+ * ## Example
+ * ```ts
+ * const options: ManagerOptions = {
+ *   client: KubeClient.default(),
+ *   name: 'widget-operator',
+ *   namespaces: ['team-a', 'team-b'],
+ *   leaderElection: true,
+ *   healthPort: 8081,
+ *   metricsPort: 8080,
+ * };
+ * const mgr = new Manager(options);
+ * ```
+ */
 export interface ManagerOptions {
   /** The API client every controller uses. */
   readonly client: KubeClient;
@@ -65,7 +104,15 @@ export interface ManagerOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** What `Manager.stop` resolves with. */
+/**
+ * What `Manager.stop` resolves with.
+ *
+ * ## Example
+ * ```ts
+ * const report: ShutdownReport = await mgr.stop();
+ * if (!report.drained) log.warn({ cancelled: report.cancelled }, 'reconciles cancelled at the shutdown deadline');
+ * ```
+ */
 export interface ShutdownReport {
   /** Every reconcile in flight finished before the deadline. */
   readonly drained: boolean;
@@ -75,7 +122,19 @@ export interface ShutdownReport {
   readonly durationMs: number;
 }
 
-/** The Manager could not start (a probe or metrics port could not be bound); `cause` says why. */
+/**
+ * The Manager could not start (a probe or metrics port could not be bound); `cause` says why.
+ *
+ * ## Example
+ * ```ts
+ * try {
+ *   await mgr.start();
+ * } catch (e) {
+ *   if (e instanceof ManagerStartError) console.error(e.message, e.cause); // e.g. the health port is in use
+ *   throw e;
+ * }
+ * ```
+ */
 export class ManagerStartError extends Error {
   readonly _tag = 'ManagerStartError' as const;
   override readonly name = 'ManagerStartError';

@@ -23,6 +23,12 @@ export type { PolicyRule } from './registration.js';
 /**
  * What {@link managerRbac} reads: a Manager (structurally — this module does not import it) or
  * anything that describes one and resolves kinds through discovery.
+ *
+ * ## Example
+ * ```ts
+ * const source: RbacSource = mgr; // a Manager is one
+ * const rbac = await managerRbac(source);
+ * ```
  */
 export interface RbacSource {
   /** Resolves plurals and scopes. */
@@ -31,7 +37,15 @@ export interface RbacSource {
   describe(): Promise<ManagerDescription>;
 }
 
-/** The rules of a Manager, split by where they apply. */
+/**
+ * The rules of a Manager, split by where they apply.
+ *
+ * ## Example
+ * ```ts
+ * const rbac: ManagerRbac = await managerRbac(mgr);
+ * for (const rule of rbac.rules) console.log(rule.apiGroups, rule.resources, rule.verbs);
+ * ```
+ */
 export interface ManagerRbac {
   /** Rules for the watched namespaces (a ClusterRole, or a Role per namespace with `namespaces`). */
   readonly rules: readonly PolicyRule[];
@@ -189,7 +203,15 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
   };
 }
 
-/** Options of {@link rbacManifests}. */
+/**
+ * Options of {@link rbacManifests}.
+ *
+ * ## Example
+ * ```ts
+ * const options: RbacManifestOptions = { namespace: 'operators', serviceAccount: 'widget-operator', name: 'widget-operator' };
+ * const objects = rbacManifests(await managerRbac(mgr), { ...options, name: 'widget-operator' });
+ * ```
+ */
 export interface RbacManifestOptions {
   /** The operator's namespace (its ServiceAccount, and the lease's unless election says otherwise). */
   readonly namespace: string;

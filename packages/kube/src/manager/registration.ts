@@ -12,7 +12,15 @@ import type { ControllerOptions } from '../controller/options.js';
 import type { ControllerReconcile } from '../controller/options.js';
 import type { KubeObject } from '../types.js';
 
-/** An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only). */
+/**
+ * An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only).
+ *
+ * ## Example
+ * ```ts
+ * const createConfigMaps: PolicyRule = { apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch', 'delete'] };
+ * mgr.add<Widget>('widget', { for: widgetType, permissions: [createConfigMaps] }, reconcile);
+ * ```
+ */
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
@@ -20,7 +28,20 @@ export interface PolicyRule {
   readonly resourceNames?: readonly string[];
 }
 
-/** A controller's options as given to `Manager.add`: the manager supplies the rest. */
+/**
+ * A controller's options as given to `Manager.add`: the manager supplies the rest.
+ *
+ * ## Example
+ * ```ts
+ * const options: ManagedControllerOptions<Widget> = {
+ *   for: widgetType,
+ *   owns: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+ *   status: { fieldManager: 'widgets' },
+ *   events: true,
+ * };
+ * mgr.add('widget', options, reconcile);
+ * ```
+ */
 export type ManagedControllerOptions<T extends KubeObject> = Omit<
   ControllerOptions<T>,
   'client' | 'registry' | 'observer' | 'log' | 'recorder' | 'shutdown'
@@ -34,7 +55,14 @@ export type ManagedControllerOptions<T extends KubeObject> = Omit<
   readonly permissions?: readonly PolicyRule[];
 };
 
-/** A registered controller: exactly what `Manager.add` was given. */
+/**
+ * A registered controller: exactly what `Manager.add` was given.
+ *
+ * ## Example
+ * ```ts
+ * for (const c of mgr.registered) console.log(c.name, c.options.for.kind);
+ * ```
+ */
 export interface ManagedController {
   readonly name: string;
   readonly options: ManagedControllerOptions<KubeObject>;

@@ -14,12 +14,27 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ControllerLogger } from '../controller/controller.js';
 
-/** What replaces a secret value. */
+/**
+ * What replaces a secret value.
+ *
+ * ## Example
+ * ```ts
+ * redactSecrets({ headers: { authorization: 'Bearer abc' } }); // { headers: { authorization: REDACTED } }
+ * ```
+ */
 export const REDACTED = '[REDACTED]';
 
 const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Options of {@link createLogger}. */
+/**
+ * Options of {@link createLogger}.
+ *
+ * ## Example
+ * ```ts
+ * const options: CreateLoggerOptions = { name: 'widget-operator', level: 'debug' };
+ * const log = createLogger(options);
+ * ```
+ */
 export interface CreateLoggerOptions {
   /** Minimum level; default `RXKUBE_LOG_LEVEL`, then `LOG_LEVEL`, then `info`. */
   readonly level?: Level | 'silent';
@@ -66,7 +81,14 @@ const STRING_SCRUBBERS: readonly (readonly [RegExp, string])[] = [
   ],
 ];
 
-/** Replaces bearer/basic credentials, JWTs, PEM private keys and `token=…`-style pairs in a string. */
+/**
+ * Replaces bearer/basic credentials, JWTs, PEM private keys and `token=…`-style pairs in a string.
+ *
+ * ## Example
+ * ```ts
+ * scrubString('GET /x with Authorization: Bearer abc.def'); // 'GET /x with Authorization: Bearer [REDACTED]'
+ * ```
+ */
 export function scrubString(text: string): string {
   let out = text;
   for (const [pattern, replacement] of STRING_SCRUBBERS) out = out.replace(pattern, replacement);
@@ -213,7 +235,15 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
   );
 }
 
-/** What {@link logReconcile} reads from a result (`ControllerResult` and core's `ReconcileResult` fit). */
+/**
+ * What {@link logReconcile} reads from a result (`ControllerResult` and core's `ReconcileResult` fit).
+ *
+ * ## Example
+ * ```ts
+ * const result: LoggedReconcile = { key: 'shop/w', outcome: 'requeue', durationMs: 8, action: { type: 'requeue', afterMs: 5_000 } };
+ * of(result).pipe(logReconcile(log, 'widgets')).subscribe(); // {"controller":"widgets","key":"shop/w","result":"requeue",…}
+ * ```
+ */
 export interface LoggedReconcile {
   readonly key: unknown;
   readonly outcome: 'success' | 'requeue' | 'error' | 'terminal' | 'skipped';

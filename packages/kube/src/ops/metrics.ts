@@ -25,23 +25,54 @@ import type { UserCodeHook } from '../user-code-error.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 
-/** controller-runtime's `controller_runtime_reconcile_time_seconds` buckets (seconds). */
+/**
+ * controller-runtime's `controller_runtime_reconcile_time_seconds` buckets (seconds).
+ *
+ * ## Example
+ * ```ts
+ * // a histogram of your own with the buckets of controller_runtime_reconcile_time_seconds
+ * new Histogram({ name: 'widget_sync_seconds', help: 'Widget sync time', buckets: [...RECONCILE_TIME_BUCKETS] });
+ * ```
+ */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
   1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ]);
 
-/** client-go's workqueue latency buckets, `ExponentialBuckets(10e-9, 10, 12)`: 1e-8 s … 1e3 s. */
+/**
+ * client-go's workqueue latency buckets, `ExponentialBuckets(10e-9, 10, 12)`: 1e-8 s … 1e3 s.
+ *
+ * ## Example
+ * ```ts
+ * // a histogram of your own with the buckets of workqueue_queue_duration_seconds
+ * new Histogram({ name: 'widget_queue_seconds', help: 'Widget queue time', buckets: [...WORKQUEUE_DURATION_BUCKETS] });
+ * ```
+ */
 export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Object.freeze(
   Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1))),
 );
 
-/** The `result` label values of `controller_runtime_reconcile_total` (controller-runtime's). */
+/**
+ * The `result` label values of `controller_runtime_reconcile_total` (controller-runtime's).
+ *
+ * ## Example
+ * ```ts
+ * // counted as controller_runtime_reconcile_total{controller="widgets",result="requeue_after"}
+ * metrics.recordResult('widgets', { outcome: 'requeue', durationMs: 3, action: Action.requeue(5_000) });
+ * const label: ReconcileResultLabel = 'requeue_after';
+ * ```
+ */
 export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
 
 /**
  * What {@link ControllerMetrics.recordResult} reads from a result: `@rxkube/core`'s
  * `ReconcileResult` and `@rxkube/kube`'s `ControllerResult` both fit.
+ *
+ * ## Example
+ * ```ts
+ * const outcome: ReconcileOutcome = { outcome: 'requeue', durationMs: 12, action: Action.requeue(60_000) };
+ * metrics.recordResult('widgets', outcome); // controller_runtime_reconcile_total{controller="widgets",result="requeue_after"} += 1
+ * ```
  */
 export interface ReconcileOutcome {
   readonly outcome: 'success' | 'requeue' | 'error' | 'terminal' | 'skipped';
@@ -49,10 +80,27 @@ export interface ReconcileOutcome {
   readonly action?: Action;
 }
 
-/** What a watch's metrics are labelled with (a `WatchTarget` fits). */
+/**
+ * What a watch's metrics are labelled with (a `WatchTarget` fits).
+ *
+ * ## Example
+ * ```ts
+ * const target: WatchMetricsTarget = { resource: { apiVersion: 'v1', kind: 'ConfigMap' }, namespace: 'shop' };
+ * metrics.recordWatchHealth(target, health);
+ * metrics.forgetWatch(target); // when the watch stops for good
+ * ```
+ */
 export type WatchMetricsTarget = WatchTarget;
 
-/** Options of {@link ControllerMetrics}. */
+/**
+ * Options of {@link ControllerMetrics}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ControllerMetricsOptions = { registry: new Registry() };
+ * const metrics = new ControllerMetrics(options);
+ * ```
+ */
 export interface ControllerMetricsOptions {
   /** Where the metrics are registered; default a new `Registry` of their own. */
   readonly registry?: Registry;
@@ -60,7 +108,15 @@ export interface ControllerMetricsOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** A workqueue observer of one controller; `reset()` zeroes its depth and active gauges. */
+/**
+ * A workqueue observer of one controller; `reset()` zeroes its depth and active gauges.
+ *
+ * ## Example
+ * ```ts
+ * const observer: ControllerMetricsObserver = metrics.observer('widgets', { maxConcurrentReconciles: 4 });
+ * controller({ for: widgetType, client, concurrency: 4, observer });
+ * ```
+ */
 export interface ControllerMetricsObserver extends RunByKeyObserver<unknown> {
   /**
    * Call when the controller's pipeline stops: runs cancelled by an unsubscribe never report

@@ -21,17 +21,40 @@ import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { WatchProgress } from './watch-progress.js';
 import { observeProgress, watchProgress } from './watch-progress.js';
 
-/** What a check reports: ok, or why not (shown in the probe body). */
+/**
+ * What a check reports: ok, or why not (shown in the probe body).
+ *
+ * ## Example
+ * ```ts
+ * const check = (): ProbeCheckResult => (store.ready ? { ok: true } : { ok: false, reason: 'widgets not listed yet' });
+ * ```
+ */
 export type ProbeCheckResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/** A named check, run on every probe request; must be cheap and must not throw. */
+/**
+ * A named check, run on every probe request; must be cheap and must not throw.
+ *
+ * ## Example
+ * ```ts
+ * const queue: ProbeCheck = { name: 'queue', check: () => (backlog < 1_000 ? { ok: true } : { ok: false, reason: `${backlog} queued` }) };
+ * await startProbeServer({ port: 8081, checks: [queue] });
+ * ```
+ */
 export interface ProbeCheck {
   /** Shown as `[+]name ok` / `[-]name failed: reason`; letters, digits, `-`, `_`, `.`. */
   readonly name: string;
   readonly check: () => ProbeCheckResult;
 }
 
-/** Event-loop blocking detection of `/healthz`. */
+/**
+ * Event-loop blocking detection of `/healthz`.
+ *
+ * ## Example
+ * ```ts
+ * const eventLoop: EventLoopCheckOptions = { maxLagMs: 2_000 };
+ * await startProbeServer({ port: 8081, eventLoop });
+ * ```
+ */
 export interface EventLoopCheckOptions {
   /** `/healthz` fails when the loop was blocked longer than this; default {@link DEFAULT_MAX_EVENT_LOOP_LAG_MS}. */
   readonly maxLagMs?: number;
@@ -42,7 +65,15 @@ export interface EventLoopCheckOptions {
   readonly lagMs?: () => number;
 }
 
-/** Options of {@link startProbeServer}. */
+/**
+ * Options of {@link startProbeServer}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ProbeServerOptions = { port: 8081, checks: [storeSyncedCheck('widgets-cache', store)], registry: metrics.registry };
+ * const server = await startProbeServer(options);
+ * ```
+ */
 export interface ProbeServerOptions {
   /** TCP port; `0` picks a free one (read it from the result). */
   readonly port: number;
@@ -58,7 +89,16 @@ export interface ProbeServerOptions {
   readonly registry?: Registry;
 }
 
-/** A running probe server. */
+/**
+ * A running probe server.
+ *
+ * ## Example
+ * ```ts
+ * const server: ProbeServer = await startProbeServer({ port: 0 });
+ * await fetch(`http://127.0.0.1:${server.port}/healthz`); // 200 ok
+ * await server.close();
+ * ```
+ */
 export interface ProbeServer {
   /** The bound port (the real one when `port: 0` was asked). */
   readonly port: number;
@@ -66,7 +106,14 @@ export interface ProbeServer {
   close(): Promise<void>;
 }
 
-/** Default event-loop lag above which `/healthz` fails: 5 s. */
+/**
+ * Default event-loop lag above which `/healthz` fails: 5 s.
+ *
+ * ## Example
+ * ```ts
+ * await startProbeServer({ port: 8081, eventLoop: { maxLagMs: 2 * DEFAULT_MAX_EVENT_LOOP_LAG_MS } }); // tolerate 10 s
+ * ```
+ */
 export const DEFAULT_MAX_EVENT_LOOP_LAG_MS = 5_000;
 
 const OPERATOR = 'startProbeServer';

@@ -7,7 +7,15 @@
  */
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 
-/** A label selector: the text form (`app=web,tier in (a,b)`) or `matchLabels`. */
+/**
+ * A label selector: the text form (`app=web,tier in (a,b)`) or `matchLabels`.
+ *
+ * ## Example
+ * ```ts
+ * labelMatcher('app=web,tier in (a,b)'); // the text form
+ * labelMatcher({ app: 'web' }); // matchLabels
+ * ```
+ */
 export type LabelSelectorInput = string | Readonly<Record<string, string>>;
 
 type Requirement =

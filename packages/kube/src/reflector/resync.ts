@@ -15,6 +15,13 @@ import { Store } from './store.js';
  * change-detecting predicates (generation changed, …) can let it through on purpose instead of
  * silently filtering it (controller-runtime's resyncs are Update events with old == new, which
  * `GenerationChangedPredicate` drops).
+ *
+ * ## Example
+ * ```ts
+ * watcher(source).pipe(reflector(store), resync(60_000, store)).subscribe((e) => {
+ *   if (e.type === 'Resync') console.log('recheck', objectKey(e.object));
+ * });
+ * ```
  */
 export interface ResyncEvent<T extends KubeObject = KubeObject> {
   readonly type: 'Resync';

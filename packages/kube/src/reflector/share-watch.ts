@@ -24,7 +24,15 @@ export interface ShareWatchOptions<T extends KubeObject> {
   readonly store?: StoreOptions<T>;
 }
 
-/** One shared watch: its events and the Store they keep. */
+/**
+ * One shared watch: its events and the Store they keep.
+ *
+ * ## Example
+ * ```ts
+ * const pods: SharedWatch<Pod> = registry.watch<Pod>({ resource: { apiVersion: 'v1', kind: 'Pod' } });
+ * pods.events$.subscribe((e) => console.log(e.type, pods.store.size));
+ * ```
+ */
 export interface SharedWatch<T extends KubeObject> {
   /**
    * The shared events. Each subscriber first receives the Store's current contents as

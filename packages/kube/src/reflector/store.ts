@@ -16,10 +16,27 @@ import type { WatchEvent } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 
-/** Computes the index values of an object (`[]` when it belongs to no bucket). */
+/**
+ * Computes the index values of an object (`[]` when it belongs to no bucket).
+ *
+ * ## Example
+ * ```ts
+ * const byNode: Indexer<Pod> = (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []);
+ * const store = new Store<Pod>({ indexers: { node: byNode } });
+ * store.byIndex('node', 'worker-1');
+ * ```
+ */
 export type Indexer<T extends KubeObject> = (object: T) => readonly string[];
 
-/** Options of a {@link Store}. */
+/**
+ * Options of a {@link Store}.
+ *
+ * ## Example
+ * ```ts
+ * const options: StoreOptions<Pod> = { transform: (o) => o, onUserCodeError: (e) => log.warn(e.message) };
+ * const store = new Store<Pod>(options);
+ * ```
+ */
 export interface StoreOptions<T extends KubeObject> {
   /**
    * Applied to every object before it is stored (and passed on by the reflector). Default
@@ -37,9 +54,23 @@ export interface StoreOptions<T extends KubeObject> {
   readonly onUserCodeError?: (error: UserCodeError) => void;
 }
 
-/** Built-in index: the object's namespace (cluster-scoped objects are in no bucket). */
+/**
+ * Built-in index: the object's namespace (cluster-scoped objects are in no bucket).
+ *
+ * ## Example
+ * ```ts
+ * store.byIndex(NAMESPACE_INDEX, 'shop'); // the objects in namespace shop
+ * ```
+ */
 export const NAMESPACE_INDEX = 'namespace';
-/** Built-in index: the uids of the object's `metadata.ownerReferences`. */
+/**
+ * Built-in index: the uids of the object's `metadata.ownerReferences`.
+ *
+ * ## Example
+ * ```ts
+ * store.byIndex(OWNER_INDEX, owner.metadata.uid ?? ''); // the objects owned by `owner`
+ * ```
+ */
 export const OWNER_INDEX = 'owner';
 
 /**
@@ -63,7 +94,16 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
   return object;
 }
 
-/** A reference that names one object: a key (`namespace/name`), an ObjectRef or an object. */
+/**
+ * A reference that names one object: a key (`namespace/name`), an ObjectRef or an object.
+ *
+ * ## Example
+ * ```ts
+ * store.get('shop/web'); // a key
+ * store.get({ namespace: 'shop', name: 'web' }); // an ObjectRef
+ * store.get(configMap); // an object (its metadata names it)
+ * ```
+ */
 export type StoreRef =
   string | { readonly namespace?: string; readonly name: string } | { readonly metadata: ObjectMeta };
 

@@ -19,7 +19,15 @@ import { assertScheduler, watcher } from '../watcher/watcher.js';
 import type { SharedWatch, ShareWatchOptions } from './share-watch.js';
 import { shareWatch } from './share-watch.js';
 
-/** What one watch is about. Two targets with the same fields share one upstream. */
+/**
+ * What one watch is about. Two targets with the same fields share one upstream.
+ *
+ * ## Example
+ * ```ts
+ * const target: WatchTarget = { resource: { apiVersion: 'v1', kind: 'Pod' }, namespace: 'shop', metadataOnly: true };
+ * registry.watch(target).events$.subscribe();
+ * ```
+ */
 export interface WatchTarget {
   readonly resource: ResourceType;
   /** Unset: all namespaces (or a cluster-scoped resource). */
@@ -49,10 +57,30 @@ export function watchTargetKey(target: WatchTarget): string {
   ]);
 }
 
-/** Builds the upstream events of a target, e.g. `(t) => watcher(client, t.resource, t)`. */
+/**
+ * Builds the upstream events of a target, e.g. `(t) => watcher(client, t.resource, t)`.
+ *
+ * ## Example
+ * ```ts
+ * const factory: WatchFactory = (target) => watcher(client, target.resource, target);
+ * const registry = new WatchRegistry(factory);
+ * ```
+ */
 export type WatchFactory = (target: WatchTarget) => Observable<WatchEvent<KubeObject>>;
 
-/** Options of a {@link WatchRegistry}. */
+/**
+ * Options of a {@link WatchRegistry}.
+ *
+ * ## Example
+ * ```ts
+ * const options: WatchRegistryOptions = {
+ *   gracePeriodMs: 5_000,
+ *   watcher: { pageSize: 100 },
+ *   health: (target, h) => h.lastError && log.warn(`${target.resource.kind}: ${h.lastError.message}`),
+ * };
+ * const registry = new WatchRegistry(client, options);
+ * ```
+ */
 export interface WatchRegistryOptions extends ShareWatchOptions<KubeObject> {
   /**
    * Watcher config of every target (backoff, idle timeout, page size, …); `health` is not allowed

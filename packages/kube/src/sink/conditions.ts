@@ -8,7 +8,15 @@ import { InvalidArgumentError } from '@rxkube/core';
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 
-/** A `metav1.Condition` as plain JSON. */
+/**
+ * A `metav1.Condition` as plain JSON.
+ *
+ * ## Example
+ * ```ts
+ * const ready: Condition | undefined = findCondition(widget.status, 'Ready');
+ * if (ready?.status === 'True') console.log(`ready since ${ready.lastTransitionTime}`);
+ * ```
+ */
 export interface Condition {
   /** CamelCase kind of the condition, e.g. `Ready`; unique in the list. */
   type: string;
@@ -23,7 +31,15 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-/** What the caller gives {@link setCondition}: a condition without its transition time. */
+/**
+ * What the caller gives {@link setCondition}: a condition without its transition time.
+ *
+ * ## Example
+ * ```ts
+ * const input: ConditionInput = { type: 'Ready', status: 'False', reason: 'Scaling', message: '2/3 replicas' };
+ * draftStatus(widget, (s) => setCondition(s, input));
+ * ```
+ */
 export interface ConditionInput {
   type: string;
   status: 'True' | 'False' | 'Unknown';

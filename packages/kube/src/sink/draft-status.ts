@@ -11,7 +11,17 @@ import type { JsonPatchOperation } from '../client/verb-options.js';
 import type { KubeObject } from '../types.js';
 import { toJsonPatch } from './json-patch.js';
 
-/** What {@link draftStatus} returns. */
+/**
+ * What {@link draftStatus} returns.
+ *
+ * ## Example
+ * ```ts
+ * const drafted: DraftedStatus<WidgetStatus> = draftStatus(widget, (s) => {
+ *   s.phase = 'Ready';
+ * });
+ * drafted.patch; // [{ op: 'replace', path: '/status/phase', value: 'Ready' }] when phase was set before
+ * ```
+ */
 export interface DraftedStatus<S> {
   /** The new status (frozen by immer); `undefined` when the recipe removed it or it never existed. */
   readonly next: S | undefined;
@@ -22,6 +32,15 @@ export interface DraftedStatus<S> {
 /**
  * A recipe for the status: mutate `draft` in place (immer), or return a whole new status.
  * The draft is `{}` when the object has no status yet.
+ *
+ * ## Example
+ * ```ts
+ * const recipe: StatusRecipe<WidgetStatus> = (s) => {
+ *   setObservedGeneration(s, widget);
+ *   s.phase = 'Ready';
+ * };
+ * desired$.pipe(map((widget) => ({ object: widget, update: recipe }))); // a StatusWrite for statusSink
+ * ```
  */
 export type StatusRecipe<S> = (draft: Draft<S>) => S | Draft<S> | void | undefined;
 

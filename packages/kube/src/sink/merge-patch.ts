@@ -8,7 +8,15 @@ import { InvalidArgumentError } from '@rxkube/core';
 import type { JsonObject } from './internal/json.js';
 import { isPlainObject, jsonEqual, setOwn, toJsonValue } from './internal/json.js';
 
-/** An RFC 7386 JSON merge patch: `null` removes a key, objects merge, anything else replaces. */
+/**
+ * An RFC 7386 JSON merge patch: `null` removes a key, objects merge, anything else replaces.
+ *
+ * ## Example
+ * ```ts
+ * const patch: MergePatch = { phase: 'Ready', message: null }; // sets phase, removes message
+ * await client.patch(ref, { type: 'merge', body: { status: patch } }, { subresource: 'status' });
+ * ```
+ */
 export type MergePatch = { [key: string]: unknown };
 
 /**

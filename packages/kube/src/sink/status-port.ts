@@ -15,6 +15,12 @@ import type { MergePatch } from './merge-patch.js';
  * A patch of the `status` subresource: a JSON merge patch, a JSON patch, or a server-side apply of
  * the whole desired status (the field manager's full intent: status fields it applied before and
  * omits now are removed, fields other managers own are kept).
+ *
+ * ## Example
+ * ```ts
+ * const patch: StatusPatch = { type: 'merge', body: { status: { phase: 'Ready' } } };
+ * port.patchStatus({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'w' }, patch);
+ * ```
  */
 export type StatusPatch =
   | { readonly type: 'merge'; readonly body: { readonly status: MergePatch | null } }
@@ -48,7 +54,15 @@ export interface StatusPort<T extends KubeObject> {
   getLatest(ref: ObjectRef): ObservableInput<T>;
 }
 
-/** Options of {@link statusPortFromClient}. */
+/**
+ * Options of {@link statusPortFromClient}.
+ *
+ * ## Example
+ * ```ts
+ * const options: StatusPortOptions = { fieldManager: 'widget-controller' };
+ * desired$.pipe(statusSink(statusPortFromClient<Widget>(client, options), { patchType: 'apply' })).subscribe();
+ * ```
+ */
 export interface StatusPortOptions {
   /**
    * Names the writer in `managedFields` (e.g. the controller's name). Server-side apply needs one:

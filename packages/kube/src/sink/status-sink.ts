@@ -21,14 +21,31 @@ import { WriteTracker } from './write-tracker.js';
 export { StatusConflictError } from './status-write.js';
 export type { StatusWrite, StatusWriteOutcome } from './status-write.js';
 
-/** What `statusSink` emits for each write: `written`, `failed` or `superseded`. */
+/**
+ * What `statusSink` emits for each write: `written`, `failed` or `superseded`.
+ *
+ * ## Example
+ * ```ts
+ * desired$.pipe(statusSink(port)).subscribe((r: StatusSinkResult<Widget, WidgetStatus>) => {
+ *   if (r.kind === 'failed') log.warn({ key: r.key, err: r.error }, 'status write failed');
+ * });
+ * ```
+ */
 export type StatusSinkResult<T extends KubeObject<unknown, S>, S extends object> = SinkResult<
   StatusWrite<T, S>,
   string,
   StatusWriteOutcome<T>
 >;
 
-/** Options of {@link statusSink}. */
+/**
+ * Options of {@link statusSink}.
+ *
+ * ## Example
+ * ```ts
+ * const options: StatusSinkOptions<Widget> = { concurrency: 8, patchType: 'json', tracker: new WriteTracker() };
+ * desired$.pipe(statusSink(statusPortFromClient<Widget>(client), options)).subscribe();
+ * ```
+ */
 export interface StatusSinkOptions<T extends KubeObject> extends StatusWriteOptions {
   /** Status writes in flight across objects; default 4. */
   readonly concurrency?: number;

@@ -25,11 +25,32 @@ import { writeId } from './write-tracker.js';
 /**
  * One desired status write: the object as the reconcile saw it, and either the whole desired
  * `status` or an `update` recipe that drafts it (immer) on top of the latest object.
+ *
+ * ## Example
+ * ```ts
+ * const whole: StatusWrite<Widget, WidgetStatus> = { object: widget, status: { phase: 'Ready' } };
+ * const drafted: StatusWrite<Widget, WidgetStatus> = {
+ *   object: widget,
+ *   update: (s) => {
+ *     s.phase = 'Ready';
+ *   },
+ * };
+ * of(whole, drafted).pipe(statusSink(port)).subscribe();
+ * ```
  */
 export type StatusWrite<T extends KubeObject<unknown, S>, S extends object> =
   { readonly object: T; readonly status: S } | { readonly object: T; readonly update: StatusRecipe<S> };
 
-/** What a write did. */
+/**
+ * What a write did.
+ *
+ * ## Example
+ * ```ts
+ * desired$.pipe(statusSink(port)).subscribe((r) => {
+ *   if (r.kind === 'written' && r.result.type === 'patched') console.log(r.key, `${r.result.conflicts} conflicts`);
+ * });
+ * ```
+ */
 export type StatusWriteOutcome<T> =
   /** The status was patched; `object` is the server's response. */
   | {
@@ -43,7 +64,15 @@ export type StatusWriteOutcome<T> =
   /** The object already had the desired status: no request (or no further request) was sent. */
   | { readonly type: 'unchanged'; readonly requests: number; readonly conflicts: number };
 
-/** How status writes are sent (the sink's and the controller's shared settings). */
+/**
+ * How status writes are sent (the sink's and the controller's shared settings).
+ *
+ * ## Example
+ * ```ts
+ * const options: StatusWriteOptions = { patchType: 'apply', maxAttempts: 3, conflictBackoff: { baseMs: 50 } };
+ * desired$.pipe(statusSink(port, options)).subscribe();
+ * ```
+ */
 export interface StatusWriteOptions {
   /**
    * `merge` (RFC 7386, default), `json` (RFC 6902 from the immer draft) or `apply` (server-side
@@ -149,6 +178,14 @@ export function resolveStatusWriteOptions(
  * recorded in `tracker` as written by `writer`. Emits one outcome, then completes; errors with the
  * write's error (unwrapped, so `isNotFound(e)` works), a {@link StatusConflictError} after
  * `maxAttempts` conflicts, or a {@link UserCodeError} (hook `status`) when the recipe throws.
+ *
+ * ## Example
+ * ```ts
+ * const options = { patchType: 'merge', maxAttempts: 5, baseMs: 10, maxMs: 1_000 } as const;
+ * const write: StatusWrite<Widget, WidgetStatus> = { object: widget, status: { phase: 'Ready' } };
+ * writeStatus(statusPortFromClient<Widget>(client), write, options, new WriteTracker(), asyncScheduler)
+ *   .subscribe((outcome) => console.log(outcome.type)); // 'patched' or 'unchanged'
+ * ```
  */
 export function writeStatus<T extends KubeObject<unknown, S>, S extends object>(
   port: StatusPort<T>,

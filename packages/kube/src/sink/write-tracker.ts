@@ -18,7 +18,15 @@ import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { KubeObject, ObjectMeta, ResourceType } from '../types.js';
 
-/** Options of {@link WriteTracker}. */
+/**
+ * Options of {@link WriteTracker}.
+ *
+ * ## Example
+ * ```ts
+ * const options: WriteTrackerOptions = { maxObjects: 50_000, ttlMs: 60_000 };
+ * const tracker = new WriteTracker(options);
+ * ```
+ */
 export interface WriteTrackerOptions {
   /** Objects remembered at most (oldest forgotten first); default 10 000. */
   readonly maxObjects?: number;
@@ -26,7 +34,15 @@ export interface WriteTrackerOptions {
   readonly ttlMs?: number;
 }
 
-/** An echo recognised by {@link WriteTracker.takeEcho}: which reconcile (key) made the write. */
+/**
+ * An echo recognised by {@link WriteTracker.takeEcho}: which reconcile (key) made the write.
+ *
+ * ## Example
+ * ```ts
+ * const echo: OwnEcho | undefined = tracker.takeEcho(event.object);
+ * if (echo !== undefined) console.log(`our own write (by ${echo.writer ?? 'unknown'}): no reconcile`);
+ * ```
+ */
 export interface OwnEcho {
   /** The key of the reconcile that wrote, when the write named one. */
   readonly writer: string | undefined;

@@ -22,14 +22,37 @@ import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from '../watcher/source.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';
 
-/** Default bound on a response body (a list page of large objects stays far below it). */
+/**
+ * Default bound on a response body (a list page of large objects stays far below it).
+ *
+ * ## Example
+ * ```ts
+ * // accept list pages up to 1 GiB instead of 256 MiB
+ * const client = KubeClient.default({ maxResponseBytes: 4 * DEFAULT_MAX_RESPONSE_BYTES });
+ * ```
+ */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** Bound on an error body: a `metav1.Status` is small. */
 const MAX_ERROR_BODY_BYTES = 1024 * 1024;
-/** Default socket idle timeout of a non-watch request. */
+/**
+ * Default socket idle timeout of a non-watch request.
+ *
+ * ## Example
+ * ```ts
+ * const client = KubeClient.default({ requestTimeoutMs: 2 * DEFAULT_REQUEST_TIMEOUT_MS }); // a slow apiserver
+ * ```
+ */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-/** Options of {@link HttpTransport}. */
+/**
+ * Options of {@link HttpTransport}.
+ *
+ * ## Example
+ * ```ts
+ * const options: TransportOptions = { userAgent: 'widget-operator/1.0', onWarning: (w, url) => log.warn({ url }, w) };
+ * const client = KubeClient.default(options);
+ * ```
+ */
 export interface TransportOptions {
   /** `User-Agent` (default `rxkube/0.1`); the API server names unnamed field managers after it. */
   readonly userAgent?: string;
@@ -41,7 +64,20 @@ export interface TransportOptions {
   readonly onWarning?: (warning: string, url: string) => void;
 }
 
-/** One request. */
+/**
+ * One request.
+ *
+ * ## Example
+ * ```ts
+ * const req: HttpRequest = {
+ *   method: 'GET',
+ *   path: '/api/v1/namespaces/default/configmaps',
+ *   query: { limit: 10 },
+ *   target: { verb: 'list', group: '', resource: 'configmaps', namespace: 'default' },
+ * };
+ * const page = await transport.request<ObjectList<KubeObject>>(req);
+ * ```
+ */
 export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** API path, e.g. `/api/v1/namespaces/default/configmaps`. */

@@ -15,7 +15,15 @@ import ndjson from 'ndjson';
 import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from '../watcher/source.js';
 
-/** Default bound on one watch line: far above the API server's 3 MiB request limit. */
+/**
+ * Default bound on one watch line: far above the API server's 3 MiB request limit.
+ *
+ * ## Example
+ * ```ts
+ * // accept watch lines up to 32 MiB (objects above the default bound become MALFORMED events)
+ * watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { maxLineBytes: 2 * DEFAULT_MAX_LINE_BYTES }).subscribe();
+ * ```
+ */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** How much of a bad line a `MALFORMED` event carries. */

@@ -7,15 +7,44 @@
 import type { WatcherHealth } from './health.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
-/** List page size (client-go pager, kube-rs). */
+/**
+ * List page size (client-go pager, kube-rs).
+ *
+ * ## Example
+ * ```ts
+ * watcher(source, { pageSize: DEFAULT_WATCHER_PAGE_SIZE * 2 }); // larger list pages than the default
+ * ```
+ */
 export const DEFAULT_WATCHER_PAGE_SIZE = 500;
-/** `timeoutSeconds` of each watch request is drawn uniformly from this range (client-go). */
+/**
+ * `timeoutSeconds` of each watch request is drawn uniformly from this range (client-go).
+ *
+ * ## Example
+ * ```ts
+ * const [min, max] = DEFAULT_WATCH_TIMEOUT_SECONDS_RANGE; // 300, 600
+ * watcher(source, { timeoutSecondsRange: [min, min] }); // every watch asks for timeoutSeconds=300
+ * ```
+ */
 export const DEFAULT_WATCH_TIMEOUT_SECONDS_RANGE: readonly [number, number] = Object.freeze([
   300, 600,
 ] as const);
-/** Per-line idle timeout (kopf; longer than the ~60 s bookmark period). */
+/**
+ * Per-line idle timeout (kopf; longer than the ~60 s bookmark period).
+ *
+ * ## Example
+ * ```ts
+ * watcher(source, { idleTimeoutMs: DEFAULT_WATCH_IDLE_TIMEOUT_MS / 2 }); // give up on a silent watch sooner
+ * ```
+ */
 export const DEFAULT_WATCH_IDLE_TIMEOUT_MS = 70_000;
-/** Reconnect backoff: 0.8 s ×2 → 30 s, jittered, reset after 120 s healthy (client-go, kube-rs). */
+/**
+ * Reconnect backoff: 0.8 s ×2 → 30 s, jittered, reset after 120 s healthy (client-go, kube-rs).
+ *
+ * ## Example
+ * ```ts
+ * watcher(source, { backoff: { ...DEFAULT_WATCHER_BACKOFF, jitter: 0 } }); // 800, 1600, 3200, … 30000 ms
+ * ```
+ */
 export const DEFAULT_WATCHER_BACKOFF: Readonly<WatcherBackoffConfig> = Object.freeze({
   initialMs: 800,
   maxMs: 30_000,
@@ -30,6 +59,12 @@ export const DEFAULT_WATCHER_BACKOFF: Readonly<WatcherBackoffConfig> = Object.fr
  * spread below it so that watchers that failed together do not retry in lockstep. A server's
  * `Retry-After` is a floor on top of that. The counter resets once a watch stayed healthy for
  * `resetAfterMs`.
+ *
+ * ## Example
+ * ```ts
+ * const backoff: Partial<WatcherBackoffConfig> = { initialMs: 100, maxMs: 5_000 };
+ * watcher(source, { backoff }); // factor, jitter and resetAfterMs from DEFAULT_WATCHER_BACKOFF
+ * ```
  */
 export interface WatcherBackoffConfig {
   readonly initialMs: number;
@@ -40,7 +75,15 @@ export interface WatcherBackoffConfig {
   readonly resetAfterMs: number;
 }
 
-/** Options of {@link watcher}; every field has a default. */
+/**
+ * Options of {@link watcher}; every field has a default.
+ *
+ * ## Example
+ * ```ts
+ * const config: WatcherConfig = { pageSize: 2, backoff: { jitter: 0 }, health: (h) => console.log(h.phase) };
+ * watcher(source, config, testScheduler);
+ * ```
+ */
 export interface WatcherConfig {
   /** `limit` of each list page; integer `>= 1`. Default {@link DEFAULT_WATCHER_PAGE_SIZE}. */
   readonly pageSize?: number;

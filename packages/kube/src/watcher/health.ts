@@ -5,7 +5,14 @@
  * @module
  */
 
-/** What kind of recoverable failure a {@link WatcherFailure} describes. */
+/**
+ * What kind of recoverable failure a {@link WatcherFailure} describes.
+ *
+ * ## Example
+ * ```ts
+ * const relisted = (h: WatcherHealth): boolean => h.lastError?.kind === 'gone';
+ * ```
+ */
 export type WatcherFailureKind =
   /** A list page failed (network, HTTP error) — the list restarts from scratch after backoff. */
   | 'list'
@@ -25,7 +32,16 @@ export type WatcherFailureKind =
   /** The server ended the watch within 1 s without a single line (client-go's "very short watch"). */
   | 'short-watch';
 
-/** One recoverable failure, as reported in {@link WatcherHealth.lastError}. */
+/**
+ * One recoverable failure, as reported in {@link WatcherHealth.lastError}.
+ *
+ * ## Example
+ * ```ts
+ * watcher(client, configMaps, {
+ *   health: (h) => h.lastError && console.warn(`${h.lastError.kind} failed (${h.lastError.code ?? '-'}): ${h.lastError.message}`),
+ * }).subscribe();
+ * ```
+ */
 export interface WatcherFailure {
   readonly kind: WatcherFailureKind;
   /** What failed, in words (includes the server's message when there is one). */
@@ -42,7 +58,14 @@ export interface WatcherFailure {
   readonly cause?: unknown;
 }
 
-/** Where the watcher's state machine is. */
+/**
+ * Where the watcher's state machine is.
+ *
+ * ## Example
+ * ```ts
+ * watcher(client, configMaps, { health: (h) => h.phase === 'backoff' && console.warn(`retry in ${h.backoffMs} ms`) }).subscribe();
+ * ```
+ */
 export type WatcherPhase = 'listing' | 'watching' | 'backoff' | 'stopped';
 
 /**
@@ -84,7 +107,15 @@ export interface WatcherHealth {
   readonly backoffMs: number;
 }
 
-/** The health of a watcher that has not started. */
+/**
+ * The health of a watcher that has not started.
+ *
+ * ## Example
+ * ```ts
+ * // a snapshot for a test of code that reads health, with only the fields that matter set
+ * const health: WatcherHealth = { ...INITIAL_WATCHER_HEALTH, phase: 'watching', connected: true, synced: true };
+ * ```
+ */
 export const INITIAL_WATCHER_HEALTH: WatcherHealth = Object.freeze({
   phase: 'stopped',
   connected: false,

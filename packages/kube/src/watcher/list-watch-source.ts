@@ -17,7 +17,15 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectList } from '../client/verb-options.js';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST } from '../client/kube-client.js';
 
-/** Options of {@link listWatchSource}. */
+/**
+ * Options of {@link listWatchSource}.
+ *
+ * ## Example
+ * ```ts
+ * const options: ListWatchOptions = { namespace: 'shop', labelSelector: 'app=web', metadataOnly: true };
+ * watcher(client, { apiVersion: 'v1', kind: 'Pod' }, options).subscribe(); // WatcherOptions extends it
+ * ```
+ */
 export interface ListWatchOptions {
   /** One namespace; leave out for all namespaces (or a cluster-scoped kind). */
   readonly namespace?: string;

@@ -8,7 +8,14 @@
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../types.js';
 
-/** One page of a list response. */
+/**
+ * One page of a list response.
+ *
+ * ## Example
+ * ```ts
+ * const page: ListPage = { items: [], resourceVersion: '42', continue: 'token' }; // more pages follow
+ * ```
+ */
 export interface ListPage<T extends KubeObject = KubeObject> {
   readonly items: readonly T[];
   /** `metadata.resourceVersion` of the list. */
@@ -17,13 +24,27 @@ export interface ListPage<T extends KubeObject = KubeObject> {
   readonly continue?: string;
 }
 
-/** Parameters of one list request (one page). */
+/**
+ * Parameters of one list request (one page).
+ *
+ * ## Example
+ * ```ts
+ * source.list({ limit: 500 }).subscribe((page) => console.log(page.items.length, page.continue));
+ * ```
+ */
 export interface ListParams {
   readonly limit: number;
   readonly continue?: string;
 }
 
-/** Parameters of one watch request. */
+/**
+ * Parameters of one watch request.
+ *
+ * ## Example
+ * ```ts
+ * source.watch({ resourceVersion: '42', timeoutSeconds: 300, allowWatchBookmarks: true }).subscribe((e) => console.log(e.type));
+ * ```
+ */
 export interface WatchParams {
   readonly resourceVersion: string;
   readonly timeoutSeconds: number;
@@ -35,6 +56,11 @@ export interface WatchParams {
  * A decoded watch line. `ERROR` carries a `metav1.Status` (a 410 `Expired` one means: relist).
  * `MALFORMED` is a line that could not be parsed: reported, then the watch resumes from the last
  * good resourceVersion.
+ *
+ * ## Example
+ * ```ts
+ * const gone: RawWatchEvent = { type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } };
+ * ```
  */
 export type RawWatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
@@ -45,7 +71,14 @@ export type RawWatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'ERROR'; readonly object: WatchStatus }
   | { readonly type: 'MALFORMED'; readonly line: string; readonly error: string };
 
-/** The `metav1.Status` carried by a watch `ERROR` event. */
+/**
+ * The `metav1.Status` carried by a watch `ERROR` event.
+ *
+ * ## Example
+ * ```ts
+ * const expired: WatchStatus = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 };
+ * ```
+ */
 export interface WatchStatus {
   readonly kind?: string;
   readonly apiVersion?: string;
@@ -63,6 +96,16 @@ export interface WatchStatus {
  * - `watch` opens one watch request: emits each decoded line, completes when the server ends the
  *   stream cleanly, errors on a transport failure or an HTTP error status. Unsubscribing aborts the
  *   request.
+ *
+ * ## Example
+ * ```ts
+ * // a port for marble tests: one page, then a watch that sends one ADDED line and ends
+ * const source: ListWatchSource = {
+ *   list: () => cold('-a|', { a: { items: [], resourceVersion: '1' } }),
+ *   watch: () => cold('-a|', { a: { type: 'ADDED', object: cm } }),
+ * };
+ * watcher(source, {}, testScheduler).subscribe();
+ * ```
  */
 export interface ListWatchSource<T extends KubeObject = KubeObject> {
   list(params: ListParams): Observable<ListPage<T>>;

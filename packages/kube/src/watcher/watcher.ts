@@ -24,7 +24,15 @@ import type { ListWatchOptions } from './list-watch-source.js';
 import { listWatchSource } from './list-watch-source.js';
 import type { ListWatchSource } from './source.js';
 
-/** Options of `watcher(client, resource, options)`: the target (namespace, selectors, …) and the config. */
+/**
+ * Options of `watcher(client, resource, options)`: the target (namespace, selectors, …) and the config.
+ *
+ * ## Example
+ * ```ts
+ * const options: WatcherOptions = { namespace: 'shop', labelSelector: 'app=web', pageSize: 100 };
+ * watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, options).subscribe();
+ * ```
+ */
 export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
 
 /**
