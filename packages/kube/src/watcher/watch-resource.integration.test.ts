@@ -295,6 +295,28 @@ describeEachBackend(
       },
     );
 
+    b.itOn('embedded', 'needs fault injection: a whole malformed watch line')(
+      'reports a whole malformed line, resumes from the last good RV, and loses nothing',
+      async () => {
+        const ns = await namespace('w-malformed');
+        const run = watch(ns);
+        await run.until('InitDone', () => run.store.ready);
+        await watchIsOpen(run, ns);
+        await client.create(cm(ns, 'before'));
+        await run.until('before', () => applies(run, 'before') === 1);
+        const linesBefore = b.apiServer.faults.counts.malformedLines;
+        expect(b.apiServer.faults.sendMalformedWatchLines()).toBeGreaterThan(0);
+        await client.create(cm(ns, 'after'));
+        await converged(run, ns);
+        expect(b.apiServer.faults.counts.malformedLines - linesBefore).toBeGreaterThan(0);
+        expect(run.healths.some((h) => h.malformedLines > 0)).toBe(true);
+        expect(applies(run, 'before')).toBe(1);
+        expect(applies(run, 'after')).toBe(1);
+        expect(run.health().relists).toBe(0);
+        run.stop();
+      },
+    );
+
     b.itOn('embedded', 'needs fault injection: 429, 500 and 503 answers')(
       'backs off and recovers from 429, 500 and 503 on lists and watches',
       async () => {
