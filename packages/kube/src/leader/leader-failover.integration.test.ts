@@ -13,7 +13,7 @@
  * which its next try after O + 15 s notices, less than 4.4 s later. Both candidates share one
  * virtual clock here and a request takes no virtual time, so the bound is the timing of the
  * algorithm itself; a real failover adds a few request round trips (measured on a real
- * kube-apiserver: see packages/kube/README.md › Leader election).
+ * kube-apiserver: see docs/guides/manager-and-operations.md › Leader election).
  */
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import fc from 'fast-check';
@@ -29,7 +29,7 @@ import {
 } from './leader-elector.js';
 import { VirtualClock } from './virtual-clock.test.helper.js';
 
-/** The bound stated in the README, from the defaults. */
+/** The bound stated in the Manager guide, from the defaults. */
 const MIN_FAILOVER_MS = DEFAULT_LEASE_DURATION_MS - DEFAULT_RETRY_PERIOD_MS;
 const MAX_FAILOVER_MS =
   DEFAULT_LEASE_DURATION_MS + 2 * DEFAULT_RETRY_PERIOD_MS * (1 + LEADER_ELECTION_JITTER_FACTOR);
