@@ -143,6 +143,7 @@ export async function runSoak(
     const burst = Math.max(30, Math.round(config.faults / 200));
     const restartEvery = Math.max(1, Math.floor(config.faults / (restartsFor(config.faults) + 1)));
     const watches = mgr.targets().length;
+    let bursts = 0;
     while (writing || n < config.faults) {
       // the calm: at least 1 s for the last burst's rules to meet the requests and lines they
       // wait for (the writes stream on), then until half the watches are open again (3 s at most)
@@ -161,17 +162,35 @@ export async function runSoak(
       }
       // the burst's kinds in BURST_ORDER: those acting on the next line first, then each kind that
       // closes or stops watches (malformed lines, stalls, drops, restarts) in its own turn
+      // Cuts and malformed lines take turns by burst: an armed cut fires on the next line a watch
+      // writes, which would be a malformed line queued in the same burst.
+      const lineFault: FaultKind = bursts++ % 2 === 0 ? 'cut' : 'malformed';
       const kinds: FaultKind[] = [];
       for (let k = 0; k < burst; k++, n++) {
+        const drawn = random.weighted(FAULT_WEIGHTS);
         kinds.push(
           n > 0 && n % restartEvery === 0 && injected.restart < restartsFor(config.faults)
             ? 'restart'
-            : random.weighted(FAULT_WEIGHTS),
+            : drawn === 'cut' || drawn === 'malformed'
+              ? lineFault
+              : drawn,
         );
       }
       kinds.sort((a, b) => BURST_ORDER.indexOf(a) - BURST_ORDER.indexOf(b));
       let previous: FaultKind | undefined;
+      let malformedBefore = 0;
       for (let kind of kinds) {
+        if (previous === 'malformed' && kind !== previous) {
+          // malformed lines queue behind the events a backlogged watch has not sent yet: let them
+          // be written (1.5 s at most) before a stall or a drop stops the stream
+          const from = Date.now();
+          while (Date.now() < from + 1_500 && (await server.counts()).malformedLines <= malformedBefore) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+        if (kind === 'malformed' && previous !== 'malformed') {
+          malformedBefore = (await server.counts()).malformedLines;
+        }
         if (LATE_FAULTS.has(kind) && kind !== previous) {
           // each kind that closes watches gets its own turn: 0.5 s for lines to flow, then until
           // half the watches are open again after the previous kind closed them (1 s at most)

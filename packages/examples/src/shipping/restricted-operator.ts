@@ -441,6 +441,10 @@ export async function startRestrictedOperator(
         return [...new Set(grants.map((g) => grantKey(g)))].filter((k) => !used.has(k));
       },
       until: async (what, check) => {
+        // Results that arrive while a check is awaiting its HTTP answer must not be missed: the
+        // wait below starts only when no result came since the last check (`results` is filled by
+        // a subscription held from the start), else it checks again at once.
+        let checkedAt = results.length;
         if (await check()) return;
         const bounded = mgr.results$.pipe(
           timeout({
@@ -458,7 +462,8 @@ export async function startRestrictedOperator(
         );
         // Bounded by results too: a controller requeueing forever must not spin the test forever.
         for (let seen = 0; seen < MAX_RESULTS_PER_WAIT; seen++) {
-          await firstValueFrom(bounded);
+          if (results.length === checkedAt) await firstValueFrom(bounded);
+          checkedAt = results.length;
           if (await check()) return;
         }
         throw new Error(`${example.name}: ${what} did not happen within ${MAX_RESULTS_PER_WAIT} reconciles`);

@@ -9,7 +9,7 @@
  * @module
  */
 import type { KubeClient, Manager, ResourceType, StatusPort } from '@rxkube/kube';
-import { applyChildren, findCondition } from '@rxkube/kube';
+import { findCondition } from '@rxkube/kube';
 import { tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
 import {
@@ -107,12 +107,9 @@ export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): 
     (_request, ctx) =>
       reconcileWidget(ctx.object, {
         applyInventory: async (cm: ConfigMap): Promise<InventoryApply> => {
-          // applyChildren over ctx.client (LISTs the ConfigMaps): ctx.applyChildren made the
-          // restricted real-server test flaky (2 of 7 runs: reconciled, then never Ready) — to be
-          // found before widget moves to it.
-          const result = await applyChildren(ctx.client, ctx.object, [cm], {
+          // Existing children from the owned ConfigMap Store (no LIST); writes tracked as our own.
+          const result = await ctx.applyChildren([cm], {
             fieldManager: FIELD_MANAGER,
-            childTypes: [CONFIGMAP],
             labelSelector: MANAGED_SELECTOR,
           });
           const outcome = result.applied.length > 0 ? 'applied' : 'unchanged';
