@@ -170,7 +170,14 @@ describe('installed with npm into an empty project outside the workspace', () =>
     const types = await run(bin('rxkube-gen-types'), ['widget-crd.yaml'], { cwd: consumer, env: cleanEnv() });
     expect(types.stdout).toMatch(/export interface Widget/);
 
-    const server = spawn(bin('rxkube-apiserver'), ['--port', '0'], { cwd: consumer, env: cleanEnv() });
+    // In a process group of its own: `node` on the PATH may be a launcher (the `node` npm package's
+    // bin) running the real binary as its child, which a kill of the launcher alone leaves behind.
+    const server = spawn(bin('rxkube-apiserver'), ['--port', '0'], {
+      cwd: consumer,
+      env: cleanEnv(),
+      detached: true,
+    });
+    const exited = new Promise((resolve) => server.on('exit', resolve));
     try {
       const url = await new Promise((resolve, reject) => {
         let out = '';
@@ -184,7 +191,12 @@ describe('installed with npm into an empty project outside the workspace', () =>
       const res = await fetch(`${url}/version`);
       expect(res.status).toBe(200);
     } finally {
-      server.kill();
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await exited;
     }
   }, 60_000);
 });
