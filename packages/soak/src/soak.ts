@@ -147,13 +147,7 @@ export async function runSoak(
     while (writing || n < config.faults) {
       // the calm: at least 1 s for the last burst's rules to meet the requests and lines they
       // wait for (the writes stream on), then until half the watches are open again (3 s at most)
-      const calmFrom = Date.now();
-      while (
-        Date.now() < calmFrom + 1_000 ||
-        (Date.now() < calmFrom + 3_000 && (await server.openWatches()) < watches / 2)
-      ) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await pause(1_000, 3_000, async () => (await server.openWatches()) >= watches / 2);
       // injected errors, delays and expiries the last burst left unmet end with its calm: left to
       // pile up, they would fail every reconnect of the whole storm
       await server.reset();
@@ -183,10 +177,7 @@ export async function runSoak(
         if (previous === 'malformed' && kind !== previous) {
           // malformed lines queue behind the events a backlogged watch has not sent yet: let them
           // be written (1.5 s at most) before a stall or a drop stops the stream
-          const from = Date.now();
-          while (Date.now() < from + 1_500 && (await server.counts()).malformedLines <= malformedBefore) {
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await pause(0, 1_500, async () => (await server.counts()).malformedLines > malformedBefore);
         }
         if (kind === 'malformed' && previous !== 'malformed') {
           malformedBefore = (await server.counts()).malformedLines;
@@ -194,13 +185,7 @@ export async function runSoak(
         if (LATE_FAULTS.has(kind) && kind !== previous) {
           // each kind that closes watches gets its own turn: 0.5 s for lines to flow, then until
           // half the watches are open again after the previous kind closed them (1 s at most)
-          const from = Date.now();
-          while (
-            Date.now() < from + 500 ||
-            (Date.now() < from + 1_500 && (await server.openWatches()) < watches / 2)
-          ) {
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await pause(500, 1_500, async () => (await server.openWatches()) >= watches / 2);
         }
         previous = kind;
         // a fault on open watches only when one is open to receive it; otherwise another kind
@@ -288,5 +273,13 @@ async function converge(
       return last;
     }
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Waits at least `minMs`, then until `done()` holds or `maxMs` have passed (polled every 20 ms). */
+async function pause(minMs: number, maxMs: number, done: () => Promise<boolean>): Promise<void> {
+  const from = Date.now();
+  while (Date.now() < from + minMs || (Date.now() < from + maxMs && !(await done()))) {
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
