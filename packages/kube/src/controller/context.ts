@@ -12,7 +12,14 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { applyChildren } from '../children/apply-children.js';
 import type { ChildrenClient } from '../children/apply-children.js';
 import type { Client } from '../client/client.js';
-import type { DeleteOptions, ObjectLike, Patch, PatchOptions } from '../client/verb-options.js';
+import type {
+  ApplyOptions,
+  DeleteOptions,
+  ObjectLike,
+  Patch,
+  PatchOptions,
+  WriteOptions,
+} from '../client/verb-options.js';
 import type { EventRequest } from '../events/event-body.js';
 import { OWNER_INDEX } from '../reflector/store.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
@@ -47,9 +54,29 @@ export function reconcileContext<T extends KubeObject>(
   deps: ContextDeps<T>,
   key: string,
   object: T,
+  signal: AbortSignal = new AbortController().signal,
 ): ReconcileContext<T> {
   const { kinds, tracker } = deps;
-  const client = deps.client ?? missingClient();
+  const raw = deps.client ?? missingClient();
+  /** `call()`, rejecting with the signal's reason as soon as it aborts (the reconcile is over). */
+  const guarded = <R>(call: () => Promise<R>): Promise<R> => {
+    if (signal.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<R>((resolve, reject) => {
+      const onAbort = (): void => reject(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      call().then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  };
+  const client = raw;
   /** Runs a write counted in flight for its object, recording its response as this key's write. */
   const tracked = async <R>(
     target: { apiVersion?: string; kind?: string; metadata?: { namespace?: string; name?: string } },
@@ -64,8 +91,10 @@ export function reconcileContext<T extends KubeObject>(
         ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
       }),
     );
-    return firstValueFrom(
-      tracker.track(writeId(type, meta), () => from(send()).pipe(tap((result) => record(before, result)))),
+    return guarded(() =>
+      firstValueFrom(
+        tracker.track(writeId(type, meta), () => from(send()).pipe(tap((result) => record(before, result)))),
+      ),
     );
   };
   const recordWrite = (before: KubeObject | undefined, after: unknown): void => {
@@ -76,6 +105,15 @@ export function reconcileContext<T extends KubeObject>(
     kind: ref.kind,
     metadata: { name: ref.name, ...(ref.namespace !== undefined ? { namespace: ref.namespace } : {}) },
   });
+  const trackedDelete = (ref: ObjectRef, options: DeleteOptions | undefined) =>
+    tracked(
+      refTarget(ref),
+      () => client.delete<KubeObject>(ref, options),
+      (before, result) => {
+        if (isObject(result) && result.kind !== 'Status') tracker.recorded(before, result, key);
+        else tracker.deleted(before ?? refTarget(ref), key, ref);
+      },
+    );
   const owned = <C extends KubeObject>(resource: ResourceType<C>): C[] => {
     const kind = kinds.owned.find((k) => sameResource(k.plan.resource, resource));
     if (kind === undefined) {
@@ -97,7 +135,21 @@ export function reconcileContext<T extends KubeObject>(
     owned,
     storeOf: (resource) => deps.cache.storeOf(resource),
     cache: deps.cache,
-    client,
+    client: {
+      discovery: raw.discovery,
+      get: (ref, options) => guarded(() => raw.get(ref, options)),
+      list: (type, options) => guarded(() => raw.list(type, options)),
+      create: ((body: ObjectLike, options?: WriteOptions) =>
+        tracked(body, () => raw.create(body, options), recordWrite)) as Client['create'],
+      replace: ((body: ObjectLike, options?: WriteOptions) =>
+        tracked(body, () => raw.replace(body, options), recordWrite)) as Client['replace'],
+      patch: (ref: ObjectRef, patch: Patch, options?: PatchOptions) =>
+        tracked(refTarget(ref), () => raw.patch(ref, patch, options), recordWrite),
+      apply: ((body: ObjectLike, options: ApplyOptions) =>
+        tracked(body, () => raw.apply(body, options), recordWrite)) as Client['apply'],
+      delete: ((ref: ObjectRef, options?: DeleteOptions) => trackedDelete(ref, options)) as Client['delete'],
+    },
+    signal,
     log: {
       debug: (m, f) => deps.log.debug?.(m, { key, ...f }),
       info: (m, f) => deps.log.info?.(m, { key, ...f }),
@@ -154,21 +206,13 @@ export function reconcileContext<T extends KubeObject>(
     patch: <O extends ObjectLike = KubeObject>(ref: ObjectRef, patch: Patch, options?: PatchOptions) =>
       tracked(refTarget(ref), () => client.patch<O>(ref, patch, options), recordWrite),
     create: (body, options) => tracked(body, () => client.create(body, options), recordWrite),
-    delete: (ref, options) =>
-      tracked(
-        refTarget(ref),
-        () => client.delete<KubeObject>(ref, options),
-        (before, result) => {
-          if (isObject(result) && result.kind !== 'Status') tracker.recorded(before, result, key);
-          else tracker.deleted(before ?? refTarget(ref), key, ref);
-        },
-      ),
+    delete: (ref, options) => trackedDelete(ref, options),
     applyChildren: (desired, options = {}) => {
       const children: ChildrenClient = {
         discovery: client.discovery,
         apply: (body, o) => ctx.apply(body, o),
         delete: ((ref: ObjectRef, o?: DeleteOptions) => ctx.delete(ref, o)) as ChildrenClient['delete'],
-        list: (type, o) => client.list(type, o),
+        list: (type, o) => guarded(() => client.list(type, o)),
       };
       return applyChildren(children, object, desired, {
         fieldManager: deps.fieldManager,
@@ -182,6 +226,12 @@ export function reconcileContext<T extends KubeObject>(
     },
   };
   return ctx;
+}
+
+/** Why `signal` aborted, as an Error. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('the reconcile ended (ctx.signal aborted)');
 }
 
 function isObject(value: unknown): value is KubeObject {

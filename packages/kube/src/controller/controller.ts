@@ -22,6 +22,7 @@ import {
   EMPTY,
   filter,
   finalize,
+  from,
   ignoreElements,
   map,
   merge,
@@ -271,7 +272,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
             ),
           options: plan.status,
         };
-  const contextOf = (key: string, object: T) =>
+  const contextOf = (key: string, object: T, signal: AbortSignal) =>
     reconcileContext<T>(
       {
         kinds,
@@ -286,6 +287,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
       },
       key,
       object,
+      signal,
     );
   const fin = options.finalizer;
   const work = reconcileWork<T>({
@@ -304,6 +306,9 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
             run: finalizerStage(fin, { client, tracker, events: recorder, controller: plan.name, scheduler }),
           },
     report: deps.report,
+    shutdown$: options.shutdown === undefined ? undefined : from(options.shutdown),
+    timeoutMs: plan.reconcileTimeoutMs,
+    scheduler,
   });
   /** Emits once the applier drained after a shutdown; the recorder stops then. */
   const drained = new Subject<void>();

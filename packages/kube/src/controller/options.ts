@@ -46,6 +46,19 @@ import type { UserCodeHook } from '../user-code-error.js';
 export const DEFAULT_LANE_IDLE_MS = 300_000;
 
 /**
+ * Default deadline of one reconcile (`reconcileTimeoutMs`): 5 minutes — five times the API
+ * server's own 60 s limit on a request, so a reconcile making several slow calls (or thousands of
+ * quick ones) still finishes, while a hung one frees its worker. See docs/defaults.md.
+ *
+ * ## Example
+ * ```ts
+ * // a controller whose reconciles call a slow cloud API
+ * controller({ for: widgetType, client, reconcileTimeoutMs: 2 * DEFAULT_RECONCILE_TIMEOUT_MS });
+ * ```
+ */
+export const DEFAULT_RECONCILE_TIMEOUT_MS = 300_000;
+
+/**
  * A logger; every method optional. `fields` always carries `key` for per-object lines.
  *
  * ## Example
@@ -249,8 +262,21 @@ export interface ReconcileContext<T extends KubeObject> {
   ) => StoreReader<O>;
   /** Cached reads of every watched kind, showing this controller's own writes. */
   readonly cache: CacheReader;
-  /** The client (a {@link Client}: `KubeClient`, or a test's stub). Prefer the context's tracked writes. */
+  /**
+   * The client (a {@link Client}: `KubeClient`, or a test's stub). Its writes (`create`, `replace`,
+   * `patch`, `apply`, `delete`) go through the controller's write tracking like `ctx.apply` and
+   * the others: their echoes do not rerun this reconcile and the next one sees them. Every call
+   * rejects with `signal.reason` as soon as {@link signal} aborts.
+   */
   readonly client: Client;
+  /**
+   * Aborted when this reconcile ends: it ran past `reconcileTimeoutMs` (the reason is a
+   * `ReconcileTimeoutError`), it was cancelled (shutdown deadline, lost leadership), or it settled.
+   * Pass it to your own I/O — `fetch(url, { signal: ctx.signal })` — so a hung call cannot hold
+   * the key's worker; the context's own calls (`ctx.client`, `ctx.apply`, …) honour it already.
+   * controller-runtime's `ctx` of `Reconcile(ctx, req)`.
+   */
+  readonly signal: AbortSignal;
   readonly log: ControllerLogger;
   /**
    * Writes this object's desired status: an immer `recipe` drafting the status, or `{ status }` (the
@@ -405,6 +431,14 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly indexes?: Readonly<Record<string, Indexer<T>>>;
   /** Reconciles in flight (per lane with `namespaceLanes`); integer >= 1. Default 1. */
   readonly concurrency?: number;
+  /**
+   * Deadline of one reconcile in ms, counted from its start after the caches synced
+   * (controller-runtime's `ReconciliationTimeout`): past it the reconcile is cancelled,
+   * `ctx.signal` aborts, and the request fails with a `ReconcileTimeoutError` — counted as a
+   * user-code error (hook `reconcile`), logged, retried with the key's backoff — so a hung call
+   * cannot hold a worker. `false` turns it off. Default {@link DEFAULT_RECONCILE_TIMEOUT_MS}.
+   */
+  readonly reconcileTimeoutMs?: number | false;
   /**
    * Per-key trailing debounce of requests, `maxWaitMs` bounding how long a hot key waits. Default:
    * 0 ms — triggers of one key that arrive in the same tick (a relist, a burst of watch lines)

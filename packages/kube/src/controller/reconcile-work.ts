@@ -2,19 +2,26 @@
  * The work of one request: wait until every cache is synced (WaitForCacheSync), read the object
  * from the primary Store as the controller's own writes left it, skip it when it is gone, else run
  * the reconcile (inside the finalizer when there is one) — user code isolated: a synchronous throw
- * or a missing result fails that key as a `UserCodeError`, counted once.
+ * or a missing result fails that key as a `UserCodeError`, counted once; a rejection or an
+ * Observable error is counted as a reconcile failure too (the error itself is kept, so
+ * `isNotFound(result.error.cause)` still works, and the result names hook `reconcile`).
+ *
+ * The deadline (controller-runtime's `ReconciliationTimeout`): the work after the cache sync runs
+ * under `timeoutMs` on the scheduler; past it the work is unsubscribed (the key's worker is freed),
+ * `ctx.signal` aborts, and the request fails with a {@link ReconcileTimeoutError} — counted,
+ * logged and retried with the key's backoff like any failure. Waiting for the cache is not work:
+ * it is neither timed nor counted in flight.
  *
  * @module
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import { catchError, defer, from, of, switchMap, throwError } from 'rxjs';
-import type { Observable, ObservableInput } from 'rxjs';
+import { catchError, defer, finalize, from, map, of, race, switchMap, take, throwError, timeout } from 'rxjs';
+import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
-import { isUserCodeError } from '../user-code-error.js';
-import type { UserCodeError } from '../user-code-error.js';
+import { isUserCodeError, UserCodeError } from '../user-code-error.js';
 import type { UserCodeHook } from '../user-code-error.js';
 import type { ControllerReconcile, ReconcileContext } from './options.js';
 import type { FinalizedRun } from './finalizer-stage.js';
@@ -25,13 +32,68 @@ import type { WatchedKind } from './watches.js';
 /** The action of a skipped request (identity-compared, so a user's awaitChange is never taken for it). */
 export const SKIPPED: Action = Object.freeze({ type: 'awaitChange' });
 
+/**
+ * Errors a reconcile failed with asynchronously (a rejection, an Observable error, a timeout):
+ * kept unchanged as the result's cause, and remembered here so the result still names hook
+ * `reconcile`.
+ */
+const reconcileFailures = new WeakSet<object>();
+
+/** Whether `error` is one a reconcile failed with (see `reconcileFailures`). */
+export function isReconcileFailure(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && reconcileFailures.has(error);
+}
+
+/**
+ * A reconcile ran past its deadline (`reconcileTimeoutMs`): its work was unsubscribed, its
+ * `ctx.signal` aborted, and the request is retried with the key's backoff.
+ *
+ * ## Example
+ * ```ts
+ * results$.subscribe((r) => {
+ *   if (isReconcileTimeoutError(r.error?.cause)) console.warn(r.key, 'took longer than', r.error.cause.timeoutMs);
+ * });
+ * ```
+ */
+export class ReconcileTimeoutError extends Error {
+  /** Discriminant for tagged-error matching (works across copies of this package). */
+  readonly _tag = 'ReconcileTimeoutError' as const;
+  override readonly name = 'ReconcileTimeoutError';
+
+  /** @param key the request's key.  @param timeoutMs the deadline it missed.  @param controller its controller. */
+  constructor(
+    readonly key: string,
+    readonly timeoutMs: number,
+    readonly controller: string | undefined,
+  ) {
+    super(
+      `reconcile of "${key}"${controller !== undefined ? ` (controller ${controller})` : ''} did not finish ` +
+        `within ${timeoutMs} ms (reconcileTimeoutMs): it was cancelled and ctx.signal aborted; it is retried ` +
+        'with backoff. Pass ctx.signal to your own I/O (fetch(url, { signal: ctx.signal })), return ' +
+        'Action.requeue(ms) instead of waiting, or raise reconcileTimeoutMs',
+    );
+  }
+}
+
+/**
+ * Whether `e` is a {@link ReconcileTimeoutError} (by `_tag`).
+ *
+ * ## Example
+ * ```ts
+ * if (isReconcileTimeoutError(result.error?.cause)) timeouts.inc();
+ * ```
+ */
+export function isReconcileTimeoutError(e: unknown): e is ReconcileTimeoutError {
+  return e !== null && typeof e === 'object' && (e as { _tag?: unknown })._tag === 'ReconcileTimeoutError';
+}
+
 /** What the work needs. */
 export interface WorkDeps<T extends KubeObject> {
   readonly controller: string | undefined;
   readonly primary: WatchedKind<T>;
   readonly tracker: WriteTracker;
   readonly synced$: Observable<unknown>;
-  readonly contextOf: (key: string, object: T) => ReconcileContext<T>;
+  readonly contextOf: (key: string, object: T, signal: AbortSignal) => ReconcileContext<T>;
   readonly reconcile: ControllerReconcile<T>;
   readonly finalizer:
     | {
@@ -41,6 +103,11 @@ export interface WorkDeps<T extends KubeObject> {
       }
     | undefined;
   readonly report: UserCodeReporter;
+  /** Graceful stop: a request still waiting for its caches then ends as skipped. */
+  readonly shutdown$: Observable<unknown> | undefined;
+  /** The deadline of one reconcile (after the cache sync); `undefined`: none. */
+  readonly timeoutMs: number | undefined;
+  readonly scheduler: SchedulerLike;
 }
 
 /** `(request, key) => Observable<Action>` for the applier. */
@@ -62,45 +129,102 @@ export function reconcileWork<T extends KubeObject>(
             'the reconcile returned nothing; return an ObservableInput of one Action, e.g. of(Action.awaitChange())',
           );
         }
-        return from(out);
       } catch (error) {
         // A UserCodeError of a ctx hook (record, …) keeps its hook; anything else is the reconcile's.
         return throwError(() => asUserCodeError(hook, error, key, deps.controller));
       }
+      let action$: Observable<Action>;
+      try {
+        action$ = from(out);
+      } catch (error) {
+        // Not an ObservableInput (from() throws synchronously for a number, a plain object, …).
+        return throwError(() => asUserCodeError(hook, error, key, deps.controller));
+      }
+      return action$.pipe(
+        catchError((error: unknown) => {
+          // Rejected / errored: kept as it is (a KubeApiError stays one), remembered as the reconcile's.
+          if (error === null || typeof error !== 'object') {
+            return throwError(() => asUserCodeError(hook, error, key, deps.controller));
+          }
+          if (!isUserCodeError(error) && findTerminalError(error) === undefined) reconcileFailures.add(error);
+          return throwError(() => error as Error);
+        }),
+      );
     });
-  return (request, key) =>
-    deps.synced$.pipe(
-      switchMap((): Observable<Action> => {
-        const stored = primary.store.get(key);
-        if (stored === undefined) return of(SKIPPED);
-        const object = tracker.latest(stored, primary.plan.resource);
-        const fin = deps.finalizer;
-        if (fin === undefined)
-          return userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, object)));
-        // Our finalizer removal left a deleting object without it (possibly with the unchanged
-        // resourceVersion, packages/testing/fixtures/kube-wire/13-finalizers.json #7): as far as this controller goes it is gone.
-        if (
-          object !== stored &&
-          object.metadata.deletionTimestamp !== undefined &&
-          !(object.metadata.finalizers ?? []).includes(fin.name)
-        ) {
-          return of(SKIPPED);
-        }
-        return fin.run(
-          request,
-          key,
-          object,
-          (current) =>
-            userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current))),
-          (current) => fin.cleanup(current, deps.contextOf(key, current)),
+  const work = (request: ObjectRef, key: string, signal: AbortSignal): Observable<Action> => {
+    const stored = primary.store.get(key);
+    if (stored === undefined) return of(SKIPPED);
+    const object = tracker.latest(stored, primary.plan.resource);
+    const fin = deps.finalizer;
+    if (fin === undefined)
+      return userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, object, signal)));
+    // Our finalizer removal left a deleting object without it (possibly with the unchanged
+    // resourceVersion, packages/testing/fixtures/kube-wire/13-finalizers.json #7): as far as this controller goes it is gone.
+    if (
+      object !== stored &&
+      object.metadata.deletionTimestamp !== undefined &&
+      !(object.metadata.finalizers ?? []).includes(fin.name)
+    ) {
+      return of(SKIPPED);
+    }
+    return fin.run(
+      request,
+      key,
+      object,
+      (current) =>
+        userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current, signal))),
+      (current) => fin.cleanup(current, deps.contextOf(key, current, signal)),
+    );
+  };
+  /** The work under the deadline; `ctx.signal` aborts on timeout, cancellation and settling. */
+  const timed = (request: ObjectRef, key: string): Observable<Action> =>
+    defer(() => {
+      const abort = new AbortController();
+      let work$ = work(request, key, abort.signal);
+      const ms = deps.timeoutMs;
+      if (ms !== undefined) {
+        work$ = work$.pipe(
+          timeout({
+            first: ms,
+            scheduler: deps.scheduler,
+            with: () => {
+              const error = new ReconcileTimeoutError(key, ms, deps.controller);
+              abort.abort(error);
+              return throwError(() => new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
+            },
+          }),
         );
-      }),
+      }
+      return work$.pipe(
+        finalize(() => {
+          if (!abort.signal.aborted) {
+            abort.abort(new Error(`reconcile of "${key}" ended (settled or cancelled)`));
+          }
+        }),
+      );
+    });
+  // A request still waiting for its caches when shutdown begins is not work in flight: it ends
+  // as skipped at once (a watch that never syncs must not hold stop() until its deadline).
+  const ready$: Observable<boolean> =
+    deps.shutdown$ === undefined
+      ? deps.synced$.pipe(map(() => true))
+      : race(deps.synced$.pipe(map(() => true)), deps.shutdown$.pipe(map(() => false))).pipe(take(1));
+  return (request, key) =>
+    ready$.pipe(
+      switchMap((ready) => (ready ? timed(request, key) : of(SKIPPED))),
       catchError((error: unknown) => {
         const user = userCodeErrorIn(error);
         if (user !== undefined) deps.report.count(user);
+        else if (isReconcileFailure(error)) {
+          deps.report.count(new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
+        }
         return throwError(() => error);
       }),
     );
+}
+
+function whereOf(controller: string | undefined, key: string): { controller?: string; key: string } {
+  return { ...(controller !== undefined ? { controller } : {}), key };
 }
 
 /** The first {@link UserCodeError} in `error`'s cause chain (a terminal error stops the search). */

@@ -10,7 +10,7 @@ import type { Action } from '@rxkube/core';
 import type { ObjectRef } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
 import type { ControllerLogger } from './options.js';
-import { SKIPPED, userCodeErrorIn } from './reconcile-work.js';
+import { isReconcileFailure, SKIPPED, userCodeErrorIn } from './reconcile-work.js';
 
 /**
  * One finished request: the applier's result, plus outcome `skipped` when the object was gone
@@ -45,7 +45,11 @@ export function toControllerResult(
   r: ReconcileResult<ObjectRef, string>,
   controller: string,
 ): ControllerResult {
-  const hook = r.error !== undefined ? userCodeErrorIn(r.error.cause)?.hook : undefined;
+  const cause = r.error?.cause;
+  const hook =
+    r.error === undefined
+      ? undefined
+      : (userCodeErrorIn(cause)?.hook ?? (isReconcileFailure(cause) ? 'reconcile' : undefined));
   return {
     controller,
     key: r.key,

@@ -23,7 +23,7 @@ import type {
   ControllerOwns,
   ControllerWatch,
 } from './options.js';
-import { DEFAULT_LANE_IDLE_MS } from './options.js';
+import { DEFAULT_LANE_IDLE_MS, DEFAULT_RECONCILE_TIMEOUT_MS } from './options.js';
 
 const OPERATOR = 'controller';
 
@@ -54,6 +54,8 @@ export interface ControllerPlan<T extends KubeObject> {
   readonly status: ResolvedStatusWriteOptions | undefined;
   readonly logResults: boolean;
   readonly fieldManager: string;
+  /** The deadline of one reconcile; `undefined` when turned off (`reconcileTimeoutMs: false`). */
+  readonly reconcileTimeoutMs: number | undefined;
 }
 
 /**
@@ -179,6 +181,10 @@ export function planController<T extends KubeObject>(options: ControllerOptions<
     throw new InvalidArgumentError(OPERATOR, 'options.logResults', options.logResults, 'must be a boolean');
   }
   checkRecorder(options);
+  const timeoutMs = options.reconcileTimeoutMs;
+  if (timeoutMs !== undefined && timeoutMs !== false) {
+    assertNumber(OPERATOR, 'options.reconcileTimeoutMs', timeoutMs, 1, false);
+  }
   return {
     name: options.name,
     primary,
@@ -191,6 +197,7 @@ export function planController<T extends KubeObject>(options: ControllerOptions<
     status: checkStatus(options),
     logResults: options.logResults ?? true,
     fieldManager: options.fieldManager ?? options.name ?? 'rxkube',
+    reconcileTimeoutMs: timeoutMs === false ? undefined : (timeoutMs ?? DEFAULT_RECONCILE_TIMEOUT_MS),
   };
 }
 

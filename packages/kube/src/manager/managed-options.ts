@@ -45,6 +45,8 @@ export interface ManagerSupplies {
   readonly shutdown: Observable<void>;
   /** The manager's default concurrency. */
   readonly concurrency: number | undefined;
+  /** The manager's default reconcile deadline. */
+  readonly reconcileTimeoutMs: number | false | undefined;
 }
 
 /** What a controller built to run gets besides (see `ControllerOptions`). */
@@ -59,9 +61,11 @@ export function managedOptions(
 ): ControllerOptions<KubeObject> {
   const { events: _events, permissions: _permissions, ...rest } = c.options;
   const concurrency = rest.concurrency ?? supplies.concurrency;
+  const reconcileTimeoutMs = rest.reconcileTimeoutMs ?? supplies.reconcileTimeoutMs;
   return {
     ...rest,
     ...scope,
+    ...(reconcileTimeoutMs !== undefined ? { reconcileTimeoutMs } : {}),
     name: c.name,
     ...(concurrency !== undefined ? { concurrency } : {}),
     client: supplies.client,

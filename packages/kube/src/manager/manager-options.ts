@@ -80,6 +80,12 @@ export interface ManagerOptions {
   readonly namespaces?: readonly string[];
   /** Default `concurrency` of controllers that do not set one. Default 1. */
   readonly concurrency?: number;
+  /**
+   * Default `reconcileTimeoutMs` of controllers that do not set one (controller-runtime's
+   * `ReconciliationTimeout`): a reconcile running longer is cancelled, its `ctx.signal` aborted, and
+   * retried with backoff; `false` turns it off. Default `DEFAULT_RECONCILE_TIMEOUT_MS` (5 min).
+   */
+  readonly reconcileTimeoutMs?: number | false;
   /** Lease-based leader election; `true` for the defaults. Default off (controller-runtime's). */
   readonly leaderElection?: boolean | ManagerLeaderElectionOptions;
   /** Port of `/healthz`, `/readyz` (and `/metrics` when `metricsPort` is not set); `false`/absent: none. */
@@ -171,6 +177,8 @@ export function validate(options: ManagerOptions): void {
   }
   if (options.concurrency !== undefined)
     assertNumber(OPERATOR, 'options.concurrency', options.concurrency, 1, true);
+  if (options.reconcileTimeoutMs !== undefined && options.reconcileTimeoutMs !== false)
+    assertNumber(OPERATOR, 'options.reconcileTimeoutMs', options.reconcileTimeoutMs, 1, false);
   if (options.shutdownTimeoutMs !== undefined) {
     assertNumber(OPERATOR, 'options.shutdownTimeoutMs', options.shutdownTimeoutMs, 0, false);
   }

@@ -525,6 +525,7 @@ export class Manager {
       registry: this.registry,
       shutdown: this.shutdown,
       concurrency: this.options.concurrency,
+      reconcileTimeoutMs: this.options.reconcileTimeoutMs,
     };
     return managedOptions(
       c,
@@ -564,12 +565,19 @@ export class Manager {
 
   private runController(c: ManagedController): Observable<ControllerResult> {
     const recorder = this.recorderFor(c);
-    // Counted while running, for the shutdown report (cancelled ones finalize too).
-    const counted: ControllerReconcile<KubeObject> = (request, ctx) =>
-      defer(() => {
+    // Counted while running, for the shutdown report (cancelled ones finalize too). The reconcile
+    // is called here, synchronously: a synchronous throw (or a missing result) reaches the
+    // controller's user-code guard as it is — counted, logged as user code — and is never
+    // counted as running (issue 19 §2).
+    const counted: ControllerReconcile<KubeObject> = (request, ctx) => {
+      const out = c.reconcile(request, ctx);
+      if (out === undefined || out === null) return out;
+      const out$ = from(out); // throws here for what is not an ObservableInput: the guard reports it
+      return defer(() => {
         this.running++;
-        return from(c.reconcile(request, ctx)).pipe(finalize(() => this.running--));
+        return out$.pipe(finalize(() => this.running--));
       });
+    };
     let built = this.built.get(c.name);
     if (built === undefined) {
       built = this.build(c, recorder);

@@ -1,0 +1,175 @@
+/**
+ * Issue 19 §1–2 in marbles: a reconcile past `reconcileTimeoutMs` frees its worker, aborts
+ * `ctx.signal`, fails with a `ReconcileTimeoutError` counted as a user-code error and is retried
+ * with backoff; every way a reconcile fails (synchronous throw, rejection, Observable error,
+ * timeout) is counted under hook `reconcile`, and the result names the hook.
+ */
+import { Action, TerminalError } from '@rxkube/core';
+import type { Observable } from 'rxjs';
+import { map, NEVER, throwError } from 'rxjs';
+import { testScheduler } from '@rxkube/testing/vitest';
+import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
+import { describe, expect, it } from 'vitest';
+
+import type { KubeObject, WatchEvent } from '../types.js';
+import type { UserCodeHook } from '../user-code-error.js';
+import type { ControllerOptions, ControllerResult } from './controller.js';
+import { controller } from './controller.js';
+import { DEFAULT_RECONCILE_TIMEOUT_MS } from './options.js';
+import { isReconcileTimeoutError } from './reconcile-work.js';
+import { planController } from './validate-options.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const I: WatchEvent = watchEvent.init();
+const D: WatchEvent = watchEvent.initDone();
+const obj = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace: 'ns', name, uid: `uid-${name}`, resourceVersion: '1' },
+});
+const ia = (name: string): WatchEvent => ({ type: 'InitApply', object: obj(name) });
+const short = (r: ControllerResult): string =>
+  `${r.key}:${r.outcome}${r.hook !== undefined ? `:${r.hook}` : ''}${r.retryInMs !== undefined ? `@${r.retryInMs}` : ''}`;
+
+function options(
+  primary: Observable<WatchEvent>,
+  counted: UserCodeHook[],
+  extra: Partial<ControllerOptions<KubeObject>> = {},
+): ControllerOptions<KubeObject> {
+  return {
+    for: CM,
+    name: 'test',
+    registry: new ScriptedWatchRegistry({ ConfigMap: primary }),
+    rateLimit: false,
+    random: () => 0,
+    log: {},
+    observer: { userCodeError: (hook) => counted.push(hook) },
+    ...extra,
+  };
+}
+
+describe('controller: reconcile timeout (issue 19 §1)', () => {
+  it('a hung reconcile is cancelled at its deadline: the worker is freed, ctx.signal aborts, the key retries with backoff', () => {
+    const ts = testScheduler();
+    const counted: UserCodeHook[] = [];
+    const signals: AbortSignal[] = [];
+    let aCalls = 0;
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia('a'), b: ia('b') });
+      const results$ = controller(options(primary, counted, { reconcileTimeoutMs: 10 }), ts).run(
+        (req, ctx) => {
+          signals.push(ctx.signal);
+          if (req.name === 'a' && aCalls++ === 0) return NEVER;
+          return cold('(d|)', { d: Action.awaitChange() });
+        },
+      );
+      // a hangs from 0; concurrency 1 holds b behind it until a's deadline at 10, then b runs;
+      // a fails at 10 (retry in 5 ms), reruns at 15 and succeeds ((xb) spans frames 10–13)
+      expectObservable(results$.pipe(map(short)), '^ 30ms !').toBe('10ms (xb) 1ms y', {
+        x: 'ns/a:error:reconcile@5',
+        b: 'ns/b:success',
+        y: 'ns/a:success',
+      });
+    });
+    expect(counted).toEqual(['reconcile']);
+    const first = signals[0];
+    expect(first?.aborted).toBe(true);
+    expect(isReconcileTimeoutError(first?.reason)).toBe(true);
+    expect(String((first?.reason as Error).message)).toMatch(
+      /reconcile of "ns\/a" \(controller test\) did not finish within 10 ms \(reconcileTimeoutMs\)/,
+    );
+    // the ones that settled are aborted too (controller-runtime cancels ctx after Reconcile returns)
+    expect(signals.every((s) => s.aborted)).toBe(true);
+  });
+
+  it('the deadline counts from the start of the reconcile, not from the wait for the caches', () => {
+    const ts = testScheduler();
+    const counted: UserCodeHook[] = [];
+    ts.run(({ hot, cold, expectObservable }) => {
+      // the list completes at 20, after the 10 ms deadline would have passed had the wait counted
+      const primary = hot<WatchEvent>('(Ia) 15ms D', { I, D, a: ia('a') });
+      const results$ = controller(options(primary, counted, { reconcileTimeoutMs: 10 }), ts).run(() =>
+        cold('5ms (d|)', { d: Action.awaitChange() }),
+      );
+      expectObservable(results$.pipe(map(short)), '^ 40ms !').toBe('24ms a', { a: 'ns/a:success' });
+    });
+    expect(counted).toEqual([]);
+  });
+
+  it('reconcileTimeoutMs: false turns the deadline off; the default is DEFAULT_RECONCILE_TIMEOUT_MS', () => {
+    const counted: UserCodeHook[] = [];
+    const ts = testScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IaD)', { I, D, a: ia('a') });
+      const results$ = controller(options(primary, counted, { reconcileTimeoutMs: false }), ts).run(
+        () => NEVER,
+      );
+      expectObservable(results$.pipe(map(short)), '^ 600000ms !').toBe('');
+    });
+    expect(DEFAULT_RECONCILE_TIMEOUT_MS).toBe(300_000);
+    expect(planController(options(NEVER, counted)).reconcileTimeoutMs).toBe(300_000);
+    expect(() => planController(options(NEVER, counted, { reconcileTimeoutMs: 0 }))).toThrow(
+      /options\.reconcileTimeoutMs/,
+    );
+  });
+});
+
+describe('controller: every way a reconcile fails is a counted user-code error (issue 19 §2)', () => {
+  it('rejected, errored as an Observable, thrown synchronously, timed out: counted under hook reconcile, the error kept', () => {
+    const ts = testScheduler();
+    const counted: UserCodeHook[] = [];
+    const results: ControllerResult[] = [];
+    const seen = new Set<string>();
+    const apiError = Object.assign(new Error('configmaps "x" not found'), { code: 404 });
+    ts.run(({ hot, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabcdtD)', {
+        I,
+        D,
+        a: ia('a'),
+        b: ia('b'),
+        c: ia('c'),
+        d: ia('d'),
+        t: ia('t'),
+      });
+      const results$ = controller(
+        options(primary, counted, { reconcileTimeoutMs: 10, concurrency: 5 }),
+        ts,
+      ).run((req) => {
+        if (seen.has(req.name)) return NEVER; // the retries wait past the window
+        seen.add(req.name);
+        switch (req.name) {
+          case 'a':
+            return throwError(() => apiError);
+          case 'b':
+            throw new TypeError('x is undefined');
+          case 'c':
+            // eslint-disable-next-line rxjs-x/throw-error -- user code may fail with a non-Error
+            return throwError(() => 'a string');
+          case 'd':
+            return throwError(() => new TerminalError('invalid spec'));
+          default:
+            return NEVER;
+        }
+      });
+      expectObservable(
+        results$.pipe(
+          map((r) => {
+            results.push(r);
+            return short(r);
+          }),
+        ),
+        '^ 12ms !', // (abcd) spans frames 0–5; t times out at 10
+      ).toBe('(abcd) 4ms t', {
+        a: 'ns/a:error:reconcile@5',
+        b: 'ns/b:error:reconcile@5',
+        c: 'ns/c:error:reconcile@5',
+        d: 'ns/d:terminal',
+        t: 'ns/t:error:reconcile@5',
+      });
+    });
+    // a TerminalError is a deliberate outcome (counted as terminal), not a failure of user code
+    expect(counted).toEqual(['reconcile', 'reconcile', 'reconcile', 'reconcile']);
+    // the rejection's error is kept as the cause (isNotFound(result.error.cause) still works)
+    expect(results.find((r) => r.key === 'ns/a')?.error?.cause).toBe(apiError);
+  });
+});
