@@ -192,6 +192,12 @@ export interface ControllerOwns<C extends KubeObject = KubeObject> {
 export interface ControllerObserver extends RunByKeyObserver<string> {
   reset?(): void;
   userCodeError?(hook: UserCodeHook): void;
+  /**
+   * A reconcile "panicked" (`controller_runtime_reconcile_panics_total`): the reconcile function
+   * threw synchronously, or returned something that is not an ObservableInput, instead of failing
+   * through its result. Counted under `userCodeError('reconcile')` too.
+   */
+  panicked?(): void;
 }
 
 /**

@@ -33,7 +33,7 @@ const short = (r: ControllerResult): string =>
 
 function options(
   primary: Observable<WatchEvent>,
-  counted: UserCodeHook[],
+  counted: (UserCodeHook | 'panic')[],
   extra: Partial<ControllerOptions<KubeObject>> = {},
 ): ControllerOptions<KubeObject> {
   return {
@@ -43,7 +43,10 @@ function options(
     rateLimit: false,
     random: () => 0,
     log: {},
-    observer: { userCodeError: (hook) => counted.push(hook) },
+    observer: {
+      userCodeError: (hook) => counted.push(hook),
+      panicked: () => counted.push('panic'),
+    },
     ...extra,
   };
 }
@@ -51,7 +54,7 @@ function options(
 describe('controller: reconcile timeout (issue 19 §1)', () => {
   it('a hung reconcile is cancelled at its deadline: the worker is freed, ctx.signal aborts, the key retries with backoff', () => {
     const ts = testScheduler();
-    const counted: UserCodeHook[] = [];
+    const counted: (UserCodeHook | 'panic')[] = [];
     const signals: AbortSignal[] = [];
     let aCalls = 0;
     ts.run(({ hot, cold, expectObservable }) => {
@@ -84,7 +87,7 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
 
   it('the deadline counts from the start of the reconcile, not from the wait for the caches', () => {
     const ts = testScheduler();
-    const counted: UserCodeHook[] = [];
+    const counted: (UserCodeHook | 'panic')[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       // the list completes at 20, after the 10 ms deadline would have passed had the wait counted
       const primary = hot<WatchEvent>('(Ia) 15ms D', { I, D, a: ia('a') });
@@ -97,7 +100,7 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
   });
 
   it('reconcileTimeoutMs: false turns the deadline off; the default is DEFAULT_RECONCILE_TIMEOUT_MS', () => {
-    const counted: UserCodeHook[] = [];
+    const counted: (UserCodeHook | 'panic')[] = [];
     const ts = testScheduler();
     ts.run(({ hot, expectObservable }) => {
       const primary = hot<WatchEvent>('(IaD)', { I, D, a: ia('a') });
@@ -117,7 +120,7 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
 describe('controller: every way a reconcile fails is a counted user-code error (issue 19 §2)', () => {
   it('rejected, errored as an Observable, thrown synchronously, timed out: counted under hook reconcile, the error kept', () => {
     const ts = testScheduler();
-    const counted: UserCodeHook[] = [];
+    const counted: (UserCodeHook | 'panic')[] = [];
     const results: ControllerResult[] = [];
     const seen = new Set<string>();
     const apiError = Object.assign(new Error('configmaps "x" not found'), { code: 404 });
@@ -167,8 +170,10 @@ describe('controller: every way a reconcile fails is a counted user-code error (
         t: 'ns/t:error:reconcile@5',
       });
     });
-    // a TerminalError is a deliberate outcome (counted as terminal), not a failure of user code
-    expect(counted).toEqual(['reconcile', 'reconcile', 'reconcile', 'reconcile']);
+    // a TerminalError is a deliberate outcome (counted as terminal), not a failure of user code;
+    // only the synchronous throw (b) is a "panic" (controller_runtime_reconcile_panics_total)
+    expect(counted.filter((c) => c === 'panic')).toHaveLength(1);
+    expect(counted.filter((c) => c === 'reconcile')).toHaveLength(4);
     // the rejection's error is kept as the cause (isNotFound(result.error.cause) still works)
     expect(results.find((r) => r.key === 'ns/a')?.error?.cause).toBe(apiError);
   });

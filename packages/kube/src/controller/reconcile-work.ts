@@ -115,6 +115,11 @@ export function reconcileWork<T extends KubeObject>(
   deps: WorkDeps<T>,
 ): (request: ObjectRef, key: string) => Observable<Action> {
   const { tracker, primary } = deps;
+  /** A synchronous failure of the reconcile itself is its "panic" (docs/guides/manager-and-operations.md). */
+  const panicked = (error: UserCodeError): Observable<never> => {
+    if (error.hook === 'reconcile') deps.report.panic();
+    return throwError(() => error);
+  };
   const userCode = (
     hook: UserCodeHook,
     key: string,
@@ -131,14 +136,14 @@ export function reconcileWork<T extends KubeObject>(
         }
       } catch (error) {
         // A UserCodeError of a ctx hook (record, …) keeps its hook; anything else is the reconcile's.
-        return throwError(() => asUserCodeError(hook, error, key, deps.controller));
+        return panicked(asUserCodeError(hook, error, key, deps.controller));
       }
       let action$: Observable<Action>;
       try {
         action$ = from(out);
       } catch (error) {
         // Not an ObservableInput (from() throws synchronously for a number, a plain object, …).
-        return throwError(() => asUserCodeError(hook, error, key, deps.controller));
+        return panicked(asUserCodeError(hook, error, key, deps.controller));
       }
       return action$.pipe(
         catchError((error: unknown) => {

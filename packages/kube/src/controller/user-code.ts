@@ -18,6 +18,8 @@ export interface UserCodeReporter {
   (error: UserCodeError): void;
   /** Counts `error` without logging it (the reconcile's result line will name it). */
   count(error: UserCodeError): void;
+  /** A reconcile "panicked": it threw synchronously (`observer.panicked`). */
+  panic(): void;
 }
 
 /**
@@ -39,7 +41,7 @@ export function userCodeReporter(
       error: error.cause,
     });
   };
-  return Object.assign(report, { count });
+  return Object.assign(report, { count, panic: () => observer?.panicked?.() });
 }
 
 /** `thrown` as a {@link UserCodeError} of `hook` for `key` (kept when it already names its controller). */

@@ -86,6 +86,12 @@ export interface ManagerOptions {
    * retried with backoff; `false` turns it off. Default `DEFAULT_RECONCILE_TIMEOUT_MS` (5 min).
    */
   readonly reconcileTimeoutMs?: number | false;
+  /**
+   * `/healthz` fails (check `reconciles`, naming the controller and key) while a reconcile has run
+   * this long. Default `DEFAULT_STUCK_RECONCILE_THRESHOLD_MS` (10 min, twice the default deadline:
+   * it fires when a deadline was turned off or raised and a reconcile hung).
+   */
+  readonly stuckReconcileThresholdMs?: number;
   /** Lease-based leader election; `true` for the defaults. Default off (controller-runtime's). */
   readonly leaderElection?: boolean | ManagerLeaderElectionOptions;
   /** Port of `/healthz`, `/readyz` (and `/metrics` when `metricsPort` is not set); `false`/absent: none. */
@@ -179,6 +185,8 @@ export function validate(options: ManagerOptions): void {
     assertNumber(OPERATOR, 'options.concurrency', options.concurrency, 1, true);
   if (options.reconcileTimeoutMs !== undefined && options.reconcileTimeoutMs !== false)
     assertNumber(OPERATOR, 'options.reconcileTimeoutMs', options.reconcileTimeoutMs, 1, false);
+  if (options.stuckReconcileThresholdMs !== undefined)
+    assertNumber(OPERATOR, 'options.stuckReconcileThresholdMs', options.stuckReconcileThresholdMs, 1, false);
   if (options.shutdownTimeoutMs !== undefined) {
     assertNumber(OPERATOR, 'options.shutdownTimeoutMs', options.shutdownTimeoutMs, 0, false);
   }

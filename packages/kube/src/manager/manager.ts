@@ -57,6 +57,10 @@ import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js'
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { WatchHealthChecks } from '../ops/probes.js';
 import { WatchFailureLog } from '../ops/watch-failure-log.js';
+import { DEFAULT_STUCK_RECONCILE_THRESHOLD_MS, WorkqueueProgress } from '../ops/workqueue-progress.js';
+import type { WorkqueueProgressObserver } from '../ops/workqueue-progress.js';
+import type { ControllerMetricsObserver } from '../ops/metrics.js';
+import type { ControllerObserver } from '../controller/options.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
@@ -116,6 +120,8 @@ export class Manager {
   readonly log: Logger;
   /** The metrics (controller-runtime names) on their registry. */
   readonly metrics: ControllerMetrics;
+  /** What every controller's workqueue runs now: the stuck-worker metrics, panics and health check. */
+  readonly progress: WorkqueueProgress;
   /** The shared watches. */
   readonly registry: WatchRegistry;
   /** This replica's identity (lease holder, Event `reportingInstance`). */
@@ -165,6 +171,7 @@ export class Manager {
         ...(options.logLevel !== undefined ? { level: options.logLevel } : {}),
       });
     this.metrics = options.metrics ?? new ControllerMetrics({ scheduler: this.scheduler });
+    this.progress = new WorkqueueProgress(this.metrics.registry, this.scheduler);
     this.watchFailures = new WatchFailureLog(this.log);
     this.crds = new CrdInstaller(options.client, options.name, this.log, this.scheduler);
     this.registry = new WatchRegistry(
@@ -376,6 +383,17 @@ export class Manager {
   }
 
   /**
+   * Liveness checks of `/healthz` besides the event loop and the controllers' restart safety net:
+   * `reconciles` fails while a reconcile has run for `stuckReconcileThresholdMs` or longer (default
+   * {@link DEFAULT_STUCK_RECONCILE_THRESHOLD_MS}), naming its controller and key.
+   */
+  livenessChecks(): ProbeCheck[] {
+    return [
+      this.progress.check(this.options.stuckReconcileThresholdMs ?? DEFAULT_STUCK_RECONCILE_THRESHOLD_MS),
+    ];
+  }
+
+  /**
    * Starts servers, warm caches, election and controllers; resolves once they are started (not
    * once synced: see `/readyz`).
    *
@@ -388,7 +406,7 @@ export class Manager {
     try {
       this.servers = await startManagerServers(this.name, this.options, {
         checks: this.readinessChecks(),
-        liveness: [this.supervisor.liveness()],
+        liveness: [this.supervisor.liveness(), ...this.livenessChecks()],
         registry: this.metrics.registry,
       });
     } catch (error) {
@@ -534,7 +552,10 @@ export class Manager {
       run &&
         ((concurrency) => ({
           log: controllerLogger(this.log.child({ controller: c.name })),
-          observer: this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency }),
+          observer: bothObservers(
+            this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency }),
+            this.progress.observer(c.name),
+          ),
           ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
         })),
     );
@@ -616,4 +637,29 @@ export class Manager {
           distinctUntilChanged(),
         );
   }
+}
+
+/** One observer feeding both the workqueue metrics and the progress (stuck workers, panics). */
+function bothObservers(
+  metrics: ControllerMetricsObserver,
+  progress: WorkqueueProgressObserver,
+): ControllerObserver {
+  return {
+    userCodeError: (hook) => metrics.userCodeError?.(hook),
+    enqueued: (key, depth) => metrics.enqueued?.(key, depth),
+    coalesced: (key) => metrics.coalesced?.(key),
+    started: (key, queuedMs, active) => {
+      metrics.started?.(key, queuedMs, active);
+      progress.started?.(key, queuedMs, active);
+    },
+    finished: (key, durationMs, active) => {
+      metrics.finished?.(key, durationMs, active);
+      progress.finished?.(key, durationMs, active);
+    },
+    reset: () => {
+      metrics.reset?.();
+      progress.reset();
+    },
+    panicked: () => progress.panicked(),
+  };
 }
