@@ -92,6 +92,13 @@ export interface ManagerOptions {
    * it fires when a deadline was turned off or raised and a reconcile hung).
    */
   readonly stuckReconcileThresholdMs?: number;
+  /**
+   * What losing the leader Lease does (with `leaderElection`): `'stop'` (default, controller-runtime's
+   * behaviour) stops the manager — the work was already cancelled, one error line says so,
+   * `run()` resolves 1 and `rxkube run` exits 1, so the Deployment restarts the pod with fresh
+   * state; `'campaign'` keeps the process and its warm caches and campaigns again.
+   */
+  readonly onLeaderLoss?: 'stop' | 'campaign';
   /** Lease-based leader election; `true` for the defaults. Default off (controller-runtime's). */
   readonly leaderElection?: boolean | ManagerLeaderElectionOptions;
   /** Port of `/healthz`, `/readyz` (and `/metrics` when `metricsPort` is not set); `false`/absent: none. */
@@ -132,6 +139,8 @@ export interface ShutdownReport {
   readonly cancelled: number;
   /** Scheduler time the shutdown took. */
   readonly durationMs: number;
+  /** The manager stopped itself because it lost the leader Lease (`onLeaderLoss: 'stop'`). */
+  readonly leaderLost?: true;
 }
 
 /**
@@ -185,6 +194,18 @@ export function validate(options: ManagerOptions): void {
     assertNumber(OPERATOR, 'options.concurrency', options.concurrency, 1, true);
   if (options.reconcileTimeoutMs !== undefined && options.reconcileTimeoutMs !== false)
     assertNumber(OPERATOR, 'options.reconcileTimeoutMs', options.reconcileTimeoutMs, 1, false);
+  if (
+    options.onLeaderLoss !== undefined &&
+    options.onLeaderLoss !== 'stop' &&
+    options.onLeaderLoss !== 'campaign'
+  ) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.onLeaderLoss',
+      options.onLeaderLoss,
+      "must be 'stop' or 'campaign'",
+    );
+  }
   if (options.stuckReconcileThresholdMs !== undefined)
     assertNumber(OPERATOR, 'options.stuckReconcileThresholdMs', options.stuckReconcileThresholdMs, 1, false);
   if (options.shutdownTimeoutMs !== undefined) {

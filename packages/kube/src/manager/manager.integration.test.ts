@@ -191,6 +191,7 @@ describeEachBackend(
         name: 'le-test',
         logLevel: 'silent',
         leaderElection: election('a', clockA),
+        onLeaderLoss: 'campaign', // this test follows a leader that campaigns again
       });
       const b = new Manager({
         client,

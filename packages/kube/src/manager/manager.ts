@@ -149,6 +149,10 @@ export class Manager {
   private running = 0;
   private work: { done: Promise<void>; subscription: Subscription } | undefined;
   private stopping: Promise<ShutdownReport> | undefined;
+  private leaderLost = false;
+  private resolveFinished!: (report: ShutdownReport) => void;
+  /** Resolves with the shutdown report once the manager stopped: `stop()`, or a lost leader Lease. */
+  readonly finished: Promise<ShutdownReport> = new Promise((resolve) => (this.resolveFinished = resolve));
   private readonly election: ElectionStatus | undefined;
   /** `apiVersion/kind` of primary kinds discovery reports cluster-scoped. */
   private readonly clusterScoped = new Set<string>();
@@ -424,6 +428,7 @@ export class Manager {
     const elector = this.elector;
     if (elector !== undefined && this.election !== undefined) {
       this.subscriptions.push(...this.election.start(this.metrics));
+      if (this.options.onLeaderLoss !== 'campaign') this.subscriptions.push(this.stopOnLeaderLoss(elector));
     }
     this.subscriptions.push(...this.runnables.start(this.leadership$, this.log));
     const runs$ = this.leadership$.pipe(
@@ -456,6 +461,25 @@ export class Manager {
       },
       'manager started',
     );
+  }
+
+  /**
+   * controller-runtime's default: a leader that loses its Lease ends (the runs were cancelled when
+   * leadership dropped); its Deployment starts a fresh process. `onLeaderLoss: 'campaign'` keeps it.
+   */
+  private stopOnLeaderLoss(elector: LeaderElector): Subscription {
+    let led = false;
+    return elector.leadership$.subscribe((leading) => {
+      if (leading) led = true;
+      else if (led && !this.leaderLost && this.stopping === undefined) {
+        this.leaderLost = true;
+        this.log.error(
+          { lease: `${elector.leaseNamespace}/${elector.leaseName}`, identity: elector.identity },
+          "leader election lost: stopping the manager (exit code 1; the Deployment restarts it). Set onLeaderLoss: 'campaign' to campaign again instead",
+        );
+        void this.stop();
+      }
+    });
   }
 
   /** Ports the probe and metrics servers listen on (in that order), once started. */
@@ -521,8 +545,14 @@ export class Manager {
     await this.closeServers();
     this.results.complete();
     this.state = 'stopped';
-    const report = { drained, cancelled, durationMs: this.scheduler.now() - started };
+    const report: ShutdownReport = {
+      drained,
+      cancelled,
+      durationMs: this.scheduler.now() - started,
+      ...(this.leaderLost ? { leaderLost: true as const } : {}),
+    };
     if (wasStarted) this.log.info(report, 'manager stopped');
+    this.resolveFinished(report);
     return report;
   }
 

@@ -30,11 +30,14 @@ export interface Stoppable {
   readonly log: Logger;
   start(): Promise<void>;
   stop(): Promise<ShutdownReport>;
+  /** Resolves when the target stopped for any reason (a lost leader Lease included). */
+  readonly finished?: Promise<ShutdownReport>;
 }
 
 /**
  * Starts `target`, then resolves with 0 once a signal stopped it with every reconcile drained (1
- * if the drain hit the deadline); a second signal calls `exit(130)` at once.
+ * if the drain hit the deadline, or when it stopped itself because it lost the leader Lease); a
+ * second signal calls `exit(130)` at once.
  */
 export async function runUntilSignal(
   target: Stoppable,
@@ -60,8 +63,10 @@ export async function runUntilSignal(
   for (const s of signals) proc.on(s, onSignal);
   try {
     await target.start();
-    const report = await finished;
-    return report.drained ? 0 : 1;
+    const report = await (target.finished === undefined
+      ? finished
+      : Promise.race([finished, target.finished]));
+    return report.drained && report.leaderLost !== true ? 0 : 1;
   } finally {
     for (const s of signals) proc.off(s, onSignal);
   }
