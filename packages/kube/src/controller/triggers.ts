@@ -70,12 +70,39 @@ function primaryRequests<T extends KubeObject>(
 
 function ownedRequests<T extends KubeObject>(kind: WatchedKind, deps: TriggerDeps<T>): Observable<ObjectRef> {
   const forType = deps.plan.primary.resource;
+  const scope = ownerScope(deps);
   return triggersOf(kind, deps).pipe(
     mergeMap((t) => {
-      const request = ownerRequestOf(forType, t.object);
-      return request === undefined ? [] : dropWriter(t, [request]);
+      const requests = ownerRequestsOf(forType, t.object, scope());
+      return requests.length === 0 ? [] : dropWriter(t, requests);
     }),
   );
+}
+
+/**
+ * Whether the `for` kind is cluster-scoped, as far as is known: from the primary Store's objects
+ * (a namespaced kind's objects carry a namespace), else from discovery once it answered;
+ * `undefined` while neither knows.
+ */
+function ownerScope<T extends KubeObject>(deps: TriggerDeps<T>): () => 'cluster' | 'namespaced' | undefined {
+  const primary = deps.kinds.primary;
+  let known: 'cluster' | 'namespaced' | undefined;
+  // A controller built without a client (marble tests) has none to ask.
+  const discovery = (deps.mapContext.client as Partial<MapContext['client']> | undefined)?.discovery;
+  if (typeof discovery?.resolve === 'function') {
+    discovery
+      .resolve(deps.plan.primary.resource)
+      .then((r) => (known = r.namespaced ? 'namespaced' : 'cluster'))
+      .catch(() => undefined); // not served yet: the Store answers once it holds an object
+  }
+  return () => {
+    if (known !== undefined) return known;
+    // Store keys are `namespace/name` or, cluster-scoped, `name` (names never hold a `/`).
+    const first = primary.store.keys().next();
+    if (first.done === true) return undefined;
+    known = first.value.includes('/') ? 'namespaced' : 'cluster';
+    return known;
+  };
 }
 
 /** Requests of a mapped watch: `map` per trigger; a map that throws is reported and retried with backoff. */
@@ -249,17 +276,28 @@ export function requestOf(resource: ResourceType, namespace: string | undefined,
 }
 
 /**
- * The request of an owned child: its controller owner reference (`controller: true`) when that
+ * The request(s) of an owned child: its controller owner reference (`controller: true`) when that
  * owner is of the `for` kind (same group and kind; any version of the group matches, as
- * controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner` does). The owner is in
- * the child's namespace: Kubernetes only allows namespaced owners from the same namespace.
+ * controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner` does). A namespaced
+ * owner is in the child's namespace (Kubernetes only allows namespaced owners from the same
+ * namespace); a cluster-scoped owner's request has no namespace (issue 18 §1). While the owner
+ * kind's scope is not known yet, both are requested: the one naming no object is skipped.
  */
-export function ownerRequestOf(owner: ResourceType, child: KubeObject): ObjectRef | undefined {
+export function ownerRequestsOf(
+  owner: ResourceType,
+  child: KubeObject,
+  scope: 'cluster' | 'namespaced' | undefined,
+): ObjectRef[] {
   const refs: readonly OwnerReference[] | undefined = child.metadata.ownerReferences;
-  if (refs === undefined) return undefined;
+  if (refs === undefined) return [];
   const group = groupOf(owner.apiVersion);
   const ref = refs.find(
     (r) => r.controller === true && r.kind === owner.kind && groupOf(r.apiVersion) === group,
   );
-  return ref === undefined ? undefined : requestOf(owner, child.metadata.namespace, ref.name);
+  if (ref === undefined) return [];
+  const namespace = child.metadata.namespace;
+  if (scope === 'cluster' || namespace === undefined || namespace === '')
+    return [requestOf(owner, undefined, ref.name)];
+  if (scope === 'namespaced') return [requestOf(owner, namespace, ref.name)];
+  return [requestOf(owner, namespace, ref.name), requestOf(owner, undefined, ref.name)];
 }

@@ -335,6 +335,41 @@ export class Manager {
   }
 
   /**
+   * Refuses, through discovery, an `owns` entry that cannot work: a cluster-scoped child kind under
+   * a namespaced `for` kind (Kubernetes does not let a cluster-scoped object have a namespaced
+   * owner; the garbage collector ignores such references, so its events could never name an
+   * owner). A cluster-scoped owner of namespaced children works (issue 18 §1). Kinds discovery
+   * does not know yet are not checked. `start()` calls it.
+   *
+   * @throws {InvalidArgumentError} naming the registration and the `owns` entry.
+   */
+  async checkOwnerScopes(): Promise<void> {
+    const namespaced = async (type: { apiVersion: string; kind: string }): Promise<boolean | undefined> => {
+      try {
+        return (await this.client.discovery.resolve(type)).namespaced;
+      } catch {
+        return undefined; // not served (yet): nothing to check
+      }
+    };
+    for (const c of this.controllers) {
+      const owns = c.options.owns ?? [];
+      if (owns.length === 0 || (await namespaced(c.options.for)) !== true) continue;
+      for (const [i, entry] of owns.entries()) {
+        const resource = 'resource' in entry ? entry.resource : entry;
+        if ((await namespaced(resource)) !== false) continue;
+        throw new InvalidArgumentError(
+          `${OPERATOR}.add("${c.name}")`,
+          `options.owns[${i}]`,
+          resource,
+          `must not be cluster-scoped under the namespaced ${c.options.for.kind}: Kubernetes does not let a ` +
+            `cluster-scoped ${resource.kind} have a namespaced owner (the garbage collector ignores the reference), ` +
+            `so its events can never name one — watch it with watches: [{ resource, map }] instead`,
+        );
+      }
+    }
+  }
+
+  /**
    * Every watch target of the registered controllers (deduplicated), as the registry keys them.
    */
   targets(): WatchTarget[] {
@@ -407,6 +442,12 @@ export class Manager {
     if (this.state !== 'new') throw new Error(`${OPERATOR} ${this.name}: start() called twice`);
     this.state = 'started';
     await this.resolveScopes();
+    try {
+      await this.checkOwnerScopes();
+    } catch (error) {
+      this.state = 'stopped';
+      throw error;
+    }
     try {
       this.servers = await startManagerServers(this.name, this.options, {
         checks: this.readinessChecks(),
