@@ -254,6 +254,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     kinds,
     tracker,
     report: deps.report,
+    log: deps.log,
     idle: deps.idle,
     mapContext: { cache, client: client as Client },
     random: options.random,

@@ -19,7 +19,7 @@ import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
 import { holdWhileWriting } from './hold-while-writing.js';
 import type { IdleTracker } from './idle.js';
-import type { MapContext, RequestName } from './options.js';
+import type { ControllerLogger, MapContext, RequestName } from './options.js';
 import type { Trigger } from './relist-gate.js';
 import { relistGate } from './relist-gate.js';
 import type { UserCodeReporter } from './user-code.js';
@@ -40,6 +40,8 @@ export interface TriggerDeps<T extends KubeObject> {
   readonly kinds: WatchedKinds<T>;
   readonly tracker: WriteTracker;
   readonly report: UserCodeReporter;
+  /** Where a recovered streak of map failures is told (optional). */
+  readonly log?: ControllerLogger;
   readonly idle: IdleTracker;
   readonly mapContext: MapContext;
   readonly random: (() => number) | undefined;
@@ -120,6 +122,8 @@ function mappedRequests<T extends KubeObject>(
       ...(deps.random !== undefined ? { random: deps.random } : {}),
     });
     const retries = new Map<string, Subscription>();
+    /** Failures in a row per key: a streak is logged once, when it starts (issue 19 §5). */
+    const failing = new Map<string, number>();
     const pending = deps.idle.source();
     const cancel = (key: string): void => {
       retries.get(key)?.unsubscribe();
@@ -132,12 +136,15 @@ function mappedRequests<T extends KubeObject>(
       try {
         names = checkNames(watch.map(t.object, deps.mapContext));
       } catch (error) {
-        deps.report(
-          new UserCodeError('map', error, {
-            ...(deps.plan.name !== undefined ? { controller: deps.plan.name } : {}),
-            key,
-          }),
-        );
+        const failure = new UserCodeError('map', error, {
+          ...(deps.plan.name !== undefined ? { controller: deps.plan.name } : {}),
+          key,
+        });
+        const streak = (failing.get(key) ?? 0) + 1;
+        failing.set(key, streak);
+        if (streak === 1) deps.report(failure);
+        else deps.report.count(failure); // counted, not logged again until it recovered
+
         retries.set(
           key,
           deps.scheduler.schedule(() => {
@@ -152,6 +159,16 @@ function mappedRequests<T extends KubeObject>(
         return;
       }
       backoff.reset(key);
+      const streak = failing.get(key);
+      if (streak !== undefined) {
+        failing.delete(key);
+        deps.log?.info?.(`map succeeded again for "${key}" after ${streak} failure(s)`, {
+          ...(deps.plan.name !== undefined ? { controller: deps.plan.name } : {}),
+          key,
+          hook: 'map',
+          failures: streak,
+        });
+      }
       for (const r of dropWriter(
         t,
         names.map((n) => requestOf(forType, n.namespace, n.name)),
@@ -171,6 +188,7 @@ function mappedRequests<T extends KubeObject>(
       upstream.unsubscribe();
       for (const r of retries.values()) r.unsubscribe();
       retries.clear();
+      failing.clear();
       pending.release();
     };
   });

@@ -60,9 +60,10 @@ function options(
 }
 
 describe('controller: user code is isolated (issue 12 §2)', () => {
-  it('a map that throws for one object fails only that object: reported once per failure, retried with backoff, the others mapped', () => {
+  it('a map that throws for one object fails only that object: counted per failure, logged once per streak, retried with backoff, the others mapped', () => {
     const ts = testScheduler();
     const r = recorder();
+    const infos: string[] = [];
     let failures = 2;
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia(obj('a', '1')), b: ia(obj('b', '1')) });
@@ -76,7 +77,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
         options(
           { ConfigMap: primary, Secret: secrets },
           {
-            log: r.log,
+            log: { ...r.log, info: (message) => infos.push(message) },
             observer: r.observer,
             watches: [
               {
@@ -98,10 +99,11 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
       });
     });
     expect(r.counted).toEqual(['map', 'map']);
+    // one line for the streak of two failures (issue 19 §5), one when it recovered
     expect(r.lines.map((l) => [l.level, l.fields['controller'], l.fields['key'], l.fields['hook']])).toEqual([
       ['error', 'test', 'ns/bad', 'map'],
-      ['error', 'test', 'ns/bad', 'map'],
     ]);
+    expect(infos).toEqual(['map succeeded again for "ns/bad" after 2 failure(s)']);
     expect(r.lines[0]?.message).toMatch(/^map threw for controller test, "ns\/bad": no target label/);
   });
 

@@ -27,16 +27,20 @@ function collect(mgr: Manager): { until(p: (r: ControllerResult) => boolean): Pr
   return { until: (p) => firstValueFrom(seen.pipe(filter(p), timeout(20_000))) };
 }
 
-function logLines(): { lines: Record<string, unknown>[]; destination: Writable } {
+function logLines(): { lines: Record<string, unknown>[]; raw: string[]; destination: Writable } {
   const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
   const destination = new Writable({
     write: (chunk: Buffer, _e, cb) => {
-      for (const l of chunk.toString().split('\n'))
-        if (l !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n')) {
+        if (l === '') continue;
+        raw.push(l);
+        lines.push(JSON.parse(l) as Record<string, unknown>);
+      }
       cb();
     },
   });
-  return { lines, destination };
+  return { lines, raw, destination };
 }
 
 /** The value of one series in the Prometheus text, or undefined. */
@@ -126,13 +130,17 @@ describeEachBackend(
     });
 
     it('a reconcile that throws synchronously is a counted user-code error and a panic, never running', async () => {
-      const { lines, destination } = logLines();
+      const { lines, raw, destination } = logLines();
       const mgr = new Manager({
         client,
         name: 'throws-test',
         log: createLogger({ level: 'info', destination }),
       });
-      mgr.add('cms', { for: CM, namespace: 'throws' }, (request) => {
+      const predicate = filter<KubeObject>((o) => {
+        if (o.metadata.name === 'boom') throw new Error('a predicate that throws'); // logged by the controller
+        return true;
+      });
+      mgr.add('cms', { for: CM, namespace: 'throws', predicates: [predicate] }, (request) => {
         if (request.name === 'boom') throw new TypeError('spec is undefined');
         return [Action.awaitChange()];
       });
@@ -153,6 +161,11 @@ describeEachBackend(
       expect(report).toMatchObject({ drained: true, cancelled: 0 });
       const line = lines.find((l) => l['msg'] === 'reconcile error' && l['key'] === 'throws/boom');
       expect(line).toMatchObject({ controller: 'cms', hook: 'reconcile' });
+      // no line carries the key "controller" twice (pino's child binding and the fields; issue 19 §5)
+      expect(raw.filter((l) => l.split('"controller":').length > 2)).toEqual([]);
+      expect(raw.some((l) => l.includes('"hook":"reconcile"') && l.includes('"controller":"cms"'))).toBe(
+        true,
+      );
       expect(String(line?.['error'])).toMatch(
         /reconcile threw for controller cms, "throws\/boom": TypeError: spec is undefined/,
       );

@@ -60,7 +60,7 @@ import { WatchFailureLog } from '../ops/watch-failure-log.js';
 import { DEFAULT_STUCK_RECONCILE_THRESHOLD_MS, WorkqueueProgress } from '../ops/workqueue-progress.js';
 import type { WorkqueueProgressObserver } from '../ops/workqueue-progress.js';
 import type { ControllerMetricsObserver } from '../ops/metrics.js';
-import type { ControllerObserver } from '../controller/options.js';
+import type { ControllerLogger, ControllerObserver } from '../controller/options.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject } from '../types.js';
@@ -622,7 +622,7 @@ export class Manager {
       supplies,
       run &&
         ((concurrency) => ({
-          log: controllerLogger(this.log.child({ controller: c.name })),
+          log: withoutControllerField(controllerLogger(this.log.child({ controller: c.name }))),
           observer: bothObservers(
             this.metrics.observer(c.name, { maxConcurrentReconciles: concurrency }),
             this.progress.observer(c.name),
@@ -732,5 +732,24 @@ function bothObservers(
       progress.reset();
     },
     panicked: () => progress.panicked(),
+  };
+}
+
+/**
+ * A controller logger whose lines drop the `controller` field: the child logger already binds it,
+ * and pino would write the key twice (duplicate JSON keys, issue 19 §5).
+ */
+function withoutControllerField(log: ControllerLogger): ControllerLogger {
+  const strip =
+    (write: ((message: string, fields: Readonly<Record<string, unknown>>) => void) | undefined) =>
+    (message: string, fields: Readonly<Record<string, unknown>>): void => {
+      const { controller: _controller, ...rest } = fields;
+      write?.(message, rest);
+    };
+  return {
+    debug: strip(log.debug?.bind(log)),
+    info: strip(log.info?.bind(log)),
+    warn: strip(log.warn?.bind(log)),
+    error: strip(log.error?.bind(log)),
   };
 }

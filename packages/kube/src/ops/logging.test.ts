@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { Action, InvalidArgumentError, TerminalError } from '@rxkube/core';
 
 import { KubeApiError } from '../errors.js';
-import { controllerLogger, createLogger, logReconcile, redactSecrets, REDACTED } from './logging.js';
+import {
+  controllerLogger,
+  createLogger,
+  logReconcile,
+  MAX_LOGGED_ARRAY_ITEMS,
+  redactSecrets,
+  REDACTED,
+} from './logging.js';
 
 /** A pino destination collecting every line (pino writes synchronously to a plain `{ write }`). */
 function capture(): { lines: string[]; records: () => Record<string, unknown>[]; write(s: string): void } {
@@ -146,6 +153,21 @@ describe('createLogger redaction', () => {
     const cyclic: Record<string, unknown> = { kind: 'ConfigMap', data: { color: 'blue' } };
     cyclic['self'] = cyclic;
     expect(redactSecrets(cyclic)).toEqual({ kind: 'ConfigMap', data: { color: 'blue' }, self: '[Circular]' });
+  });
+});
+
+describe('createLogger line size (issue 19 §5)', () => {
+  it('shows the first items of a long list and says how many were left out', () => {
+    const out = capture();
+    const log = createLogger({ level: 'info', destination: out });
+    const copies = Array.from({ length: 10_000 }, (_, i) => `namespace-${i}/copy-of-some-configmap-${i}`);
+    log.info({ copies }, 'synced');
+    expect(out.lines).toHaveLength(1);
+    expect(out.lines[0]!.length).toBeLessThan(16 * 1024); // log collectors split or drop longer lines
+    const shown = out.records()[0]?.['copies'] as string[];
+    expect(shown).toHaveLength(MAX_LOGGED_ARRAY_ITEMS + 1);
+    expect(shown.slice(0, 2)).toEqual([copies[0], copies[1]]);
+    expect(shown.at(-1)).toBe(`[… ${10_000 - MAX_LOGGED_ARRAY_ITEMS} more, 10000 in all]`);
   });
 });
 

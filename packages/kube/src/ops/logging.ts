@@ -96,6 +96,11 @@ export function scrubString(text: string): string {
 }
 
 const MAX_DEPTH = 12;
+/**
+ * Items of an array a log line shows; the rest are counted in one last item. A sync of 10,000
+ * objects once logged a 290 KB line, and log collectors split or drop lines over 16 KB (issue 19 §5).
+ */
+export const MAX_LOGGED_ARRAY_ITEMS = 50;
 
 function redactValues(data: unknown): unknown {
   if (data === null || typeof data !== 'object') return REDACTED;
@@ -110,7 +115,13 @@ function sanitize(value: unknown, depth: number, seen: WeakSet<object>): unknown
   if (ArrayBuffer.isView(value)) return `[binary ${value.byteLength} bytes]`;
   seen.add(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => sanitize(v, depth + 1, seen));
+    if (Array.isArray(value)) {
+      const shown = value.slice(0, MAX_LOGGED_ARRAY_ITEMS).map((v) => sanitize(v, depth + 1, seen));
+      if (value.length > MAX_LOGGED_ARRAY_ITEMS) {
+        shown.push(`[… ${value.length - MAX_LOGGED_ARRAY_ITEMS} more, ${value.length} in all]`);
+      }
+      return shown;
+    }
     const source = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
     if (value instanceof Error) {
@@ -187,7 +198,7 @@ function levelFrom(options: CreateLoggerOptions): Level | 'silent' {
  * `LOG_LEVEL` (default `info`), and secrets never written — every logged object goes through
  * {@link redactSecrets}, pino `redact` paths cover the usual header and credential fields, and
  * each finished line is scrubbed once more for bearer tokens, JWTs and private keys (messages
- * included).
+ * included). Arrays show their first {@link MAX_LOGGED_ARRAY_ITEMS} items and how many were left out.
  *
  * ## Example
  * ```ts
