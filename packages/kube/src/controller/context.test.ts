@@ -121,76 +121,82 @@ function collect(results$: Observable<ControllerResult>) {
 }
 
 describe('reconcile context writes (issue 14)', () => {
-  it('a Reloader patches its Deployment once: the next reconcile reads the patch, and its echo reruns nothing', async () => {
-    const watches = fakeWatches();
-    let latest: KubeObject = deployment('1');
-    const { client, writes } = stubClient(() => latest);
-    const calls: string[] = [];
-    const hashOf = (cm: KubeObject | undefined): string =>
-      String((cm?.['data'] as { v?: string } | undefined)?.v ?? '');
-    const ctrl = controller<Deployment>({
-      for: DEPLOYMENT,
-      client,
-      registry: watches.registry,
-      log: {},
-      watches: [
-        {
-          resource: CM,
-          // every Deployment that names this ConfigMap, from the cache (any namespace)
-          map: (cm, { cache }) =>
-            cache
-              .list(DEPLOYMENT)
-              .filter((d) => d.metadata.annotations?.['reloader/configmap'] === cm.metadata.name)
-              .map((d) => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' })),
-        },
-      ],
-    });
-    const results = collect(
-      ctrl.run(async (_req, ctx) => {
-        const hash = hashOf(ctx.cache.get(CM, 'ns/app'));
-        const current = ctx.object.spec?.template?.metadata?.annotations?.['reloader/hash'];
-        calls.push(`${ctx.object.metadata.resourceVersion ?? ''}:${current ?? '-'}`);
-        if (current !== hash) {
-          latest = await ctx.patch(
-            { ...DEPLOYMENT, namespace: 'ns', name: 'web' },
-            {
+  // ctx.client's writes are tracked like ctx's own (issue 18 §6: 64 repeated PATCHes in 300 before)
+  it.each(['ctx.patch', 'ctx.client.patch'] as const)(
+    'a Reloader patches its Deployment once through %s: the next reconcile reads the patch, and its echo reruns nothing',
+    async (via) => {
+      const watches = fakeWatches();
+      let latest: KubeObject = deployment('1');
+      const { client, writes } = stubClient(() => latest);
+      const calls: string[] = [];
+      const hashOf = (cm: KubeObject | undefined): string =>
+        String((cm?.['data'] as { v?: string } | undefined)?.v ?? '');
+      const ctrl = controller<Deployment>({
+        for: DEPLOYMENT,
+        client,
+        registry: watches.registry,
+        log: {},
+        watches: [
+          {
+            resource: CM,
+            // every Deployment that names this ConfigMap, from the cache (any namespace)
+            map: (cm, { cache }) =>
+              cache
+                .list(DEPLOYMENT)
+                .filter((d) => d.metadata.annotations?.['reloader/configmap'] === cm.metadata.name)
+                .map((d) => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' })),
+          },
+        ],
+      });
+      const results = collect(
+        ctrl.run(async (_req, ctx) => {
+          const hash = hashOf(ctx.cache.get(CM, 'ns/app'));
+          const current = ctx.object.spec?.template?.metadata?.annotations?.['reloader/hash'];
+          calls.push(`${ctx.object.metadata.resourceVersion ?? ''}:${current ?? '-'}`);
+          if (current !== hash) {
+            const patch = {
               type: 'merge',
               body: { spec: { template: { metadata: { annotations: { 'reloader/hash': hash } } } } },
-            },
-          );
-        }
-        return Action.awaitChange();
-      }),
-    );
-    watches.emit(
-      'Deployment',
-      { type: 'Init' },
-      { type: 'InitApply', object: deployment('1') },
-      { type: 'InitDone' },
-    );
-    watches.emit(
-      'ConfigMap',
-      { type: 'Init' },
-      { type: 'InitApply', object: configMap('5', 'one') },
-      { type: 'InitDone' },
-    );
-    await results.next('the first reconcile', (r) => r.outcome === 'success');
-    expect(writes).toEqual(['patch Deployment web']);
-    // A label-only change of the ConfigMap arrives before the Deployment's echo: the reconcile must
-    // read our patch (read-own-writes), not the Store's stale version — no second PATCH.
-    watches.emit('ConfigMap', { type: 'Apply', object: configMap('6', 'one', { touched: 'yes' }) });
-    await results.next('the reconcile for the label change', (r) => r.outcome === 'success');
-    expect(writes).toEqual(['patch Deployment web']);
-    // The echo of the patch (its resourceVersion) reruns nothing; a foreign change does.
-    watches.emit('Deployment', { type: 'Apply', object: latest });
-    watches.emit('Deployment', {
-      type: 'Apply',
-      object: { ...latest, metadata: { ...latest.metadata, resourceVersion: '200' } },
-    });
-    await results.next('the reconcile for the foreign change', (r) => r.outcome === 'success');
-    expect(calls).toEqual(['1:-', '101:one', '200:one']);
-    expect(writes).toEqual(['patch Deployment web']);
-  });
+            } as const;
+            const ref = { ...DEPLOYMENT, namespace: 'ns', name: 'web' };
+            latest =
+              via === 'ctx.patch'
+                ? await ctx.patch(ref, patch)
+                : await ctx.client.patch<KubeObject>(ref, patch);
+          }
+          return Action.awaitChange();
+        }),
+      );
+      watches.emit(
+        'Deployment',
+        { type: 'Init' },
+        { type: 'InitApply', object: deployment('1') },
+        { type: 'InitDone' },
+      );
+      watches.emit(
+        'ConfigMap',
+        { type: 'Init' },
+        { type: 'InitApply', object: configMap('5', 'one') },
+        { type: 'InitDone' },
+      );
+      await results.next('the first reconcile', (r) => r.outcome === 'success');
+      expect(writes).toEqual(['patch Deployment web']);
+      // A label-only change of the ConfigMap arrives before the Deployment's echo: the reconcile must
+      // read our patch (read-own-writes), not the Store's stale version — no second PATCH.
+      watches.emit('ConfigMap', { type: 'Apply', object: configMap('6', 'one', { touched: 'yes' }) });
+      await results.next('the reconcile for the label change', (r) => r.outcome === 'success');
+      expect(writes).toEqual(['patch Deployment web']);
+      // The echo of the patch (its resourceVersion) reruns nothing; a foreign change does.
+      watches.emit('Deployment', { type: 'Apply', object: latest });
+      watches.emit('Deployment', {
+        type: 'Apply',
+        object: { ...latest, metadata: { ...latest.metadata, resourceVersion: '200' } },
+      });
+      await results.next('the reconcile for the foreign change', (r) => r.outcome === 'success');
+      expect(calls).toEqual(['1:-', '101:one', '200:one']);
+      expect(writes).toEqual(['patch Deployment web']);
+    },
+  );
 
   it('applyChildren reads existing children from the owned Store (no LIST) and returns the applied objects', async () => {
     const watches = fakeWatches();
