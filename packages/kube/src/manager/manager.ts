@@ -5,8 +5,8 @@
  * `/readyz` and `/metrics`, logs one line per reconcile, and shuts down gracefully: intake stops,
  * reconciles in flight and their status writes finish (up to a deadline), the lease is released.
  *
- * What it does not do: install signal handlers unless asked (`run()` does), exit the process on
- * a lost lease (it cancels the work and campaigns again), or manage CRDs (do that in `setup`).
+ * What it does not do: install signal handlers unless asked (`run()` does), or manage CRDs (do
+ * that in `setup`). A lost lease stops it (`run()` then resolves 1) unless `onLeaderLoss: 'campaign'`.
  *
  * Length: about 600 lines, of which about 180 are the TSDoc of the public class users read; the
  * parts that are ideas of their own live beside it (options and validation, the restart safety
@@ -102,7 +102,9 @@ type State = 'new' | 'started' | 'stopping' | 'stopped';
  *   starts; controllers run while leading (at once without election). Each reconcile waits for
  *   its controller's caches (WaitForCacheSync).
  * - Losing the lease: every controller run is unsubscribed at once (reconciles in flight are
- *   cancelled, timers dropped); winning it again starts them afresh from the warm caches.
+ *   cancelled, timers dropped); then the manager stops (controller-runtime's behaviour: `finished`
+ *   resolves with `leaderLost`, `run()` with 1) — or, with `onLeaderLoss: 'campaign'`, winning the
+ *   lease again starts them afresh from the warm caches.
  * - `stop()`: intake stops, in-flight reconciles and queued status writes finish up to
  *   `shutdownTimeoutMs`, then anything left is cancelled; Event writes are flushed; the lease is
  *   released; servers close. Idempotent.
