@@ -260,3 +260,9 @@ export {
   withSettings,
 } from './manager/config.js';
 export type { ManagerSettings } from './manager/config.js';
+
+// Issue 19 / 18 §9 (branch ctrl): reconcile deadline, stuck-worker metrics and panics.
+export { DEFAULT_RECONCILE_TIMEOUT_MS } from './controller/options.js';
+export { isReconcileTimeoutError, ReconcileTimeoutError } from './controller/reconcile-work.js';
+export { DEFAULT_STUCK_RECONCILE_THRESHOLD_MS, WorkqueueProgress } from './ops/workqueue-progress.js';
+export type { RunningReconcile, WorkqueueProgressObserver } from './ops/workqueue-progress.js';
