@@ -252,4 +252,35 @@ describe('reconcile context writes (issue 14)', () => {
       /options\.client must be a KubeClient/,
     );
   });
+
+  it('ctx.client and the tracked writes reject with the timeout once ctx.signal aborts (issue 19 §1)', async () => {
+    const watches = fakeWatches();
+    const hanging = new Promise<never>(() => undefined); // an HTTP call that never answers
+    const { client } = stubClient(() => configMap('1', 'x'));
+    const calls: Promise<unknown>[] = [];
+    const results = collect(
+      controller({
+        for: CM,
+        client: { ...client, get: () => hanging, patch: () => hanging } as unknown as KubeClient,
+        registry: watches.registry,
+        log: {},
+        reconcileTimeoutMs: 20,
+      }).run(async (_req, ctx) => {
+        const ref = { ...CM, namespace: 'ns', name: 'app' };
+        calls.push(ctx.client.get(ref), ctx.patch(ref, { type: 'merge', body: {} }));
+        await Promise.allSettled(calls);
+        return Action.awaitChange();
+      }),
+    );
+    watches.emit(
+      'ConfigMap',
+      { type: 'Init' },
+      { type: 'InitApply', object: configMap('1', 'x') },
+      { type: 'InitDone' },
+    );
+    const r = await results.next('the timed-out reconcile', () => true);
+    expect(r.outcome).toBe('error');
+    for (const call of calls)
+      await expect(call).rejects.toThrow(/did not finish within 20 ms \(reconcileTimeoutMs\)/);
+  });
 });
