@@ -46,7 +46,12 @@ export interface SoakController {
   /** Keys reconciled right now. */
   readonly inFlight: Set<string>;
   reconciles: number;
+  /** Injected failures of every kind (thrown, thrown synchronously, hung). */
   failures: number;
+  /** Reconciles that threw synchronously, before returning anything (a "panic"). */
+  thrownSync: number;
+  /** Reconciles that hung until their deadline aborted `ctx.signal`. */
+  hung: number;
   /** Times a reconcile started for a key already in flight (must stay 0). */
   overlaps: number;
 }
@@ -143,19 +148,34 @@ export function addControllers(
       inFlight: new Set(),
       reconciles: 0,
       failures: 0,
+      thrownSync: 0,
+      hung: 0,
       overlaps: 0,
     };
-    const reconcile = (request: ObjectRef, ctx: ReconcileContext<KubeObject>) =>
-      defer(async () => {
+    const reconcile = (request: ObjectRef, ctx: ReconcileContext<KubeObject>) => {
+      // A third of the failures is thrown synchronously, before any Observable exists (issue 19 §2).
+      if (random.chance(failureRate / 3)) {
+        c.reconciles++;
+        c.failures++;
+        c.thrownSync++;
+        throw new Error(`soak: injected synchronous failure of ${name} for ${ctx.key}`);
+      }
+      return defer(async () => {
         const key = ctx.key;
         if (c.inFlight.has(key)) c.overlaps++;
         c.inFlight.add(key);
         c.reconciles++;
         try {
           const seen = seenBy(c, ctx);
-          await new Promise((r) => setTimeout(r, random.int(maxReconcileMs + 1)));
+          // Honours ctx.signal, as user code should: a reconcile past its deadline ends here.
+          await sleep(random.int(maxReconcileMs + 1), ctx.signal);
           if (random.chance(failureRate)) {
             c.failures++;
+            if (random.chance(0.5)) {
+              // Hung (an HTTP call without a timeout): only the deadline ends it (issue 19 §1).
+              c.hung++;
+              await sleep(Infinity, ctx.signal);
+            }
             throw new Error(`soak: injected failure of ${name} for ${key}`);
           }
           c.seen.set(key, seen);
@@ -164,6 +184,7 @@ export function addControllers(
           c.inFlight.delete(key);
         }
       });
+    };
     mgr.add(name, options, reconcile);
     return c;
   });
@@ -184,4 +205,22 @@ function seenBy(c: SoakController, ctx: ReconcileContext<KubeObject>): Seen {
     return { rv, children };
   }
   return { rv };
+}
+
+/** Resolves after `ms` (never for `Infinity`); rejects with the signal's reason once it aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    const timer = Number.isFinite(ms)
+      ? setTimeout(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms)
+      : undefined;
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -15,7 +15,7 @@ export function formatReport(r: SoakReport): string {
   const lines = [
     `soak ${r.ok ? 'PASSED' : 'FAILED'} (seed ${r.config.seed})`,
     `  objects: ${r.config.objects} ConfigMaps over ${r.config.namespaces} namespaces (+ Secrets, parents and children)`,
-    `  controllers: ${r.controllers} on ${r.watches} shared watches; ${r.reconciles} reconciles, ${r.injectedFailures} injected failures`,
+    `  controllers: ${r.controllers} on ${r.watches} shared watches; ${r.reconciles} reconciles, ${r.injectedFailures} injected failures (${r.thrownSync} thrown synchronously, ${r.hung} hung until the deadline)`,
     `  writes: ${r.writes.attempted} (${r.writes.succeeded} landed, ${r.writes.raced} raced 404/409, ${r.writes.failed} cut by restarts)`,
     `  faults injected: ${Object.values(r.injected).reduce((a, b) => a + b, 0)} — ${faults}`,
     `  faults that hit: ${Object.entries(r.happened)

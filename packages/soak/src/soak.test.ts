@@ -13,6 +13,7 @@ describe('the short chaos soak (pnpm soak runs the full one)', () => {
       Object.values(report.injected).every((n) => n > 0),
       text,
     ).toBe(true);
+    expect(report.thrownSync > 0 && report.hung > 0, text).toBe(true); // issue 19: both among the faults
     expect(report.verdict, text).toMatchObject({ ok: true, stores: [], stale: [], overlaps: 0 });
     expect(report.errors, text).toEqual({ observable: 0, unhandled: 0, terminal: 0 });
     expect(report.afterIdle, text).toBe(0);

@@ -47,6 +47,9 @@ export interface SoakReport {
   readonly watches: number;
   readonly reconciles: number;
   readonly injectedFailures: number;
+  /** Of those: thrown synchronously, and hung until the reconcile deadline. */
+  readonly thrownSync: number;
+  readonly hung: number;
   readonly verdict: Verdict;
   /** Reconciles started after convergence was reached (must be 0: idle means idle). */
   readonly afterIdle: number;
@@ -90,6 +93,9 @@ export async function runSoak(
     client,
     name: 'soak',
     logLevel: 'silent',
+    // Scaled like the watcher's timers below: reconciles take up to 20 ms here, so a hung one (an
+    // injected fault) is cancelled after 250 ms instead of the default 5 min.
+    reconcileTimeoutMs: 250,
     // The storm's clock runs faster than a cluster's, so the watcher's timers are scaled down
     // with it: a stall is noticed after 8 s instead of 70 s (the server sends bookmarks every 5 s
     // here, so a healthy watch is never idle that long), and the reconnect backoff is 0.1 s ×2 →
@@ -228,6 +234,8 @@ export async function runSoak(
       watches: mgr.targets().length,
       reconciles: controllers.reduce((s, c) => s + c.reconciles, 0),
       injectedFailures: controllers.reduce((s, c) => s + c.failures, 0),
+      thrownSync: controllers.reduce((s, c) => s + c.thrownSync, 0),
+      hung: controllers.reduce((s, c) => s + c.hung, 0),
       verdict: final,
       afterIdle,
       heapMb: { start: heapStart, end: heapEnd },
