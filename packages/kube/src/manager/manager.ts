@@ -63,10 +63,12 @@ import type { ControllerMetricsObserver } from '../ops/metrics.js';
 import type { ControllerLogger, ControllerObserver } from '../controller/options.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
-import type { KubeObject } from '../types.js';
+import type { KubeObject, ResourceType } from '../types.js';
+import type { SharedWatch } from '../reflector/share-watch.js';
 import { WatchRegistry } from '../reflector/watch-registry.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { ControllerSupervisor } from './controller-supervisor.js';
+import { NamespaceScopeGuard } from './namespace-scope.js';
 import { CrdInstaller } from './crd-installer.js';
 import { ElectionStatus } from './election-status.js';
 import type { ManagerOptions, ShutdownReport } from './manager-options.js';
@@ -160,6 +162,8 @@ export class Manager {
   private readonly clusterScoped = new Set<string>();
   /** The controllers built at start, by registration name. */
   private readonly built = new Map<string, Controller<KubeObject>>();
+  /** Flags cluster-wide watches of namespaced kinds asked of a namespace-restricted manager. */
+  private readonly namespaceScope: NamespaceScopeGuard;
   /** The restart safety net of controller runs. */
   private readonly supervisor: ControllerSupervisor;
 
@@ -180,7 +184,21 @@ export class Manager {
     this.progress = new WorkqueueProgress(this.metrics.registry, this.scheduler);
     this.watchFailures = new WatchFailureLog(this.log);
     this.crds = new CrdInstaller(options.client, options.name, this.log, this.scheduler);
-    this.registry = new WatchRegistry(
+    const scope = new NamespaceScopeGuard(
+      options.namespaces ?? [],
+      () => this.targets(),
+      options.client.discovery,
+      this.log,
+    );
+    this.namespaceScope = scope;
+    this.registry = new (class extends WatchRegistry {
+      override watch<T extends KubeObject = KubeObject>(
+        target: WatchTarget & { readonly resource: ResourceType<T> },
+      ): SharedWatch<T> {
+        scope.note(target);
+        return super.watch(target);
+      }
+    })(
       options.client,
       {
         ...(options.watcher !== undefined ? { watcher: options.watcher } : {}),
@@ -409,8 +427,9 @@ export class Manager {
 
   /**
    * Readiness checks of `/readyz`: `caches` (every watch listed once), `watches` (none refused with
-   * 401/403/404 or a kind not served, naming it) and, with election, `leader-election` (the lease is
-   * not refused with 401/403).
+   * 401/403/404 or a kind not served, naming it), `crds`, `watch-scope` (with `namespaces`: no
+   * namespaced kind watched across all namespaces through {@link registry}) and, with election,
+   * `leader-election` (the lease is not refused with 401/403).
    */
   readinessChecks(): ProbeCheck[] {
     const targets = this.targets();
@@ -418,6 +437,7 @@ export class Manager {
       cachesCheck(targets, this.registry, () => this.state !== 'new'),
       this.watchHealth.check,
       this.crds.check,
+      this.namespaceScope.check,
     ];
     if (this.election !== undefined) checks.push(this.election.check);
     return checks;
