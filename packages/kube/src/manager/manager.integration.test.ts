@@ -462,7 +462,7 @@ describeEachBackend(
       expect(error).toBeInstanceOf(ManagerStartError);
       expect((error as Error).message).toMatch(
         new RegExp(
-          `port-b: cannot serve probes or metrics \\(health port ${taken}.*EADDRINUSE.*pick free ports`,
+          `port-b: cannot serve probes or metrics \\(probes at 127\\.0\\.0\\.1:${taken}.*EADDRINUSE.*pick free`,
         ),
       );
       await first.stop();
