@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, loadDefaultKubeConfig, loadKubeConfigFile } from '@rxkube/kube';
+import { isUnauthorized, KubeClient, loadDefaultKubeConfig, loadKubeConfigFile } from '@rxkube/kube';
 
 import { CliError } from './errors.js';
 
@@ -46,8 +46,9 @@ export function kubeconfigSource(
  * ```ts
  * const { client, server } = await connect({ kubeconfig: undefined });
  * ```
- * @throws {CliError} `NoKubeconfig` when no kubeconfig exists; `Unreachable` when the server does
- *   not answer discovery (connection refused, DNS, TLS, 401/403).
+ * @throws {CliError} `NoKubeconfig` when no kubeconfig exists; `Unauthenticated` when the server
+ *   answers 401 (it was reached: the credentials are wrong); `Unreachable` when it does not answer
+ *   discovery (connection refused, DNS, TLS, 403).
  */
 export async function connect(options: {
   readonly kubeconfig?: string | undefined;
@@ -78,9 +79,20 @@ export async function connect(options: {
     await client.discovery.resources('v1');
   } catch (error) {
     client.close();
+    const context = kc.getCurrentContext();
+    if (isUnauthorized(error)) {
+      throw new CliError(
+        'Unauthenticated',
+        `the API server at ${server} (context ${context}) rejected the credentials of user ` +
+          `"${kc.getCurrentUser()?.name ?? '?'}" (401 Unauthorized): the server was reached, so this is ` +
+          'an authentication problem — an expired or wrong token, a client certificate it does not trust, ' +
+          'or a failing exec/OIDC plugin. Refresh the credentials in the kubeconfig (e.g. log in again).',
+        { cause: error },
+      );
+    }
     throw new CliError(
       'Unreachable',
-      `cannot reach the API server at ${server} (context ${kc.getCurrentContext()}): ` +
+      `cannot reach the API server at ${server} (context ${context}): ` +
         `${error instanceof Error ? error.message : String(error)}. ` +
         'Check that the cluster is running and the kubeconfig points at it, or use --embedded.',
       { cause: error },

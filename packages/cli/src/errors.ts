@@ -18,6 +18,7 @@ export type CliErrorReason =
   | 'Usage'
   | 'NoKubeconfig'
   | 'Unreachable'
+  | 'Unauthenticated'
   | 'ModuleNotFound'
   | 'NotRunnable'
   | 'InvalidManifest'

@@ -38,6 +38,11 @@ import { moduleFlags, moduleOptionsUsage, resolveModuleOptions } from './module-
 import type { Manifest } from './manifests.js';
 import { applyManifests, readManifests } from './manifests.js';
 
+/** `rxkube run`'s probe address: every interface, as controller-runtime's scaffold (the kubelet probes the Pod IP). */
+const RUN_HEALTH_PROBE_BIND_ADDRESS = ':8081';
+/** `rxkube run`'s metrics address: loopback only — safer than controller-runtime's `:8080`. */
+const RUN_METRICS_BIND_ADDRESS = '127.0.0.1:8080';
+
 const USAGE = `usage:
   rxkube run <module.js> [options]    run an operator module until SIGTERM/SIGINT
   rxkube rbac <module.js> [options]   print the RBAC (ServiceAccount, roles, bindings) it needs
@@ -53,8 +58,13 @@ run:
 manager (also from RXKUBE_* environment variables; flags win):
   -n, --namespace NS      namespaces to watch (repeatable or comma-separated; default all)
   --concurrency N         reconciles in flight per controller (default 1)
-  --health-port N|off     /healthz and /readyz (default 8081)
-  --metrics-port N|off    /metrics (default 8080)
+  --health-probe-bind-address ADDR   /healthz and /readyz: host:port, :port (every interface)
+                          or 0 for none (default :8081 — the kubelet probes the Pod's IP;
+                          alias --health-bind-address)
+  --metrics-bind-address ADDR        /metrics: host:port, :port or 0 (default 127.0.0.1:8080,
+                          this host only; :8080 lets Prometheus scrape the Pod)
+  --health-port N|off     /healthz and /readyz on every interface at port N
+  --metrics-port N|off    /metrics on every interface at port N
   --leader-elect          elect a leader with a Lease (--lease-name, --lease-namespace)
   --log-level LEVEL       fatal, error, warn, info, debug, trace, silent
   --shutdown-timeout T    how long SIGTERM waits for reconciles in flight (default 30s)
@@ -232,7 +242,14 @@ async function run(runnable: Runnable, modulePath: string, values: Values, io: I
   const { client, close, rest } = await connection(values, io);
   try {
     const options: ManagerOptions = withSettings(
-      { client, name: operatorName(values, runnable.name, modulePath), healthPort: 8081, metricsPort: 8080 },
+      {
+        client,
+        name: operatorName(values, runnable.name, modulePath),
+        // controller-runtime's probe default (the kubelet must reach it); metrics safer than its
+        // ":8080": this host only, until --metrics-bind-address/--metrics-port opens them
+        healthProbeBindAddress: RUN_HEALTH_PROBE_BIND_ADDRESS,
+        metricsBindAddress: RUN_METRICS_BIND_ADDRESS,
+      },
       settingsFromEnv(io.env),
       settingsFromFlags(values),
     );

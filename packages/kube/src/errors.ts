@@ -15,6 +15,7 @@ import type { ForbiddenCause, RequestTarget, Status, StatusDetails, TransportFai
 import { classifyForbidden, reasonForCode, redactUrl, synthesiseStatus } from './status.js';
 
 export type {
+  BlockedOwner,
   ForbiddenCause,
   RequestTarget,
   Status,

@@ -77,6 +77,7 @@ export {
   retryAfterSeconds,
 } from './errors.js';
 export type {
+  BlockedOwner,
   ForbiddenCause,
   KubeApiErrorInit,
   RequestTarget,

@@ -79,6 +79,31 @@ export interface RequestTarget {
   readonly resource?: string;
   readonly namespace?: string;
   readonly name?: string;
+  /**
+   * For a write: the owners its ownerReferences with `blockOwnerDeletion: true` name, resolved
+   * through discovery where it could (`resource` is their plural) — what a refusal by
+   * OwnerReferencesPermissionEnforcement needs granted.
+   */
+  readonly blockedOwners?: readonly BlockedOwner[];
+}
+
+/**
+ * An owner a write's ownerReference blocks deletion of (`blockOwnerDeletion: true`).
+ *
+ * ## Example
+ * ```ts
+ * const owner: BlockedOwner = { group: 'example.com', kind: 'Widget', resource: 'widgets', namespaced: true, name: 'w' };
+ * ```
+ */
+export interface BlockedOwner {
+  /** API group of the reference's apiVersion (`''` for the core group). */
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+  /** The plural, when discovery knows the kind. */
+  readonly resource?: string;
+  /** Whether the owner's kind is namespaced, when discovery knows it. */
+  readonly namespaced?: boolean;
 }
 
 /** The reason client-go derives from an HTTP status when the body carries none. */
@@ -113,10 +138,21 @@ const MAX_MESSAGE_CHARS = 2_000;
 export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' | 'protocol';
 
 /**
- * Why a 403 `Forbidden` was answered: RBAC did not allow the request (`rbac`), the namespace is
- * being deleted so nothing new can be created in it (`namespace-terminating`), an admission webhook
- * denied it (`webhook`), a ResourceQuota is exhausted (`quota`), or another admission plugin refused
- * the object (`admission`: PodSecurity, LimitRange, …). Only `rbac` is fixed by granting permissions.
+ * Why a 403 `Forbidden` was answered, read from kube-apiserver's own words:
+ * - `rbac`: the authorizer did not allow the request — grant the verb on the resource it names.
+ * - `owner-references`: the OwnerReferencesPermissionEnforcement admission plugin refused the
+ *   object's ownerReferences — grant `update` on the owner's `<plural>/finalizers` (a reference with
+ *   `blockOwnerDeletion: true`) or `delete` on the object itself (ownerReferences changed by an
+ *   update). A grant fixes it.
+ * - `escalation`: RBAC's escalation check refused a Role or binding granting permissions the writer
+ *   does not hold — grant `bind` on the referenced role (a binding) or `escalate` (a role), or the
+ *   permissions themselves. A grant fixes it.
+ * - `namespace-terminating`: the namespace is being deleted, nothing new can be created in it.
+ * - `webhook`: an admission webhook denied it. - `quota`: a ResourceQuota is exhausted.
+ * - `admission`: another admission plugin refused the object (PodSecurity, LimitRange, …).
+ *
+ * `rbac`, `owner-references` and `escalation` are fixed by granting permissions (the error's
+ * message names the rule); the others are not.
  *
  * ## Example
  * ```ts
@@ -124,7 +160,19 @@ export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' 
  * if (cause === 'rbac') console.error('grant the verb this message names to the service account');
  * ```
  */
-export type ForbiddenCause = 'rbac' | 'namespace-terminating' | 'webhook' | 'quota' | 'admission';
+export type ForbiddenCause =
+  'rbac' | 'owner-references' | 'escalation' | 'namespace-terminating' | 'webhook' | 'quota' | 'admission';
+
+/**
+ * `plugin/pkg/admission/gc/gc_admission.go` (v1.24): a new blocking reference needs `update` on the
+ * owner's finalizers; changing references on an update needs `delete` on the object.
+ */
+export const OWNER_FINALIZERS_REFUSAL =
+  "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on";
+/** `gc_admission.go`: ownerReferences changed by an update without `delete` on the object. */
+export const OWNER_DELETE_REFUSAL = "cannot set an ownerRef on a resource you can't delete";
+/** `pkg/registry/rbac/validation/rule.go` `ConfirmNoEscalation`. */
+const ESCALATION = /is attempting to grant RBAC permissions not currently held/;
 
 /** The cause of a 403 read from its Status: its `StatusCause`s and message as kube-apiserver sends them. */
 export function classifyForbidden(status: Status): ForbiddenCause {
@@ -136,7 +184,12 @@ export function classifyForbidden(status: Status): ForbiddenCause {
     return 'namespace-terminating';
   }
   if (/admission webhook "[^"]*" denied the request/.test(message)) return 'webhook';
-  if (/exceeded quota/.test(message)) return 'quota';
+  if (message.includes(OWNER_FINALIZERS_REFUSAL) || message.includes(OWNER_DELETE_REFUSAL)) {
+    return 'owner-references';
+  }
+  if (ESCALATION.test(message)) return 'escalation';
+  // plugin/pkg/admission/resourcequota: "exceeded quota: …", "status unknown for quota: …"
+  if (/exceeded quota|status unknown for quota/.test(message)) return 'quota';
   // The authorizer's words: `User "x" cannot list resource "pods" …` / `cannot get path "/x"`.
   if (/\bcannot [a-z]+ (resource|path)\b/.test(message) || /forbidden: User "/.test(message)) return 'rbac';
   // A bare "forbidden" says nothing more: most likely RBAC (an authorizer without a reason).

@@ -102,6 +102,7 @@ export {
   retryAfterSeconds,
 } from './errors.js';
 export type {
+  BlockedOwner,
   ForbiddenCause,
   KubeApiErrorInit,
   RequestTarget,

@@ -65,9 +65,24 @@ async function reasons(mgr: Manager): Promise<Map<string, string[]>> {
         `${c.name}: owned children's blockOwnerDeletion (OwnerReferencesPermissionEnforcement)`,
       );
     }
+    // a kind it writes (declared) and watches back through `watches`: a child path too
+    const written = new Set(
+      (c.options.permissions ?? [])
+        .filter((r) => r.verbs.some((v) => ['create', 'update', 'patch'].includes(v)))
+        .flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((x) => `${g}/${x}`))),
+    );
+    for (const w of c.options.watches ?? []) {
+      if (written.has(`${groupOf(w.resource)}/${await plural(w.resource)}`)) {
+        add(
+          group,
+          `${resource}/finalizers`,
+          ['update'],
+          `${c.name}: writes and watches ${w.resource.kind}: children's blockOwnerDeletion (OwnerReferencesPermissionEnforcement)`,
+        );
+      }
+    }
     if (c.options.events === true) {
-      add('events.k8s.io', 'events', ['create', 'patch'], `${c.name}: Event recorder`);
-      add('', 'events', ['create', 'patch'], `${c.name}: Event recorder's core/v1 fallback`);
+      add('events.k8s.io', 'events', ['create', 'patch'], `${c.name}: Event recorder (events.k8s.io/v1)`);
     }
     for (const rule of c.options.permissions ?? []) {
       for (const g of rule.apiGroups) {

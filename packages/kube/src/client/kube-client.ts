@@ -130,6 +130,34 @@ export class KubeClient {
     return KubeClient.fromKubeConfig(loadDefaultKubeConfig(), options);
   }
 
+  /**
+   * `t` with the owners the body's blocking ownerReferences name, their plurals from discovery
+   * (cached: an owner is usually the controller's primary kind) — so a refusal by
+   * OwnerReferencesPermissionEnforcement names the exact grant. A kind discovery cannot resolve
+   * is named without its plural; the write goes ahead either way.
+   */
+  private async withOwners(t: RequestTarget, body: unknown): Promise<RequestTarget> {
+    const refs = blockingReferences(body);
+    if (refs.length === 0) return t;
+    const blockedOwners = await Promise.all(
+      refs.map(async (ref) => {
+        const slash = ref.apiVersion.indexOf('/');
+        const owner = {
+          group: slash < 0 ? '' : ref.apiVersion.slice(0, slash),
+          kind: ref.kind,
+          name: ref.name,
+        };
+        try {
+          const r = await this.discovery.resolve({ apiVersion: ref.apiVersion, kind: ref.kind });
+          return { ...owner, resource: r.plural, namespaced: r.namespaced };
+        } catch {
+          return owner;
+        }
+      }),
+    );
+    return { ...t, blockedOwners };
+  }
+
   /** Reads one object (or its subresource). */
   async get<T = Record<string, unknown>>(ref: ObjectRef, options: GetOptions = {}): Promise<T> {
     const { resource, namespace, name } = await this.locate(
@@ -212,7 +240,7 @@ export class KubeClient {
       query: writeQuery(options),
       body: JSON.stringify(object),
       contentType: 'application/json',
-      target: target('create', resource, namespace, name, options.subresource),
+      target: await this.withOwners(target('create', resource, namespace, name, options.subresource), object),
     });
   }
 
@@ -240,7 +268,7 @@ export class KubeClient {
       query: writeQuery(options),
       body: JSON.stringify(object),
       contentType: 'application/json',
-      target: target('update', resource, namespace, name, options.subresource),
+      target: await this.withOwners(target('update', resource, namespace, name, options.subresource), object),
     });
   }
 
@@ -270,7 +298,10 @@ export class KubeClient {
       },
       body: JSON.stringify(patch.body),
       contentType: CONTENT_TYPE[patch.type],
-      target: target('patch', resource, namespace, name, options.subresource),
+      target: await this.withOwners(
+        target('patch', resource, namespace, name, options.subresource),
+        patch.body,
+      ),
     });
   }
 
@@ -401,6 +432,22 @@ function ns(namespace: string | undefined): { namespace?: string } {
 
 function sub(subresource: string | undefined): { subresource?: string } {
   return subresource !== undefined ? { subresource } : {};
+}
+
+/** The ownerReferences with `blockOwnerDeletion: true` of a write's body (object or patch). */
+function blockingReferences(body: unknown): { apiVersion: string; kind: string; name: string }[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  const metadata = (body as { metadata?: unknown }).metadata;
+  if (metadata === null || typeof metadata !== 'object') return [];
+  const refs = (metadata as { ownerReferences?: unknown }).ownerReferences;
+  if (!Array.isArray(refs)) return [];
+  return refs.flatMap((r: unknown) => {
+    if (r === null || typeof r !== 'object') return [];
+    const { apiVersion, kind, name, blockOwnerDeletion } = r as Record<string, unknown>;
+    return blockOwnerDeletion === true && typeof apiVersion === 'string' && typeof kind === 'string'
+      ? [{ apiVersion, kind, name: typeof name === 'string' ? name : '' }]
+      : [];
+  });
 }
 
 function target(

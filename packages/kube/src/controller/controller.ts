@@ -304,7 +304,14 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
         : {
             name: fin.name,
             cleanup: fin.cleanup,
-            run: finalizerStage(fin, { client, tracker, events: recorder, controller: plan.name, scheduler }),
+            run: finalizerStage(fin, {
+              client,
+              tracker,
+              events: recorder,
+              log: deps.log,
+              controller: plan.name,
+              scheduler,
+            }),
           },
     report: deps.report,
     shutdown$: options.shutdown === undefined ? undefined : from(options.shutdown),

@@ -10,7 +10,7 @@ import { defer, finalize, from, last, tap, throwError } from 'rxjs';
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { Client } from '../client/client.js';
-import type { FinalizerEventSink } from '../finalizer/finalizer.js';
+import type { FinalizerEventSink, FinalizerOptions } from '../finalizer/finalizer.js';
 import { finalizer } from '../finalizer/finalizer.js';
 import { finalizerPortFromClient } from '../finalizer/finalizer-port.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
@@ -34,6 +34,8 @@ export interface FinalizerStageDeps {
   readonly client: Client | undefined;
   readonly tracker: WriteTracker;
   readonly events: FinalizerEventSink | undefined;
+  /** Where a cleanup cut short by a terminating namespace is logged. */
+  readonly log?: FinalizerOptions<KubeObject>['log'];
   readonly controller: string | undefined;
   readonly scheduler: SchedulerLike;
 }
@@ -108,6 +110,7 @@ export function finalizerStage<T extends KubeObject>(
       ...(fin.stuck !== undefined ? { stuck: fin.stuck } : {}),
       ...(fin.onStuck !== undefined ? { onStuck: fin.onStuck } : {}),
       ...(deps.events !== undefined ? { events: deps.events } : {}),
+      ...(deps.log !== undefined ? { log: deps.log } : {}),
     },
     deps.scheduler,
   );

@@ -45,6 +45,7 @@ function harness(
   const applied: Widget[] = [];
   const stuck: StuckFinalizer<Widget>[] = [];
   const events: { reason: string; note: string }[] = [];
+  const warnings: { message: string; fields: Readonly<Record<string, unknown>> }[] = [];
   let current: Widget = widget();
   const port: FinalizerPort<Widget> = {
     patch: (ref, ops) => {
@@ -76,11 +77,13 @@ function harness(
       stuck: { failures: 3, afterMs: 1_000 },
       onStuck: (s) => stuck.push(s),
       events: { record: (_o, e) => events.push(e) },
+      log: { warn: (message, fields) => warnings.push({ message, fields }) },
     },
     ts,
   );
   return {
     log,
+    warnings,
     patches,
     applied,
     stuck,
@@ -196,52 +199,72 @@ describe('finalizer', () => {
     });
   });
 
-  it('a cleanup refused by a terminating namespace finishes: Warning Event, finalizer removed (issue 12 §3)', () => {
-    const ts = newScheduler();
-    ts.run(({ cold, expectObservable, flush }) => {
-      // packages/testing/fixtures/kube-wire/20-namespace-deletion.json: a create into a namespace being deleted
-      const refused = new KubeApiError({
-        httpStatus: 403,
-        method: 'POST',
-        url: 'https://h/api/v1/namespaces/ns/configmaps',
-        target: { verb: 'create', group: '', resource: 'configmaps', namespace: 'ns' },
-        status: {
-          kind: 'Status',
-          apiVersion: 'v1',
-          metadata: {},
-          status: 'Failure',
-          message:
-            'configmaps "x" is forbidden: unable to create new content in namespace ns because it is being terminated',
-          reason: 'Forbidden',
-          details: {
-            causes: [
-              {
-                reason: 'NamespaceTerminating',
-                message: 'namespace ns is being terminated',
-                field: 'metadata.namespace',
-              },
-            ],
+  it.each([
+    ['another namespace', 'other', true],
+    ['its own namespace', 'ns', false],
+  ] as const)(
+    'a cleanup refused by a terminating namespace (%s) finishes: logged, Event where storable, finalizer removed (issue 12 §3, 18 §5)',
+    (_case, terminating, storable) => {
+      const ts = newScheduler();
+      ts.run(({ cold, expectObservable, flush }) => {
+        // packages/testing/fixtures/kube-wire/20-namespace-deletion.json: a create into a namespace being deleted
+        const refused = new KubeApiError({
+          httpStatus: 403,
+          method: 'POST',
+          url: `https://h/api/v1/namespaces/${terminating}/configmaps`,
+          target: { verb: 'create', group: '', resource: 'configmaps', namespace: terminating },
+          status: {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message:
+              'configmaps "x" is forbidden: unable to create new content in namespace ns because it is being terminated',
+            reason: 'Forbidden',
+            details: {
+              causes: [
+                {
+                  reason: 'NamespaceTerminating',
+                  message: 'namespace ns is being terminated',
+                  field: 'metadata.namespace',
+                },
+              ],
+            },
+            code: 403,
           },
-          code: 403,
-        },
+        });
+        const h = harness(cold, ts, {
+          cleanup: () => cold('-#', {}, new Error('copy failed', { cause: refused })),
+        });
+        // cleanup refused at 1 → treated as done; removal PATCH 1–2; awaitChange at 2
+        expectObservable(h.run(widget([NAME], true))).toBe('--(a|)', { a: awaitChange });
+        flush();
+        expect(h.patches.map((p) => p.ops)).toEqual([
+          [
+            { op: 'test', path: '/metadata/finalizers/0', value: NAME },
+            { op: 'remove', path: '/metadata/finalizers/0' },
+          ],
+        ]);
+        // the Event goes on the widget (namespace ns): not storable when ns itself is terminating
+        expect(h.events.map((e) => e.reason)).toEqual(storable ? ['CleanupIncomplete'] : []);
+        if (storable) {
+          expect(h.events[0]?.note).toMatch(/could not write into namespace other, which is being deleted/);
+        }
+        // never silent: a warn line either way
+        expect(h.warnings.map((w) => w.fields)).toEqual([
+          expect.objectContaining({
+            key: 'ns/w',
+            finalizer: NAME,
+            namespace: terminating,
+            event: storable
+              ? 'Warning CleanupIncomplete recorded on the object'
+              : 'not recorded: the object is in the terminating namespace, where no Event can be stored',
+          }),
+        ]);
+        expect(h.reconcile.failingCount()).toBe(0);
       });
-      const h = harness(cold, ts, {
-        cleanup: () => cold('-#', {}, new Error('copy failed', { cause: refused })),
-      });
-      // cleanup refused at 1 → treated as done; removal PATCH 1–2; awaitChange at 2
-      expectObservable(h.run(widget([NAME], true))).toBe('--(a|)', { a: awaitChange });
-      flush();
-      expect(h.patches.map((p) => p.ops)).toEqual([
-        [
-          { op: 'test', path: '/metadata/finalizers/0', value: NAME },
-          { op: 'remove', path: '/metadata/finalizers/0' },
-        ],
-      ]);
-      expect(h.events.map((e) => e.reason)).toEqual(['CleanupIncomplete']);
-      expect(h.events[0]?.note).toMatch(/could not write into namespace ns, which is being deleted/);
-      expect(h.reconcile.failingCount()).toBe(0);
-    });
-  });
+    },
+  );
 
   it('a removal that fails its test (422) errors; a 404 (already gone) is success', () => {
     const ts = newScheduler();

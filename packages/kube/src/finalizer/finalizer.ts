@@ -107,8 +107,22 @@ export interface FinalizerOptions<T extends KubeObject> {
   readonly stuck?: { readonly failures?: number; readonly afterMs?: number };
   /** Called once per streak when a cleanup becomes stuck (log, metric). */
   readonly onStuck?: (stuck: StuckFinalizer<T>) => void;
-  /** Receives a Warning `FinalizerStuck` Event when a cleanup becomes stuck. */
+  /**
+   * Receives a Warning `FinalizerStuck` Event when a cleanup becomes stuck, and `CleanupIncomplete`
+   * when a cleanup was refused because the namespace it writes into is being deleted — recorded
+   * on the object (a cluster-scoped object's Events go to `default`, as Kubernetes does); not
+   * when the object's own namespace is the terminating one (no Event can be stored there: the
+   * log line says so).
+   */
   readonly events?: FinalizerEventSink;
+  /**
+   * Where a cleanup cut short is logged (a `ControllerLogger` fits): a terminating namespace
+   * refused its write, so the finalizer is removed without it — a `warn` line naming the object,
+   * the finalizer, the namespace and whether the Event was recorded.
+   */
+  readonly log?: {
+    warn?(message: string, fields: Readonly<Record<string, unknown>>): void;
+  };
   /** Failing objects tracked at most (oldest forgotten); default 10 000. */
   readonly maxTracked?: number;
 }
@@ -302,13 +316,35 @@ export function finalizer<T extends KubeObject>(
           const refused = namespaceTerminatingIn(error);
           if (refused !== undefined) {
             // The namespace it must write into is being deleted: that write can never succeed, and
-            // retrying would block the deletion forever. Finish, and say so.
-            options.events?.record(object, {
-              type: 'Warning',
-              reason: 'CleanupIncomplete',
-              action: 'Cleanup',
-              note: `cleanup for finalizer ${name} could not write into namespace ${refused.target.namespace ?? '?'}, which is being deleted; the finalizer is removed so the deletion can finish. ${describe(refused)}`,
-            });
+            // retrying would block the deletion forever. Finish, and say so — in the log always,
+            // and in an Event on the object where one can be stored (not in a terminating namespace).
+            const namespace = refused.target.namespace ?? '?';
+            const storable =
+              object.metadata.namespace === undefined || object.metadata.namespace !== namespace;
+            if (storable) {
+              options.events?.record(object, {
+                type: 'Warning',
+                reason: 'CleanupIncomplete',
+                action: 'Cleanup',
+                note: `cleanup for finalizer ${name} could not write into namespace ${namespace}, which is being deleted; the finalizer is removed so the deletion can finish. ${describe(refused)}`,
+              });
+            }
+            options.log?.warn?.(
+              `cleanup for finalizer ${name} could not write into namespace ${namespace}, which is being deleted: ` +
+                'the finalizer is removed without it so the deletion can finish',
+              {
+                key,
+                finalizer: name,
+                namespace,
+                event:
+                  options.events === undefined
+                    ? 'none (no recorder)'
+                    : storable
+                      ? `Warning CleanupIncomplete recorded on the object${object.metadata.namespace === undefined ? ' (in namespace default)' : ''}`
+                      : 'not recorded: the object is in the terminating namespace, where no Event can be stored',
+                error: describe(refused),
+              },
+            );
             return EMPTY;
           }
           failed(key, object, error);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ForbiddenCause, RequestTarget, Status, TransportFailure } from '../status.js';
-import { classifyForbidden, clip } from '../status.js';
+import { classifyForbidden, clip, OWNER_DELETE_REFUSAL } from '../status.js';
 
 /** `widgets.example.com`, `configmaps`, `deployments.apps/status`. */
 function resourceName(target: RequestTarget): string {
@@ -35,7 +35,7 @@ export function apiErrorMessage(
   const object = `${resourceName(t)}${t.name ? ` "${t.name}"` : ''} ${where(t)}`;
   switch (reason) {
     case 'Forbidden':
-      return forbiddenMessage(classifyForbidden(status), t, server, object, `[${code} ${request}]`);
+      return forbiddenMessage(classifyForbidden(status), t, server, object, `[${code} ${request}]`, status);
     case 'Unauthorized':
       return (
         `unauthorized: the API server rejected the credentials while trying to "${t.verb}" ${object} ` +
@@ -67,6 +67,7 @@ function forbiddenMessage(
   server: string,
   object: string,
   request: string,
+  status: Status,
 ): string {
   switch (cause) {
     case 'rbac':
@@ -76,6 +77,10 @@ function forbiddenMessage(
         `{ apiGroups: ["${t.group ?? ''}"], resources: ["${t.resource ?? ''}"], verbs: ["${t.verb}"] } ` +
         `bound to the identity in the kubeconfig. ${request}`
       );
+    case 'owner-references':
+      return ownerReferencesMessage(t, server, object, request, status);
+    case 'escalation':
+      return escalationMessage(t, server, object, request);
     case 'namespace-terminating':
       return (
         `forbidden: namespace "${t.namespace ?? '?'}" is being deleted, so "${t.verb}" of ${object} is refused ` +
@@ -99,6 +104,68 @@ function forbiddenMessage(
         `problem: change the object to satisfy the policy the server names (PodSecurity, LimitRange, …). ${request}`
       );
   }
+}
+
+/** `{ apiGroups: ["g"], resources: ["r"], verbs: ["v"] }` as a rule is written. */
+function rule(group: string, resource: string, verb: string, names?: readonly string[]): string {
+  const resourceNames =
+    names !== undefined ? ` resourceNames: [${names.map((n) => `"${n}"`).join(', ')}],` : '';
+  return `{ apiGroups: ["${group}"], resources: ["${resource}"],${resourceNames} verbs: ["${verb}"] }`;
+}
+
+/**
+ * OwnerReferencesPermissionEnforcement (`plugin/pkg/admission/gc/gc_admission.go`): references
+ * changed by an update need `delete` on the object; a blocking reference needs `update` on the
+ * owner's finalizers — in the child's namespace for a namespaced owner, cluster-wide otherwise.
+ */
+function ownerReferencesMessage(
+  t: RequestTarget,
+  server: string,
+  object: string,
+  request: string,
+  status: Status,
+): string {
+  if ((status.message ?? '').includes(OWNER_DELETE_REFUSAL)) {
+    return (
+      `forbidden: "${t.verb}" of ${object} changes its ownerReferences, which the ` +
+      `OwnerReferencesPermissionEnforcement admission plugin allows only with "delete" on the object ` +
+      `(server: ${server}). Grant it with a ${t.namespace ? 'Role' : 'ClusterRole'} rule ` +
+      `${rule(t.group ?? '', t.resource ?? '', 'delete')} bound to the identity in the kubeconfig ` +
+      `(applyChildren prunes with it too). ${request}`
+    );
+  }
+  const owners = t.blockedOwners ?? [];
+  const grants =
+    owners.length === 0
+      ? `a rule { apiGroups: [<the owner's API group>], resources: ["<the owner's plural>/finalizers"], verbs: ["update"] }`
+      : owners
+          .map((o) => {
+            const scope = o.namespaced === false || !t.namespace ? 'ClusterRole' : 'Role';
+            const resource = `${o.resource ?? `<plural of ${o.kind}>`}/finalizers`;
+            return `a ${scope} rule ${rule(o.group, resource, 'update')} (owner ${o.kind} "${o.name}")`;
+          })
+          .join(' and ');
+  return (
+    `forbidden: "${t.verb}" of ${object} sets blockOwnerDeletion on an ownerReference, which the ` +
+    `OwnerReferencesPermissionEnforcement admission plugin allows only with "update" on the owner's ` +
+    `finalizers subresource (server: ${server}). Grant it with ${grants} bound to the identity in the ` +
+    `kubeconfig — \`rxkube rbac\` derives it for a controller that owns or writes and watches its ` +
+    `children — or leave blockOwnerDeletion unset. ${request}`
+  );
+}
+
+/** RBAC's escalation check (`pkg/registry/rbac/validation/rule.go` `ConfirmNoEscalation`). */
+function escalationMessage(t: RequestTarget, server: string, object: string, request: string): string {
+  const resource = t.resource ?? '';
+  const binding = resource === 'rolebindings' || resource === 'clusterrolebindings';
+  const how = binding
+    ? `Grant "bind" on the role it references — ${rule('rbac.authorization.k8s.io', resource === 'rolebindings' ? 'roles' : 'clusterroles', 'bind', ['<the roleRef name>'])} (use "clusterroles" for a ClusterRole roleRef)`
+    : `Grant "escalate" on it — ${rule('rbac.authorization.k8s.io', resource, 'escalate')}`;
+  return (
+    `forbidden: "${t.verb}" of ${object} grants permissions the identity in the kubeconfig does not ` +
+    `hold, which RBAC's escalation check refuses (server: ${server}). ${how}, or grant the identity ` +
+    `the permissions the server lists. ${request}`
+  );
 }
 
 export function errorCodeOf(cause: unknown): string | undefined {

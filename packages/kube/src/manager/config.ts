@@ -10,17 +10,23 @@
  * | `--concurrency` | `RXKUBE_CONCURRENCY` | `concurrency` |
  * | `--metrics-port` (`0` = pick, `off`) | `RXKUBE_METRICS_PORT` | `metricsPort` |
  * | `--health-port` (`0` = pick, `off`) | `RXKUBE_HEALTH_PORT` | `healthPort` |
+ * | `--health-probe-bind-address` (alias `--health-bind-address`) | `RXKUBE_HEALTH_PROBE_BIND_ADDRESS` | `healthProbeBindAddress` |
+ * | `--metrics-bind-address` | `RXKUBE_METRICS_BIND_ADDRESS` | `metricsBindAddress` |
  * | `--leader-elect` / `--no-leader-elect` | `RXKUBE_LEADER_ELECT` (`true`/`false`) | `leaderElection` |
  * | `--lease-name` | `RXKUBE_LEASE_NAME` | `leaderElection.leaseName` |
  * | `--lease-namespace` | `RXKUBE_LEASE_NAMESPACE`, `POD_NAMESPACE` | `leaderElection.leaseNamespace` |
  * | `--log-level` | `RXKUBE_LOG_LEVEL`, `LOG_LEVEL` | `logLevel` |
  * | `--shutdown-timeout` (`30s`, `500ms`, `1m`) | `RXKUBE_SHUTDOWN_TIMEOUT` | `shutdownTimeoutMs` |
  *
+ * A port and a bind address of the same server: the later layer wins (a `--health-port` flag
+ * overrides a bind address given in code or the environment, and the reverse).
+ *
  * @module
  */
 import { parseArgs } from 'node:util';
 
 import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-options.js';
+import { parseBindAddress } from './manager-options.js';
 
 /**
  * The settings configurable from outside the code.
@@ -33,7 +39,14 @@ import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-opt
  */
 export type ManagerSettings = Pick<
   ManagerOptions,
-  'namespaces' | 'concurrency' | 'metricsPort' | 'healthPort' | 'logLevel' | 'shutdownTimeoutMs'
+  | 'namespaces'
+  | 'concurrency'
+  | 'metricsPort'
+  | 'healthPort'
+  | 'healthProbeBindAddress'
+  | 'metricsBindAddress'
+  | 'logLevel'
+  | 'shutdownTimeoutMs'
 > & {
   readonly leaderElection?: boolean;
   readonly leaseName?: string;
@@ -84,6 +97,9 @@ export const MANAGER_FLAGS = {
   concurrency: { type: 'string' },
   'metrics-port': { type: 'string' },
   'health-port': { type: 'string' },
+  'health-probe-bind-address': { type: 'string' },
+  'health-bind-address': { type: 'string' },
+  'metrics-bind-address': { type: 'string' },
   'leader-elect': { type: 'boolean' },
   'no-leader-elect': { type: 'boolean' },
   'lease-name': { type: 'string' },
@@ -105,6 +121,19 @@ function port(source: string, value: string): number | false {
   const n = integer(source, value, 0);
   if (n > 65_535) throw new ManagerConfigError(source, value, 'expected a port 0–65535, or "off"');
   return n;
+}
+
+function bindAddress(source: string, value: string): string {
+  try {
+    parseBindAddress(source, value);
+  } catch {
+    throw new ManagerConfigError(
+      source,
+      value,
+      'expected "host:port" (e.g. 127.0.0.1:8081), ":port" for every interface, or "0" to serve nothing',
+    );
+  }
+  return value.trim();
 }
 
 function bool(source: string, value: string): boolean {
@@ -182,6 +211,10 @@ export function settingsFromEnv(
   if (mp !== undefined) out.metricsPort = port('RXKUBE_METRICS_PORT', mp);
   const hp = get('RXKUBE_HEALTH_PORT');
   if (hp !== undefined) out.healthPort = port('RXKUBE_HEALTH_PORT', hp);
+  const hb = get('RXKUBE_HEALTH_PROBE_BIND_ADDRESS');
+  if (hb !== undefined) out.healthProbeBindAddress = bindAddress('RXKUBE_HEALTH_PROBE_BIND_ADDRESS', hb);
+  const mb = get('RXKUBE_METRICS_BIND_ADDRESS');
+  if (mb !== undefined) out.metricsBindAddress = bindAddress('RXKUBE_METRICS_BIND_ADDRESS', mb);
   const le = get('RXKUBE_LEADER_ELECT');
   if (le !== undefined) out.leaderElection = bool('RXKUBE_LEADER_ELECT', le);
   const ln = get('RXKUBE_LEASE_NAME');
@@ -221,6 +254,16 @@ export function settingsFromFlags(values: Readonly<Record<string, unknown>>): Ma
   if (mp !== undefined) out.metricsPort = port('--metrics-port', mp);
   const hp = str('health-port');
   if (hp !== undefined) out.healthPort = port('--health-port', hp);
+  const hb = str('health-probe-bind-address') ?? str('health-bind-address');
+  if (hb !== undefined) {
+    const flag =
+      str('health-probe-bind-address') !== undefined
+        ? '--health-probe-bind-address'
+        : '--health-bind-address';
+    out.healthProbeBindAddress = bindAddress(flag, hb);
+  }
+  const mb = str('metrics-bind-address');
+  if (mb !== undefined) out.metricsBindAddress = bindAddress('--metrics-bind-address', mb);
   if (values['leader-elect'] === true) out.leaderElection = true;
   if (values['no-leader-elect'] === true) out.leaderElection = false;
   const ln = str('lease-name');
@@ -275,6 +318,13 @@ export function withSettings(options: ManagerOptions, ...layers: readonly Manage
   let out: ManagerOptions = options;
   for (const layer of layers) {
     const { leaderElection, leaseName, leaseNamespace, ...plain } = layer;
+    // a port and a bind address of one server: this layer's wins over an earlier layer's
+    const { healthProbeBindAddress: _h, ...withoutHealthAddress } = out;
+    if (plain.healthPort !== undefined && plain.healthProbeBindAddress === undefined)
+      out = withoutHealthAddress;
+    const { metricsBindAddress: _m, ...withoutMetricsAddress } = out;
+    if (plain.metricsPort !== undefined && plain.metricsBindAddress === undefined)
+      out = withoutMetricsAddress;
     out = { ...out, ...plain };
     const current = out.leaderElection;
     const enabled = leaderElection ?? (current !== undefined && current !== false);

@@ -105,8 +105,20 @@ export interface ManagerOptions {
   readonly healthPort?: number | false;
   /** Port of `/metrics` alone; `false`/absent: metrics are served on `healthPort` (if any). */
   readonly metricsPort?: number | false;
-  /** Interface the probe and metrics servers bind; default all. */
+  /** Interface the probe and metrics servers bind (with `healthPort`/`metricsPort`); default all. */
   readonly host?: string;
+  /**
+   * Where `/healthz` and `/readyz` listen, as controller-runtime's `HealthProbeBindAddress`:
+   * `host:port` (`127.0.0.1:8081`, `[::1]:8081`), `:port` for every interface, `"0"` for none.
+   * Set, it replaces `healthPort` and `host` for the probe server. Default: `healthPort`.
+   */
+  readonly healthProbeBindAddress?: string;
+  /**
+   * Where `/metrics` listens, as controller-runtime's `Metrics.BindAddress`: `host:port`, `:port`
+   * for every interface, `"0"` for no metrics at all (not even on the probe server). Set, it
+   * replaces `metricsPort` and `host` for metrics. Default: `metricsPort`.
+   */
+  readonly metricsBindAddress?: string;
   /** The logger; default `createLogger({ name, level: logLevel })`. */
   readonly log?: Logger;
   /** Level of the default logger (else `RXKUBE_LOG_LEVEL`, `LOG_LEVEL`, `info`). */
@@ -164,6 +176,35 @@ export class ManagerStartError extends Error {
   }
 }
 
+/** Where a server listens; `off` when the bind address is `"0"`. */
+export type BindAddress = { readonly host?: string; readonly port: number } | 'off';
+
+/**
+ * Parses a controller-runtime bind address: `"0"` (off), `:8081` (every interface),
+ * `127.0.0.1:8081`, `[::1]:8081`, `localhost:0` (any free port).
+ *
+ * @throws {InvalidArgumentError} naming `field` for anything else.
+ */
+export function parseBindAddress(field: string, value: unknown): BindAddress {
+  const bad = (): never => {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      field,
+      value,
+      'must be "host:port" (e.g. "127.0.0.1:8081"), ":port" for every interface, or "0" to serve nothing',
+    );
+  };
+  if (typeof value !== 'string') return bad();
+  const text = value.trim();
+  if (text === '0') return 'off';
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):(\d{1,5})$/.exec(text);
+  if (m === null) return bad();
+  const port = Number(m[3]);
+  if (port > 65_535) return bad();
+  const host = m[1] ?? m[2] ?? '';
+  return host === '' ? { port } : { host, port };
+}
+
 /** @throws {InvalidArgumentError} naming the first bad option. */
 export function validate(options: ManagerOptions): void {
   if (options === null || typeof options !== 'object') {
@@ -210,6 +251,9 @@ export function validate(options: ManagerOptions): void {
     assertNumber(OPERATOR, 'options.stuckReconcileThresholdMs', options.stuckReconcileThresholdMs, 1, false);
   if (options.shutdownTimeoutMs !== undefined) {
     assertNumber(OPERATOR, 'options.shutdownTimeoutMs', options.shutdownTimeoutMs, 0, false);
+  }
+  for (const address of ['healthProbeBindAddress', 'metricsBindAddress'] as const) {
+    if (options[address] !== undefined) parseBindAddress(`options.${address}`, options[address]);
   }
   for (const port of ['healthPort', 'metricsPort'] as const) {
     const value = options[port];

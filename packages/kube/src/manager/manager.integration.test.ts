@@ -463,7 +463,7 @@ describeEachBackend(
       expect(error).toBeInstanceOf(ManagerStartError);
       expect((error as Error).message).toMatch(
         new RegExp(
-          `port-b: cannot serve probes or metrics \\(health port ${taken}.*EADDRINUSE.*pick free ports`,
+          `port-b: cannot serve probes or metrics \\(probes at 127\\.0\\.0\\.1:${taken}.*EADDRINUSE.*pick free`,
         ),
       );
       await first.stop();
@@ -505,6 +505,8 @@ describeEachBackend(
         client: opClient,
         name: 'watch-refused',
         log,
+        healthPort: 0,
+        host: '127.0.0.1',
         watcher: { backoff: { initialMs: 20, maxMs: 200, factor: 2, jitter: 0.5, resetAfterMs: 120_000 } },
       });
       const probe = new Probe();
@@ -534,6 +536,12 @@ describeEachBackend(
         });
         expect(refusedLines()[0]?.['msg']).toContain(
           'grant "list" and "watch" on configmaps in namespace refused-watch (the server refused "watch")',
+        );
+        // /readyz advises the same verbs as the log (granting only "list" leaves the watch refused)
+        const readyz = await httpGet(mgr.ports[0] ?? 0, '/readyz?verbose');
+        expect(readyz.status).toBe(500);
+        expect(readyz.body).toContain(
+          '403 Forbidden — grant "list" and "watch" on configmaps in namespace refused-watch (the server refused "watch")',
         );
 
         // granted: the next watch opens; its first line proves it works (an open request alone

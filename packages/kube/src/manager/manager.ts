@@ -422,6 +422,7 @@ export class Manager {
       targets: this.targets(),
       installedCrds: this.installedCrds,
       leaseNamespace: this.elector?.leaseNamespace,
+      leaseName: this.elector?.leaseName,
     };
   }
 

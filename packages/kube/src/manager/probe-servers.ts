@@ -11,8 +11,8 @@ import { resourceLabel } from '../ops/metrics.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import type { WatchRegistry, WatchTarget } from '../reflector/watch-registry.js';
 import { startProbeServer } from '../ops/probes.js';
-import type { ManagerOptions } from './manager-options.js';
-import { ManagerStartError } from './manager-options.js';
+import type { BindAddress, ManagerOptions } from './manager-options.js';
+import { ManagerStartError, parseBindAddress } from './manager-options.js';
 
 /** What the servers serve. */
 export interface ManagerServing {
@@ -21,39 +21,56 @@ export interface ManagerServing {
   readonly registry: Registry;
 }
 
+/** Where each server listens: a bind address when set, else the port (and `host`). */
+function listenAt(
+  port: number | false | undefined,
+  address: string | undefined,
+  field: string,
+  host: string | undefined,
+): BindAddress | undefined {
+  if (address !== undefined) return parseBindAddress(field, address);
+  if (port === undefined || port === false) return undefined;
+  return host !== undefined ? { host, port } : { port };
+}
+
 /** Starts the servers `options` ask for; on failure closes them and throws `ManagerStartError`. */
 export async function startManagerServers(
   name: string,
-  options: Pick<ManagerOptions, 'healthPort' | 'metricsPort' | 'host'>,
+  options: Pick<
+    ManagerOptions,
+    'healthPort' | 'metricsPort' | 'host' | 'healthProbeBindAddress' | 'metricsBindAddress'
+  >,
   serving: ManagerServing,
 ): Promise<ProbeServer[]> {
   const { healthPort, metricsPort, host } = options;
+  const health = listenAt(healthPort, options.healthProbeBindAddress, 'options.healthProbeBindAddress', host);
+  const metrics = listenAt(metricsPort, options.metricsBindAddress, 'options.metricsBindAddress', host);
   const servers: ProbeServer[] = [];
-  const at = host !== undefined ? { host } : {};
-  const ownMetricsPort = metricsPort !== undefined && metricsPort !== false;
+  // metrics on the probe server unless they have their own address, or are off ("0")
+  const metricsOnHealth = metrics === undefined && options.metricsBindAddress === undefined;
+  const where = (a: BindAddress | undefined): string =>
+    a === undefined || a === 'off' ? 'none' : `${a.host ?? '*'}:${a.port}`;
   try {
-    if (healthPort !== undefined && healthPort !== false) {
+    if (health !== undefined && health !== 'off') {
       servers.push(
         await startProbeServer({
-          port: healthPort,
-          ...at,
+          ...health,
           checks: serving.checks,
           liveness: serving.liveness,
-          ...(ownMetricsPort ? {} : { registry: serving.registry }),
+          ...(metricsOnHealth ? { registry: serving.registry } : {}),
         }),
       );
     }
-    if (ownMetricsPort) {
-      servers.push(
-        await startProbeServer({ port: metricsPort, ...at, eventLoop: false, registry: serving.registry }),
-      );
+    if (metrics !== undefined && metrics !== 'off') {
+      servers.push(await startProbeServer({ ...metrics, eventLoop: false, registry: serving.registry }));
     }
     return servers;
   } catch (error) {
     await Promise.all(servers.map((s) => s.close()));
     throw new ManagerStartError(
-      `Manager ${name}: cannot serve probes or metrics (health port ${String(healthPort)}, metrics port ${String(metricsPort)}): ` +
-        `${error instanceof Error ? error.message : String(error)} — pick free ports (--health-port/--metrics-port, RXKUBE_HEALTH_PORT/RXKUBE_METRICS_PORT) or 0 for any`,
+      `Manager ${name}: cannot serve probes or metrics (probes at ${where(health)}, metrics at ${where(metrics)}): ` +
+        `${error instanceof Error ? error.message : String(error)} — pick free addresses (--health-probe-bind-address/--metrics-bind-address, ` +
+        '--health-port/--metrics-port, RXKUBE_HEALTH_PORT/RXKUBE_METRICS_PORT) or port 0 for any',
       error,
     );
   }

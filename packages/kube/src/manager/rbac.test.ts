@@ -86,4 +86,68 @@ describe('managerRbac', () => {
       verbs: ['update'],
     });
   });
+
+  it('children written and watched back through `watches` get the finalizers grant; watching without writing does not', async () => {
+    const writes = new Manager({ client, name: 'writes', logLevel: 'silent' });
+    writes.add(
+      'd',
+      {
+        for: DEPLOYMENT,
+        watches: [{ resource: CM, map: () => [] }],
+        permissions: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'patch'] }],
+      },
+      noop,
+    );
+    expect((await managerRbac(writes)).rules).toContainEqual({
+      apiGroups: ['apps'],
+      resources: ['deployments/finalizers'],
+      verbs: ['update'],
+    });
+    const reads = new Manager({ client, name: 'reads', logLevel: 'silent' });
+    reads.add(
+      'd',
+      {
+        for: DEPLOYMENT,
+        watches: [{ resource: CM, map: () => [] }],
+        // writes only what it does not watch, and deletes what it watches: no child path
+        permissions: [
+          { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] },
+        ],
+      },
+      noop,
+    );
+    const { rules } = await managerRbac(reads);
+    expect(rules.filter((r) => r.resources.some((x) => x.endsWith('/finalizers')))).toEqual([]);
+  });
+
+  it('Events: create and patch in the one API the recorder writes (events.k8s.io where served)', async () => {
+    const mgr = new Manager({ client, name: 'events', logLevel: 'silent' });
+    mgr.add('d', { for: DEPLOYMENT, events: true }, noop);
+    const { rules } = await managerRbac(mgr);
+    expect(rules.filter((r) => r.resources.includes('events'))).toEqual([
+      { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+    ]);
+  });
+
+  it('leader election: get and update on the named Lease only; create unrestricted (RBAC cannot name a create)', async () => {
+    const mgr = new Manager({
+      client,
+      name: 'elected',
+      logLevel: 'silent',
+      leaderElection: { leaseNamespace: 'operators', leaseName: 'elected-lease' },
+    });
+    mgr.add('d', { for: DEPLOYMENT }, noop);
+    const rbac = await managerRbac(mgr);
+    expect(rbac.leaseNamespace).toBe('operators');
+    expect(rbac.leaseRules).toEqual([
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['elected-lease'],
+        verbs: ['get', 'update'],
+      },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    ]);
+  });
 });

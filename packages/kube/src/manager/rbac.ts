@@ -2,12 +2,14 @@
  * Least-privilege RBAC from what a Manager's controllers watch and write: `list`/`watch` on every
  * watched resource (a watch never GETs), `patch` on `<resource>/status` for a status sink (and
  * `get` to re-read after a 409), `patch` for a finalizer, `update` on `<resource>/finalizers` for a
- * controller that `owns` children (their controller reference sets `blockOwnerDeletion`, which the
+ * controller that writes children — it `owns` a kind, or its `permissions` write a kind it watches
+ * through `watches` (their controller reference sets `blockOwnerDeletion`, which the
  * OwnerReferencesPermissionEnforcement admission plugin allows only with that permission on the
- * owner), `create`/`patch` on Events for a recorder, `get`/`create`/`update` on the Lease for leader
- * election, `get`/`patch` on the CRDs it installs (`mgr.ensureCrd`), plus the `permissions` each
- * controller declares for its reconcile's own writes. Plurals come from discovery, so CRDs must be
- * installed (run the operator's `setup` first).
+ * owner) — `create`/`patch` on Events in the one API the recorder writes (events.k8s.io where
+ * served), `get`/`update` on the named Lease and `create` on Leases for leader election, `get`/
+ * `patch` on the CRDs it installs (`mgr.ensureCrd`), plus the `permissions` each controller
+ * declares for its reconcile's own writes. Plurals come from discovery, so CRDs must be installed
+ * (run the operator's `setup` first).
  *
  * What it does not do: guess what a reconcile writes (declare it in `permissions`), or aggregate
  * roles.
@@ -16,7 +18,8 @@
  */
 import type { ApiResource } from '../client/api-resource.js';
 import type { ResourceType } from '../types.js';
-import type { ManagerDescription, PolicyRule } from './registration.js';
+import type { KubeObject } from '../types.js';
+import type { ManagedControllerOptions, ManagerDescription, PolicyRule } from './registration.js';
 
 export type { PolicyRule } from './registration.js';
 
@@ -117,6 +120,61 @@ function groupOf(type: ResourceType): string {
   return slash === -1 ? '' : type.apiVersion.slice(0, slash);
 }
 
+const WRITE_VERBS = new Set(['create', 'update', 'patch', '*']);
+
+/**
+ * Whether a controller writes objects that carry its controller reference: it `owns` a kind, or
+ * its `permissions` let it create/update/patch a kind it watches through `watches` (other than its
+ * own kind). Such writes (`ctx.applyChildren`, `setControllerReference`) set `blockOwnerDeletion`.
+ */
+async function writesChildren(
+  options: ManagedControllerOptions<KubeObject>,
+  primaryPlural: string,
+  resolve: (type: ResourceType) => Promise<ApiResource>,
+): Promise<boolean> {
+  if ((options.owns ?? []).length > 0) return true;
+  const written = new Set<string>();
+  for (const rule of options.permissions ?? []) {
+    if (!rule.verbs.some((v) => WRITE_VERBS.has(v))) continue;
+    for (const group of rule.apiGroups) for (const r of rule.resources) written.add(`${group}/${r}`);
+  }
+  if (written.size === 0) return false;
+  const forGroup = groupOf(options.for);
+  for (const w of options.watches ?? []) {
+    const group = groupOf(w.resource);
+    const plural = (await resolve(w.resource)).plural;
+    if (group === forGroup && plural === primaryPlural) continue;
+    if ([`${group}/${plural}`, `${group}/*`, `*/${plural}`, '*/*'].some((k) => written.has(k))) return true;
+  }
+  return false;
+}
+
+/** The group of the Events the recorder writes: events.k8s.io where the server serves it. */
+async function eventsGroup(source: RbacSource): Promise<string> {
+  try {
+    await source.client.discovery.resolve({ apiVersion: 'events.k8s.io/v1', kind: 'Event' });
+    return 'events.k8s.io';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Leader election's Lease: `get` and `update` on that one Lease by name, and `create` — which
+ * RBAC cannot restrict by `resourceNames` (a create's name is in its body, not its URL, so the
+ * authorizer sees no name; kubernetes.io/docs/reference/access-authn-authz/rbac/#referring-to-resources).
+ * Create the Lease ahead to drop the `create` rule; the elector then never creates it.
+ */
+function leaseRules(leaseName: string | undefined): PolicyRule[] {
+  const group = 'coordination.k8s.io';
+  if (leaseName === undefined)
+    return [{ apiGroups: [group], resources: ['leases'], verbs: ['get', 'create', 'update'] }];
+  return [
+    { apiGroups: [group], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
+    { apiGroups: [group], resources: ['leases'], verbs: ['create'] },
+  ];
+}
+
 /**
  * The RBAC a Manager's controllers need, resolved through discovery.
  *
@@ -155,17 +213,18 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
     if (c.options.finalizer !== undefined) {
       own.push({ apiGroups: [forGroup], resources: [primary.plural], verbs: ['patch'] });
     }
-    // Owned children carry a controller reference with blockOwnerDeletion: true
-    // (setControllerReference, applyChildren); with OwnerReferencesPermissionEnforcement (OpenShift's
-    // default) setting it needs update on the owner's finalizers subresource.
-    if ((c.options.owns ?? []).length > 0) {
+    // Children carry a controller reference with blockOwnerDeletion: true (applyChildren,
+    // setControllerReference); with OwnerReferencesPermissionEnforcement (OpenShift's default)
+    // setting it needs update on the owner's finalizers subresource. A controller writes children
+    // when it owns a kind (applyChildren's default childTypes) or writes a kind it watches back
+    // (`permissions` create/update/patch on a kind of `watches`) — whichever watch brings them back.
+    if (await writesChildren(c.options, primary.plural, resolve)) {
       own.push({ apiGroups: [forGroup], resources: [`${primary.plural}/finalizers`], verbs: ['update'] });
     }
     if (c.options.events === true) {
-      // Events about cluster-scoped objects go to the `default` namespace: cluster-wide then.
-      own.push({ apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] });
-      // The recorder falls back to core/v1 Events where events.k8s.io is not served.
-      own.push({ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] });
+      // Events about cluster-scoped objects go to the `default` namespace: cluster-wide then. Only
+      // the API the recorder writes: events.k8s.io/v1 where served, else core/v1.
+      own.push({ apiGroups: [await eventsGroup(source)], resources: ['events'], verbs: ['create', 'patch'] });
     }
     rules.push(...(c.options.permissions ?? []));
   }
@@ -188,16 +247,7 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
     // Watching every namespace, one ClusterRole holds everything.
     rules: restricted ? mergeRules(rules) : mergeRules([...rules, ...cluster]),
     clusterRules: restricted ? mergeRules(cluster) : [],
-    leaseRules:
-      leaseNamespace === undefined
-        ? []
-        : [
-            {
-              apiGroups: ['coordination.k8s.io'],
-              resources: ['leases'],
-              verbs: ['get', 'create', 'update'],
-            },
-          ],
+    leaseRules: leaseNamespace === undefined ? [] : leaseRules(manager.leaseName),
     ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
     ...(restricted ? { namespaces } : {}),
   };

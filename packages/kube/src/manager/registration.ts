@@ -92,6 +92,8 @@ export interface ManagerDescription {
   readonly installedCrds: readonly string[];
   /** The lease's namespace when leader election is on. */
   readonly leaseNamespace: string | undefined;
+  /** The lease's name when leader election is on (RBAC names it in `resourceNames`). */
+  readonly leaseName?: string | undefined;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

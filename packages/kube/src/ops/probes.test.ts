@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@rxkube/core';
 
-import { ResourceNotFoundError } from '../errors.js';
+import { KubeApiError, ResourceNotFoundError } from '../errors.js';
 import { INITIAL_WATCHER_HEALTH } from '../watcher/health.js';
 import type { WatcherHealth } from '../watcher/health.js';
 import { ControllerMetrics } from './metrics.js';
@@ -30,6 +30,8 @@ async function get(
 const health = (patch: Partial<WatcherHealth>): WatcherHealth => ({ ...INITIAL_WATCHER_HEALTH, ...patch });
 const secrets = { resource: { apiVersion: 'v1', kind: 'Secret' }, namespace: 'default' };
 const widgets = { resource: { apiVersion: 'example.com/v1', kind: 'Widget' } };
+const SECRETS_REFUSED =
+  'secrets is forbidden: User "system:serviceaccount:ops:op" cannot list resource "secrets" in API group "" in the namespace "default"';
 const forbidden = health({
   phase: 'backoff',
   lastError: {
@@ -37,8 +39,23 @@ const forbidden = health({
     code: 403,
     reason: 'Forbidden',
     at: 1_000,
-    message:
-      'secrets is forbidden: User "system:serviceaccount:ops:op" cannot list resource "secrets" in the namespace "default"',
+    message: SECRETS_REFUSED,
+    // what the watcher carries: the client's error, with the request it refused
+    cause: new KubeApiError({
+      httpStatus: 403,
+      method: 'GET',
+      url: 'https://h/api/v1/namespaces/default/secrets',
+      target: { verb: 'list', group: '', resource: 'secrets', namespace: 'default' },
+      status: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: SECRETS_REFUSED,
+        reason: 'Forbidden',
+        code: 403,
+      },
+    }),
   },
 });
 
@@ -84,8 +101,10 @@ describe('/readyz', () => {
     expect(unready.status).toBe(500);
     expect(unready.body).toBe(
       '[-]secrets-cache failed: cache secrets-cache is not synced yet: its first list has not completed\n' +
-        '[-]watches failed: v1/Secret in namespace default: 403 Forbidden — RBAC does not allow it: secrets is forbidden: ' +
-        'User "system:serviceaccount:ops:op" cannot list resource "secrets" in the namespace "default"\n' +
+        // the verbs the log line names too: a watch needs list and watch, whichever was refused
+        '[-]watches failed: v1/Secret in namespace default: 403 Forbidden — grant "list" and "watch" on secrets in namespace default ' +
+        '(the server refused "list"): a Role rule { apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] } ' +
+        `bound to the operator's identity (server: ${SECRETS_REFUSED})\n` +
         'readyz check failed\n',
     );
     // the same snapshot repeated (backoff ticking, retries) keeps it unready

@@ -20,6 +20,7 @@ import type { WatchMetricsTarget } from './metrics.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { WatchProgress } from './watch-progress.js';
 import { observeProgress, watchProgress } from './watch-progress.js';
+import { watchRefusal } from './watch-failure-log.js';
 
 /**
  * What a check reports: ok, or why not (shown in the probe body).
@@ -187,7 +188,11 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
   const cause = failure.cause as { readonly _tag?: unknown } | null | undefined;
   const notServed = typeof cause === 'object' && cause !== null && cause._tag === 'ResourceNotFoundError';
   if (failure.code === 403) {
-    return { at: failure.at, text: `403 Forbidden — RBAC does not allow it: ${failure.message}` };
+    // the same verbs as the log line: a watch needs list and watch, whichever was refused first
+    const advice = watchRefusal(failure)?.advice ?? 'grant "list" and "watch" on the resource';
+    const status = (cause as { readonly status?: { readonly message?: unknown } } | null | undefined)?.status;
+    const server = typeof status?.message === 'string' ? status.message : failure.message;
+    return { at: failure.at, text: `403 Forbidden — ${advice} (server: ${server})` };
   }
   if (failure.code === 401) {
     return { at: failure.at, text: `401 Unauthorized — the credentials were refused: ${failure.message}` };

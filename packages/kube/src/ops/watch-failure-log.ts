@@ -69,7 +69,7 @@ export class WatchFailureLog {
     }
     const { failure, progressed } = observeProgress(streak.progress, health);
     if (failure !== undefined) {
-      const refusal = refusalOf(failure);
+      const refusal = watchRefusal(failure);
       if (refusal !== undefined || COUNTED.has(failure.kind)) {
         streak.failures++;
         if (!streak.logged && (refusal !== undefined || streak.failures >= this.repeatedAfter)) {
@@ -126,15 +126,18 @@ export class WatchFailureLog {
   }
 }
 
-interface Refusal {
+export interface Refusal {
   /** What to do, in words. */
   readonly advice: string;
   /** The refused request, when the error says (verb, group, resource, namespace). */
   readonly request: RequestTarget | undefined;
 }
 
-/** A failure no retry can fix by itself: 401, 403, 404 or a kind the server does not serve. */
-function refusalOf(failure: WatcherFailure): Refusal | undefined {
+/**
+ * A failure no retry can fix by itself: 401, 403, 404 or a kind the server does not serve — with
+ * the advice the log line and `/readyz` both give (a watch needs `list` and `watch`).
+ */
+export function watchRefusal(failure: WatcherFailure): Refusal | undefined {
   const cause = failure.cause as
     { readonly _tag?: unknown; readonly target?: RequestTarget } | null | undefined;
   const tag = typeof cause === 'object' && cause !== null ? cause._tag : undefined;
