@@ -133,7 +133,7 @@ interface Refusal {
   readonly request: RequestTarget | undefined;
 }
 
-/** A failure no retry can fix by itself: 401, 403, 404 or a kind the server does not serve. */
+/** A failure no retry can fix by itself: 400, 401, 403, 404 or a kind the server does not serve. */
 function refusalOf(failure: WatcherFailure): Refusal | undefined {
   const cause = failure.cause as
     { readonly _tag?: unknown; readonly target?: RequestTarget } | null | undefined;
@@ -158,6 +158,12 @@ function refusalOf(failure: WatcherFailure): Refusal | undefined {
   }
   if (failure.code === 404 || tag === 'ResourceNotFoundError') {
     return { request, advice: 'the server does not serve this kind; is its CRD installed?' };
+  }
+  if (failure.kind === 'invalid') {
+    return {
+      request,
+      advice: `the server refuses the request as invalid (400: ${failure.message}); fix the watch's selectors`,
+    };
   }
   return undefined;
 }

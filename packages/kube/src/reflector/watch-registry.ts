@@ -12,6 +12,7 @@ import { asyncScheduler, Observable } from 'rxjs';
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { assertSelectors } from '../selector/label-selector.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { resolveWatcherConfig } from '../watcher/config.js';
 import type { WatcherHealth } from '../watcher/health.js';
@@ -196,7 +197,9 @@ export class WatchRegistry {
    * The shared watch of `target` (created on first request), typed by its resource
    * (`{ resource: widgets }` with `widgets: ResourceType<Widget>` → `SharedWatch<Widget>`).
    *
-   * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`.
+   * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`;
+   *   `InvalidSelectorError` for a `labelSelector` or `fieldSelector` the server would refuse (400),
+   *   with the position of the error — at registration, not as a watch that retries forever.
    */
   watch<T extends KubeObject = KubeObject>(
     target: WatchTarget & { readonly resource: ResourceType<T> },
@@ -210,6 +213,7 @@ export class WatchRegistry {
         "must have resource: { apiVersion, kind } (e.g. { resource: { apiVersion: 'v1', kind: 'Pod' } })",
       );
     }
+    assertSelectors('WatchRegistry.watch', 'target.', target);
     const key = watchTargetKey(target);
     let entry = this.entries.get(key);
     if (entry === undefined) {

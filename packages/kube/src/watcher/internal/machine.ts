@@ -7,6 +7,9 @@
  *        │  ▼                        ▼
  *        └─ backoff ◀── 410 ── backoff ──▶ watch (last good RV)
  *
+ * A 400 (the request itself is wrong: a selector the server cannot parse, a field it cannot
+ * select on) is not transient: it waits `maxMs` before every retry and is reported as `invalid`.
+ *
  * Every asynchronous callback carries the `epoch` it was started in; anything that changes the
  * state bumps the epoch, so late callbacks of an aborted request, or callbacks arriving after the
  * consumer unsubscribed in the middle of a page, are ignored.
@@ -21,7 +24,7 @@ import type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } 
 import { INITIAL_WATCHER_HEALTH } from '../health.js';
 import type { ListPage, ListWatchSource, RawWatchEvent } from '../source.js';
 import type { Classified } from './classify.js';
-import { classifyError, classifyStatus, isGoneFailure } from './classify.js';
+import { classifyError, classifyStatus, isGoneFailure, isInvalidFailure } from './classify.js';
 
 /** client-go: a watch that ends within 1 s without any event is treated as an error. */
 export const SHORT_WATCH_MS = 1_000;
@@ -312,7 +315,8 @@ export class WatcherMachine<T extends KubeObject> {
     const wasListing = this.listing !== undefined;
     this.abort();
     const gone = isGoneFailure(classified);
-    const effectiveKind: WatcherFailureKind = gone ? 'gone' : kind;
+    const invalid = !gone && isInvalidFailure(classified);
+    const effectiveKind: WatcherFailureKind = gone ? 'gone' : invalid ? 'invalid' : kind;
     if (gone) {
       this.health.gone410s++;
       this.health.relists++;
@@ -337,9 +341,13 @@ export class WatcherMachine<T extends KubeObject> {
     this.failedSinceLastLine = true;
     // A 410 is an answer: the server is back and says "list again". It gets its own short sequence
     // (client-go relists ~0.8 s after one) instead of the delay failures accumulated meanwhile.
+    // A 400 is an answer too, but "your request is wrong": retrying it soon cannot help, so it waits
+    // the longest step (a CRD may yet gain the selectable field) and readiness names it.
     const delay = gone
       ? this.goneBackoff(classified.retryAfterMs)
-      : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
+      : invalid
+        ? this.invalidBackoff(classified.retryAfterMs)
+        : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
     this.backoffTimer = this.scheduler.schedule(() => {
@@ -359,6 +367,13 @@ export class WatcherMachine<T extends KubeObject> {
     if (base < maxMs) this.attempt++;
     const delay = Math.round(base * (1 - jitter * this.random()));
     return retryAfterMs !== undefined ? Math.max(delay, Math.ceil(retryAfterMs)) : delay;
+  }
+
+  /** The delay after a 400: `maxMs` (at least `Retry-After`), unjittered, whatever came before. */
+  private invalidBackoff(retryAfterMs: number | undefined): number {
+    const { maxMs } = this.config.backoff;
+    this.healthySince = undefined;
+    return retryAfterMs !== undefined ? Math.max(maxMs, Math.ceil(retryAfterMs)) : maxMs;
   }
 
   /**
