@@ -16,6 +16,7 @@ import { assertSelectors } from '../selector/label-selector.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { resolveWatcherConfig } from '../watcher/config.js';
 import type { WatcherHealth } from '../watcher/health.js';
+import { ServerRecovery } from '../watcher/server-recovery.js';
 import { assertScheduler, watcher } from '../watcher/watcher.js';
 import type { SharedWatch, ShareWatchOptions } from './share-watch.js';
 import { shareWatch } from './share-watch.js';
@@ -115,6 +116,9 @@ export interface WatchRegistryOptions extends ShareWatchOptions<KubeObject> {
  *   live events; the upstream ending (error or complete) reaches every subscriber and clears the
  *   Store.
  * - Over a client, failures never reach subscribers as errors; they arrive at `options.health`.
+ * - Over a client, the watchers share one `ServerRecovery` (or `options.watcher.recovery`): after
+ *   an outage, the first success of any of them — or of a `GET /api` probe sent every second
+ *   while one waits — ends every connection backoff, so all reconnect within about 2 s.
  *
  * ## Memory
  * One entry per distinct target ever asked for (targets are few and fixed by code); each entry's
@@ -172,12 +176,23 @@ export class WatchRegistry {
       );
     }
     const client = source;
+    // One recovery per registry: its watches share a server, so one's success (or a probe of
+    // `GET /api`) ends the others' connection backoff after an outage.
+    const recovery =
+      config.recovery ??
+      new ServerRecovery(
+        {
+          probe: () => client.transport.request({ method: 'GET', path: '/api', target: { verb: 'get' } }),
+        },
+        scheduler,
+      );
     this.factory = (target) =>
       watcher(
         client,
         target.resource,
         {
           ...config,
+          recovery,
           ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
           ...(target.labelSelector !== undefined ? { labelSelector: target.labelSelector } : {}),
           ...(target.fieldSelector !== undefined ? { fieldSelector: target.fieldSelector } : {}),

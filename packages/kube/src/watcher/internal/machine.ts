@@ -35,6 +35,10 @@ export class WatcherMachine<T extends KubeObject> {
   private epoch = 0;
   private inner: Subscription | undefined;
   private backoffTimer: Subscription | undefined;
+  /** `scheduler.now()` when the current backoff ends. */
+  private backoffDueAt = 0;
+  /** Unregisters this watch from `config.recovery` while it waits on a connection failure. */
+  private unwait: (() => void) | undefined;
   private idleTimer: Subscription | undefined;
   private stopped = false;
 
@@ -85,6 +89,8 @@ export class WatcherMachine<T extends KubeObject> {
     this.abort();
     this.backoffTimer?.unsubscribe();
     this.backoffTimer = undefined;
+    this.unwait?.();
+    this.unwait = undefined;
     this.known = new Map();
     this.listing = undefined;
     this.health.connected = false;
@@ -134,6 +140,7 @@ export class WatcherMachine<T extends KubeObject> {
 
   private onPage(epoch: number, page: ListPage<T>): void {
     this.pageSeen = true;
+    this.config.recovery?.succeeded();
     const listing = this.listing;
     if (listing === undefined) return;
     for (const object of page.items) {
@@ -212,6 +219,7 @@ export class WatcherMachine<T extends KubeObject> {
     this.linesThisWatch++;
     this.failedSinceLastLine = false;
     this.health.lastEventAt = now;
+    if (recovered) this.config.recovery?.succeeded();
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
@@ -350,12 +358,47 @@ export class WatcherMachine<T extends KubeObject> {
         : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
+    this.scheduleResume(delay);
+    const recovery = this.config.recovery;
+    if (recovery !== undefined && isConnectionFailure(effectiveKind, classified)) {
+      const timer = this.backoffTimer;
+      this.unwait = recovery.waitForRecovery(() => {
+        this.unwait = undefined;
+        this.onServerRecovered(timer);
+      });
+    }
+  }
+
+  private scheduleResume(delay: number): void {
+    this.unwait?.();
+    this.unwait = undefined;
+    this.backoffTimer?.unsubscribe();
+    this.backoffDueAt = this.scheduler.now() + delay;
     this.backoffTimer = this.scheduler.schedule(() => {
       this.backoffTimer = undefined;
+      this.unwait?.();
+      this.unwait = undefined;
       if (this.stopped) return;
       if (this.resumeWith === 'list') this.startList();
       else this.startWatch();
     }, delay);
+  }
+
+  /**
+   * Another request to this server succeeded while this watch waited on a connection failure: the
+   * server is back, so the wait its failures accumulated no longer applies. Retry within
+   * `initialMs × random()` (spread, so siblings do not all arrive at once), and start the backoff
+   * sequence over.
+   */
+  private onServerRecovered(timer: Subscription | undefined): void {
+    if (this.stopped || timer === undefined || this.backoffTimer !== timer) return;
+    const spread = Math.round(this.config.backoff.initialMs * this.random());
+    const remaining = this.backoffDueAt - this.scheduler.now();
+    this.attempt = 0;
+    if (spread >= remaining) return;
+    this.health.backoffMs = spread;
+    this.report('backoff');
+    this.scheduleResume(spread);
   }
 
   private nextBackoff(retryAfterMs: number | undefined): number {
@@ -447,6 +490,23 @@ export class WatcherMachine<T extends KubeObject> {
     const callback = this.config.health;
     if (callback !== undefined) callback(Object.freeze({ ...this.health }));
   }
+}
+
+/**
+ * A failure to reach or be served by the server (network, 5xx, a very short watch, a stall) that
+ * the server asked no particular wait for: one a sibling's success proves over.
+ */
+function isConnectionFailure(kind: WatcherFailureKind, c: Classified): boolean {
+  if (
+    kind !== 'list' &&
+    kind !== 'watch' &&
+    kind !== 'watch-status' &&
+    kind !== 'short-watch' &&
+    kind !== 'stall'
+  ) {
+    return false;
+  }
+  return c.retryAfterMs === undefined && (c.code === undefined || c.code >= 500);
 }
 
 function clip(line: string): string {

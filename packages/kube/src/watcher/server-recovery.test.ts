@@ -1,0 +1,144 @@
+import type { Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+
+import type { WatchEvent } from '../types.js';
+import type { WatcherConfig } from './config.js';
+import { cm, page, scriptedSource } from './internal/scripted-source.test.helper.js';
+import type { ScriptedSource } from './internal/scripted-source.test.helper.js';
+import { ServerRecovery } from './server-recovery.js';
+import type { RawWatchEvent } from './source.js';
+import { watcher } from './watcher.js';
+
+function newScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+/** random() fixed at 0: no jitter, and a recovered watch retries at once (spread 0). */
+const exact: WatcherConfig = { random: () => 0 };
+const httpError = (code: number): Error => Object.assign(new Error(`HTTP ${code}`), { code });
+const line: RawWatchEvent = { type: 'ADDED', object: cm('x', '11') };
+const I: WatchEvent = { type: 'Init' };
+const D: WatchEvent = { type: 'InitDone' };
+
+describe('ServerRecovery: one watch’s success ends its siblings’ connection backoff (issue 19 §3)', () => {
+  it('retries a sibling waiting on 503s as soon as another watch of the server gets a line', () => {
+    for (const shared of [true, false]) {
+      const ts = newScheduler();
+      let b: ScriptedSource<ReturnType<typeof cm>> | undefined;
+      ts.run(({ cold, expectObservable }) => {
+        const recovery = shared ? new ServerRecovery({}, ts) : undefined;
+        const config: WatcherConfig = { ...exact, ...(recovery ? { recovery } : {}) };
+        const fail = (): Observable<RawWatchEvent> => cold('#', {}, httpError(503));
+        // A: w1 fails at 0 (800 ms) → w2 at 800 answers a line at 801
+        const a = scriptedSource(
+          ts,
+          [cold('(p|)', { p: page([], '10') })],
+          [fail(), cold('-x', { x: line })],
+        );
+        // B: w1 fails at 0 (800 ms), w2 at 800 fails (1600 ms: due at 2400), w3 answers
+        b = scriptedSource(ts, [cold('(p|)', { p: page([], '10') })], [fail(), fail(), cold('-')]);
+        expectObservable(watcher(a.source, config, ts), '^ 3000ms !').toBe('(ID) 797ms a', {
+          I,
+          D,
+          a: { type: 'Apply', object: line.object } as WatchEvent,
+        });
+        expectObservable(watcher(b.source, config, ts), '^ 3000ms !').toBe('(ID)', { I, D });
+      });
+      // with the recovery, B's w3 opens when A's line arrives (801), not when its backoff ends (2400)
+      expect([shared, b?.watchTimes]).toEqual([shared, shared ? [0, 800, 801] : [0, 800, 2400]]);
+    }
+  });
+
+  it.each([
+    [503, 'a connection failure: retried at the sibling’s success', [0, 1]],
+    [403, 'RBAC: a success elsewhere proves nothing', [0, 800]],
+    [400, 'invalid: waits maxMs', [0, 30_000]],
+  ] as const)('a watch that failed with %i — %s', (code, _why, times) => {
+    const ts = newScheduler();
+    let a: ScriptedSource<ReturnType<typeof cm>> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      const recovery = new ServerRecovery({}, ts);
+      a = scriptedSource(
+        ts,
+        [cold('(p|)', { p: page([], '10') })],
+        [cold('#', {}, httpError(code)), cold('-')],
+      );
+      // B's list page at 1 is the sibling's success
+      const b = scriptedSource(ts, [cold('-(p|)', { p: page([], '10') })], [cold('-')]);
+      expectObservable(watcher(a.source, { ...exact, recovery }, ts), '^ 31s !').toBe('(ID)', { I, D });
+      expectObservable(watcher(b.source, { ...exact, recovery }, ts), '^ 31s !').toBe('ID', { I, D });
+    });
+    expect(a?.watchTimes).toEqual(times);
+  });
+
+  it('does not wait for a sibling: probes the server every probeIntervalMs while a watch waits', () => {
+    const ts = newScheduler();
+    let s: ScriptedSource<ReturnType<typeof cm>> | undefined;
+    const probes: number[] = [];
+    ts.run(({ cold, expectObservable }) => {
+      // the server serves again from 4000: probes before fail
+      const recovery = new ServerRecovery(
+        {
+          probe: () => {
+            probes.push(ts.now());
+            return ts.now() >= 4_000 ? cold('(o|)', { o: 'ok' }) : cold('#', {}, httpError(503));
+          },
+          probeIntervalMs: 1_000,
+        },
+        ts,
+      );
+      const fail = (): Observable<RawWatchEvent> => cold('#', {}, httpError(503));
+      s = scriptedSource(ts, [cold('(p|)', { p: page([], '10') })], [fail(), fail(), fail(), cold('-')]);
+      expectObservable(watcher(s.source, { ...exact, recovery }, ts), '^ 20s !').toBe('(ID)', { I, D });
+    });
+    // waits: 800 (due 800), 1600 (due 2400), 3200 (due 5600); each wait re-arms the probe timer:
+    // probe at 1800 (fails), 3400 (fails), 4400 (succeeds) → w4 at 4400 instead of 5600
+    expect(s?.watchTimes).toEqual([0, 800, 2400, 4_400]);
+    // no probe while nobody waits: none after the recovery, none before the first failure
+    expect(probes).toEqual([1_800, 3_400, 4_400]);
+  });
+
+  it('spreads the recovered retries over initialMs × random(), never later than the backoff', () => {
+    const ts = newScheduler();
+    const recovery = new ServerRecovery({}, ts);
+    const fired: string[] = [];
+    ts.run(() => {
+      recovery.waitForRecovery(() => fired.push('a'));
+      const unwait = recovery.waitForRecovery(() => fired.push('b'));
+      unwait();
+      expect(recovery.waiting).toBe(1);
+      recovery.succeeded();
+      recovery.succeeded(); // once per wait
+    });
+    expect(fired).toEqual(['a']);
+    expect(recovery.waiting).toBe(0);
+
+    const ts2 = newScheduler();
+    let s: ScriptedSource<ReturnType<typeof cm>> | undefined;
+    ts2.run(({ cold, expectObservable }) => {
+      const shared = new ServerRecovery({}, ts2);
+      const config: WatcherConfig = { random: () => 0.5, backoff: { jitter: 0 }, recovery: shared };
+      const fail = (): Observable<RawWatchEvent> => cold('#', {}, httpError(503));
+      s = scriptedSource(ts2, [cold('(p|)', { p: page([], '10') })], [fail(), fail(), cold('-')]);
+      const other = scriptedSource(ts2, [cold('1000ms (p|)', { p: page([], '10') })], [cold('-')]);
+      expectObservable(watcher(s.source, config, ts2), '^ 5s !').toBe('(ID)', { I, D });
+      expectObservable(watcher(other.source, config, ts2), '^ 5s !').toBe('I 999ms D', { I, D });
+    });
+    // fails at 0 (800) and 800 (1600: due 2400); the sibling's page at 1000 → retry at 1000 + 800 × 0.5
+    expect(s?.watchTimes).toEqual([0, 800, 1_400]);
+  });
+
+  it('refuses a bad probe or interval, and a config.recovery that is not one', () => {
+    expect(() => new ServerRecovery({ probe: 'GET /api' as never })).toThrow(
+      /options\.probe must be a function/,
+    );
+    expect(() => new ServerRecovery({ probeIntervalMs: 0 })).toThrow(
+      /options\.probeIntervalMs must be a number > 0/,
+    );
+    const s = scriptedSource(newScheduler(), [], []);
+    expect(() => watcher(s.source, { recovery: {} as never })).toThrow(
+      /config\.recovery must be a ServerRecovery/,
+    );
+  });
+});
