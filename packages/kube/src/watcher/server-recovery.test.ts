@@ -99,6 +99,30 @@ describe('ServerRecovery: one watch’s success ends its siblings’ connection 
     expect(probes).toEqual([1_800, 3_400, 4_400]);
   });
 
+  it('cuts a failure streak short once: a resource that keeps failing while the probe succeeds backs off', () => {
+    const ts = newScheduler();
+    let s: ScriptedSource<ReturnType<typeof cm>> | undefined;
+    let probes = 0;
+    ts.run(({ cold, expectObservable }) => {
+      const recovery = new ServerRecovery(
+        {
+          probe: () => {
+            probes++;
+            return cold('(o|)', { o: 'ok' });
+          },
+          probeIntervalMs: 1_000,
+        },
+        ts,
+      );
+      s = scriptedSource(ts, [cold('(p|)', { p: page([], '10') })], () => cold('#', {}, httpError(503)));
+      expectObservable(watcher(s.source, { ...exact, recovery }, ts), '^ 8s !').toBe('(ID)', { I, D });
+    });
+    // fails at 0 (800), 800 (1600: probe at 1800 succeeds → retry at 1800, backoff sequence restarted);
+    // then no more cuts in this streak: 1800 (800), 2600 (1600), 4200 (3200), 7400
+    expect(s?.watchTimes).toEqual([0, 800, 1_800, 2_600, 4_200, 7_400]);
+    expect(probes).toBe(1);
+  });
+
   it('spreads the recovered retries over initialMs × random(), never later than the backoff', () => {
     const ts = newScheduler();
     const recovery = new ServerRecovery({}, ts);

@@ -39,6 +39,12 @@ export class WatcherMachine<T extends KubeObject> {
   private backoffDueAt = 0;
   /** Unregisters this watch from `config.recovery` while it waits on a connection failure. */
   private unwait: (() => void) | undefined;
+  /**
+   * A recovery already cut this failure streak's wait short: the next waits of the streak are not
+   * cut again, so a resource that keeps failing while the server answers (the probe succeeds)
+   * backs off as usual instead of retrying at every probe.
+   */
+  private shortenedThisStreak = false;
   private idleTimer: Subscription | undefined;
   private stopped = false;
 
@@ -140,6 +146,7 @@ export class WatcherMachine<T extends KubeObject> {
 
   private onPage(epoch: number, page: ListPage<T>): void {
     this.pageSeen = true;
+    this.shortenedThisStreak = false;
     this.config.recovery?.succeeded();
     const listing = this.listing;
     if (listing === undefined) return;
@@ -219,7 +226,10 @@ export class WatcherMachine<T extends KubeObject> {
     this.linesThisWatch++;
     this.failedSinceLastLine = false;
     this.health.lastEventAt = now;
-    if (recovered) this.config.recovery?.succeeded();
+    if (recovered) {
+      this.shortenedThisStreak = false;
+      this.config.recovery?.succeeded();
+    }
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
@@ -360,7 +370,11 @@ export class WatcherMachine<T extends KubeObject> {
     this.report('backoff');
     this.scheduleResume(delay);
     const recovery = this.config.recovery;
-    if (recovery !== undefined && isConnectionFailure(effectiveKind, classified)) {
+    if (
+      recovery !== undefined &&
+      !this.shortenedThisStreak &&
+      isConnectionFailure(effectiveKind, classified)
+    ) {
       const timer = this.backoffTimer;
       this.unwait = recovery.waitForRecovery(() => {
         this.unwait = undefined;
@@ -396,6 +410,7 @@ export class WatcherMachine<T extends KubeObject> {
     const remaining = this.backoffDueAt - this.scheduler.now();
     this.attempt = 0;
     if (spread >= remaining) return;
+    this.shortenedThisStreak = true;
     this.health.backoffMs = spread;
     this.report('backoff');
     this.scheduleResume(spread);
