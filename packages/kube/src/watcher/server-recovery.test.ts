@@ -7,7 +7,7 @@ import type { WatcherConfig } from './config.js';
 import { cm, page, scriptedSource } from './internal/scripted-source.test.helper.js';
 import type { ScriptedSource } from './internal/scripted-source.test.helper.js';
 import { ServerRecovery } from './server-recovery.js';
-import type { RawWatchEvent } from './source.js';
+import type { ListPage, RawWatchEvent } from './source.js';
 import { watcher } from './watcher.js';
 
 function newScheduler(): TestScheduler {
@@ -121,6 +121,27 @@ describe('ServerRecovery: one watch’s success ends its siblings’ connection 
     // then no more cuts in this streak: 1800 (800), 2600 (1600), 4200 (3200), 7400
     expect(s?.watchTimes).toEqual([0, 800, 1_800, 2_600, 4_200, 7_400]);
     expect(probes).toBe(1);
+  });
+
+  it('cuts the next streak short again once the watch worked, even on a quiet resource (a clean end)', () => {
+    const ts = newScheduler();
+    let a: ScriptedSource<ReturnType<typeof cm>> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      const recovery = new ServerRecovery({}, ts);
+      const fail = (): Observable<RawWatchEvent> => cold('#', {}, httpError(503));
+      const list = (): Observable<ListPage<ReturnType<typeof cm>>> => cold('(p|)', { p: page([], '10') });
+      // w3 opens at 1000, gets no line and is ended cleanly by the server at 3000
+      a = scriptedSource(ts, [list()], [fail(), fail(), cold('2000ms |'), fail(), fail(), cold('-')]);
+      const b = scriptedSource(ts, [cold('1000ms (p|)', { p: page([], '10') })], [cold('-')]);
+      const c = scriptedSource(ts, [cold('4000ms (p|)', { p: page([], '10') })], [cold('-')]);
+      const config: WatcherConfig = { ...exact, recovery };
+      expectObservable(watcher(a.source, config, ts), '^ 6s !').toBe('(ID)', { I, D });
+      expectObservable(watcher(b.source, config, ts), '^ 6s !').toBe('I 999ms D', { I, D });
+      expectObservable(watcher(c.source, config, ts), '^ 6s !').toBe('I 3999ms D', { I, D });
+    });
+    // streak 1: fails at 0 and 800 (due 2400), cut by B's page at 1000; w3 ends cleanly at 3000.
+    // streak 2: fails at 3000 (800) and 3800 (1600: due 5400), cut again by C's page at 4000.
+    expect(a?.watchTimes).toEqual([0, 800, 1_000, 3_000, 3_800, 4_000]);
   });
 
   it('spreads the recovered retries over initialMs × random(), never later than the backoff', () => {

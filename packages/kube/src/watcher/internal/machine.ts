@@ -42,7 +42,8 @@ export class WatcherMachine<T extends KubeObject> {
   /**
    * A recovery already cut this failure streak's wait short: the next waits of the streak are not
    * cut again, so a resource that keeps failing while the server answers (the probe succeeds)
-   * backs off as usual instead of retrying at every probe.
+   * backs off as usual instead of retrying at every probe. Cleared by this watch's own success: a
+   * list page, a line after a failure, or a watch the server ended cleanly.
    */
   private shortenedThisStreak = false;
   private idleTimer: Subscription | undefined;
@@ -277,6 +278,8 @@ export class WatcherMachine<T extends KubeObject> {
       return;
     }
     // A clean end (timeoutSeconds reached): resume at once from the last RV; no backoff, no relist.
+    // It also proves this watch works, on a quiet resource that sends no line.
+    this.shortenedThisStreak = false;
     this.startWatch();
   }
 
