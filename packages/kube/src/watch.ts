@@ -124,3 +124,6 @@ export type {
 } from './types.js';
 export { isUserCodeError, UserCodeError, USER_CODE_HOOKS } from './user-code-error.js';
 export type { UserCodeHook } from './user-code-error.js';
+// issue 19 §3 (branch watch): watches of one server end their reconnect waits together
+export { DEFAULT_RECOVERY_PROBE_INTERVAL_MS, ServerRecovery } from './watcher/server-recovery.js';
+export type { ServerRecoveryOptions } from './watcher/server-recovery.js';

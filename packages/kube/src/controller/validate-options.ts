@@ -10,6 +10,7 @@ import type { ApplierOptions } from '@rxkube/core';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { EMPTY, of } from 'rxjs';
 
+import { assertSelectors } from '../selector/label-selector.js';
 import type { Indexer } from '../reflector/store.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
@@ -74,6 +75,7 @@ export function planController<T extends KubeObject>(options: ControllerOptions<
   assertResource('options.for', options.for);
   checkClient(options);
   checkStrings(options);
+  assertSelectors(OPERATOR, 'options.', options);
   const namespaces = namespacesOf(options);
   const targetsOf = (
     resource: ResourceType,
@@ -112,6 +114,7 @@ export function planController<T extends KubeObject>(options: ControllerOptions<
       throw new InvalidArgumentError(OPERATOR, at, entry, 'must be a resource type or { resource, … }');
     }
     assertResource(isResourceType(entry) ? at : `${at}.resource`, own.resource);
+    assertSelectors(OPERATOR, `${at}.`, own);
     return {
       role: 'owned',
       resource: own.resource,
@@ -136,6 +139,7 @@ export function planController<T extends KubeObject>(options: ControllerOptions<
         );
       }
       const watch = w as ControllerWatch;
+      assertSelectors(OPERATOR, `${at}.`, watch);
       return {
         role: 'mapped',
         resource: watch.resource,

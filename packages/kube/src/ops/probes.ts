@@ -1,7 +1,7 @@
 /**
  * Health probes over node:http, answering like kube-apiserver: `/healthz` (alias `/livez`: the
  * process answers and its event loop is not blocked), `/readyz` (every readiness check passes:
- * caches synced, watches not refused with 401/403/404) and, given a registry, `/metrics`. Checks
+ * caches synced, watches not refused with 400/401/403/404) and, given a registry, `/metrics`. Checks
  * are plain functions read at request time; {@link WatchHealthChecks} and {@link storeSyncedCheck}
  * build the usual ones. It does not decide what to do when unready — the kubelet does.
  *
@@ -179,7 +179,8 @@ interface WatchEntry {
 function describeTarget(target: WatchMetricsTarget): string {
   const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
   const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
-  return `${resourceLabel(target.resource)} in ${where}${selector}`;
+  const fields = target.fieldSelector === undefined ? '' : ` (fields ${target.fieldSelector})`;
+  return `${resourceLabel(target.resource)} in ${where}${selector}${fields}`;
 }
 
 function refusalOf(health: WatcherHealth): { at: number; text: string } | undefined {
@@ -200,13 +201,19 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
   if (failure.code === 404 || notServed) {
     return { at: failure.at, text: `404 Not Found — is the CRD installed? ${failure.message}` };
   }
+  if (failure.kind === 'invalid') {
+    return {
+      at: failure.at,
+      text: `400 BadRequest — the server refuses this watch as invalid, retrying will not fix it (check its selectors): ${failure.message}`,
+    };
+  }
   return undefined;
 }
 
 /**
  * Readiness from watch health: unready while a watch's last failure is a refusal the watcher
  * cannot fix by retrying — 403 (RBAC), 401 (credentials), 404 or a kind the server does not
- * serve (CRD missing) — naming each such resource and the server's reason. A watch counts as
+ * serve (CRD missing), 400 (an invalid request: a selector the server refuses) — naming each such resource and the server's reason. A watch counts as
  * recovered once a later snapshot shows progress — a line after the failure, a completed list, or
  * a watch request that ended without failing (RBAC granted, CRD installed); an open request alone
  * is not recovery, since a refused one is open until its 403 arrives. Transient failures (network, 5xx, 429, 410, stalls) never make it unready.

@@ -133,4 +133,23 @@ describe('WatchFailureLog', () => {
     log.record(target, snapshot({ phase: 'watching', connected: true, lastError: failure(30, 500, 'list') }));
     expect(lines.map((l) => l.level)).toEqual(['warn', 'info']);
   });
+
+  it('logs a 400 once per streak as a bad request to fix, not as a refusal to grant', () => {
+    const { log, lines } = recorder();
+    const bad = { ...target, fieldSelector: 'spec.x=1' };
+    log.record(bad, snapshot({ phase: 'listing' }));
+    for (const at of [10, 30_010, 60_010]) {
+      log.record(bad, snapshot({ phase: 'backoff', lastError: failure(at, 400, 'invalid') }));
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'warn',
+      fields: { watch: 'v1/ConfigMap in namespace shop (fields spec.x=1)', code: 400 },
+    });
+    expect(lines[0]?.msg).toContain(
+      "the server refuses the request as invalid (400: failed with 400); fix the watch's selectors",
+    );
+    expect(lines[0]?.msg).toContain('retried only every backoff.maxMs');
+    expect(lines[0]?.msg).not.toContain('until it is allowed');
+  });
 });

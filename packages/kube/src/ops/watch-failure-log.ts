@@ -122,7 +122,10 @@ export class WatchFailureLog {
       );
       return;
     }
-    this.log.warn(fields, `watch of ${watch} refused: ${refusal.advice}; retrying until it is allowed`);
+    this.log.warn(
+      fields,
+      `watch of ${watch} refused: ${refusal.advice}; ${refusal.retrying ?? 'retrying until it is allowed'}`,
+    );
   }
 }
 
@@ -131,11 +134,13 @@ export interface Refusal {
   readonly advice: string;
   /** The refused request, when the error says (verb, group, resource, namespace). */
   readonly request: RequestTarget | undefined;
+  /** How it is retried, when not "until it is allowed". */
+  readonly retrying?: string;
 }
 
 /**
- * A failure no retry can fix by itself: 401, 403, 404 or a kind the server does not serve — with
- * the advice the log line and `/readyz` both give (a watch needs `list` and `watch`).
+ * A failure no retry can fix by itself: 400, 401, 403, 404 or a kind the server does not serve —
+ * with the advice the log line and `/readyz` both give (a watch needs `list` and `watch`).
  */
 export function watchRefusal(failure: WatcherFailure): Refusal | undefined {
   const cause = failure.cause as
@@ -162,11 +167,19 @@ export function watchRefusal(failure: WatcherFailure): Refusal | undefined {
   if (failure.code === 404 || tag === 'ResourceNotFoundError') {
     return { request, advice: 'the server does not serve this kind; is its CRD installed?' };
   }
+  if (failure.kind === 'invalid') {
+    return {
+      request,
+      advice: `the server refuses the request as invalid (400: ${failure.message}); fix the watch's selectors`,
+      retrying: 'retried only every backoff.maxMs (30 s by default): retrying cannot fix a bad request',
+    };
+  }
   return undefined;
 }
 
 function describe(target: WatchTarget): string {
   const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
   const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
-  return `${target.resource.apiVersion}/${target.resource.kind} in ${where}${selector}`;
+  const fields = target.fieldSelector === undefined ? '' : ` (fields ${target.fieldSelector})`;
+  return `${target.resource.apiVersion}/${target.resource.kind} in ${where}${selector}${fields}`;
 }

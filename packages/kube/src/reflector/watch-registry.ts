@@ -12,9 +12,11 @@ import { asyncScheduler, Observable } from 'rxjs';
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { assertSelectors } from '../selector/label-selector.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { resolveWatcherConfig } from '../watcher/config.js';
 import type { WatcherHealth } from '../watcher/health.js';
+import { ServerRecovery } from '../watcher/server-recovery.js';
 import { assertScheduler, watcher } from '../watcher/watcher.js';
 import type { SharedWatch, ShareWatchOptions } from './share-watch.js';
 import { shareWatch } from './share-watch.js';
@@ -114,6 +116,9 @@ export interface WatchRegistryOptions extends ShareWatchOptions<KubeObject> {
  *   live events; the upstream ending (error or complete) reaches every subscriber and clears the
  *   Store.
  * - Over a client, failures never reach subscribers as errors; they arrive at `options.health`.
+ * - Over a client, the watchers share one `ServerRecovery` (or `options.watcher.recovery`): after
+ *   an outage, the first success of any of them — or of a `GET /api` probe sent every second
+ *   while one waits — ends every connection backoff, so all reconnect within about 2 s.
  *
  * ## Memory
  * One entry per distinct target ever asked for (targets are few and fixed by code); each entry's
@@ -171,12 +176,23 @@ export class WatchRegistry {
       );
     }
     const client = source;
+    // One recovery per registry: its watches share a server, so one's success (or a probe of
+    // `GET /api`) ends the others' connection backoff after an outage.
+    const recovery =
+      config.recovery ??
+      new ServerRecovery(
+        {
+          probe: () => client.transport.request({ method: 'GET', path: '/api', target: { verb: 'get' } }),
+        },
+        scheduler,
+      );
     this.factory = (target) =>
       watcher(
         client,
         target.resource,
         {
           ...config,
+          recovery,
           ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
           ...(target.labelSelector !== undefined ? { labelSelector: target.labelSelector } : {}),
           ...(target.fieldSelector !== undefined ? { fieldSelector: target.fieldSelector } : {}),
@@ -196,7 +212,9 @@ export class WatchRegistry {
    * The shared watch of `target` (created on first request), typed by its resource
    * (`{ resource: widgets }` with `widgets: ResourceType<Widget>` → `SharedWatch<Widget>`).
    *
-   * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`.
+   * @throws {InvalidArgumentError} when the target has no `resource.apiVersion`/`resource.kind`;
+   *   `InvalidSelectorError` for a `labelSelector` or `fieldSelector` the server would refuse (400),
+   *   with the position of the error — at registration, not as a watch that retries forever.
    */
   watch<T extends KubeObject = KubeObject>(
     target: WatchTarget & { readonly resource: ResourceType<T> },
@@ -210,6 +228,7 @@ export class WatchRegistry {
         "must have resource: { apiVersion, kind } (e.g. { resource: { apiVersion: 'v1', kind: 'Pod' } })",
       );
     }
+    assertSelectors('WatchRegistry.watch', 'target.', target);
     const key = watchTargetKey(target);
     let entry = this.entries.get(key);
     if (entry === undefined) {

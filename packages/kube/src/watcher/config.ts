@@ -5,6 +5,7 @@
  * @module
  */
 import type { WatcherHealth } from './health.js';
+import type { ServerRecovery } from './server-recovery.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
 /**
@@ -105,6 +106,12 @@ export interface WatcherConfig {
    * failure, backoff, relist, list done, bookmark, stop) — not on every Apply/Delete.
    */
   readonly health?: (health: WatcherHealth) => void;
+  /**
+   * Shared with the other watchers of the same API server: a connection failure's backoff ends
+   * early once any of them (or the recovery's probe) succeeds. A `WatchRegistry` over a client
+   * sets one for all its watches. Default: none (each watcher waits out its own backoff).
+   */
+  readonly recovery?: ServerRecovery;
 }
 
 /** A {@link WatcherConfig} with every default filled in. */
@@ -115,6 +122,7 @@ export interface ResolvedWatcherConfig {
   readonly backoff: WatcherBackoffConfig;
   readonly random: () => number;
   readonly health: ((health: WatcherHealth) => void) | undefined;
+  readonly recovery: ServerRecovery | undefined;
 }
 
 /**
@@ -189,7 +197,23 @@ export function resolveWatcherConfig(
       'must be a function or undefined',
     );
   }
+  const recovery = config.recovery as Partial<ServerRecovery> | null | undefined;
+  if (
+    recovery !== undefined &&
+    (recovery === null ||
+      typeof recovery !== 'object' ||
+      typeof recovery.succeeded !== 'function' ||
+      typeof recovery.waitForRecovery !== 'function')
+  ) {
+    throw new InvalidArgumentError(
+      operator,
+      'config.recovery',
+      recovery,
+      'must be a ServerRecovery (new ServerRecovery({ probe })) or undefined',
+    );
+  }
   return {
+    recovery: config.recovery,
     pageSize,
     timeoutSecondsRange: [range[0], range[1]],
     idleTimeoutMs,

@@ -30,7 +30,13 @@ export type WatcherFailureKind =
   /** A line that could not be parsed — the watch is aborted and resumed from the last good RV. */
   | 'malformed'
   /** The server ended the watch within 1 s without a single line (client-go's "very short watch"). */
-  | 'short-watch';
+  | 'short-watch'
+  /**
+   * 400 BadRequest on a list or watch: the server refuses the request itself (a selector or field
+   * it cannot parse or select on). Not transient: retried only every `backoff.maxMs`, and
+   * `WatchHealthChecks` keeps `/readyz` failing, naming it, until a request succeeds.
+   */
+  | 'invalid';
 
 /**
  * One recoverable failure, as reported in {@link WatcherHealth.lastError}.
@@ -97,7 +103,7 @@ export interface WatcherHealth {
   readonly gone410s: number;
   readonly bookmarks: number;
   readonly malformedLines: number;
-  /** Failures of kind `list`, `watch`, `watch-status` and `short-watch`. */
+  /** Failures of kind `list`, `watch`, `watch-status`, `short-watch` and `invalid`. */
   readonly errors: number;
   /** Idle-timer expiries (no line for `idleTimeoutMs`). */
   readonly stalls: number;

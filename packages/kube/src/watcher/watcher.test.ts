@@ -369,6 +369,58 @@ describe('watcher: relist after 410', () => {
   });
 });
 
+describe('watcher: 400 BadRequest is not transient (issue 19 §4)', () => {
+  const badRequest = httpError(400, {
+    reason: 'BadRequest',
+    message: "unable to parse requirement: found '', expected: ',' or ')'",
+  });
+
+  it('waits maxMs before retrying a list refused with 400, and reports it as invalid', () => {
+    const ts = newScheduler();
+    const seen: WatcherHealth[] = [];
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      s = scriptedSource(
+        ts,
+        [cold('-#', {}, badRequest), cold('-#', {}, badRequest), cold('-(p|)', { p: page([a1], '10') })],
+        [],
+      );
+      const config: WatcherConfig = { ...exact, backoff: { maxMs: 5_000 }, health: (h) => seen.push(h) };
+      //                list 1 fails at 1 → 5000 ms → Init at 5001, fails at 5002 → Init at 10002, page at 10003
+      expectObservable(watcher(s.source, config, ts), '^ 10005ms !').toBe('I 5000ms I 5000ms I(aD)', {
+        I,
+        D,
+        a: initApply(a1),
+      });
+    });
+    expect(s?.listTimes).toEqual([0, 5001, 10002]);
+    const failed = seen.filter((h) => h.phase === 'backoff');
+    expect(failed.map((h) => [h.backoffMs, h.lastError?.kind, h.lastError?.code])).toEqual([
+      [5000, 'invalid', 400],
+      [5000, 'invalid', 400],
+    ]);
+  });
+
+  it('waits maxMs before re-watching after a 400 watch or ERROR event, where a 503 waits initialMs', () => {
+    const ts = newScheduler();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    const badStatus: RawWatchEvent = {
+      type: 'ERROR',
+      object: { kind: 'Status', status: 'Failure', message: 'bad', reason: 'BadRequest', code: 400 },
+    };
+    ts.run(({ cold, expectObservable }) => {
+      s = scriptedSource(
+        ts,
+        [cold('(p|)', { p: page([], '10') })],
+        [cold('#', {}, httpError(503)), cold('#', {}, badRequest), cold('-e', { e: badStatus }), cold('-')],
+      );
+      expectObservable(watcher(s.source, exact, ts), '^ 70s !').toBe('(ID)', { I, D });
+    });
+    // w1 at 0 fails (503) → 800; w2 at 800 fails (400) → 30000; w3 at 30800, ERROR 400 at 30801 → 30000
+    expect(s?.watchTimes).toEqual([0, 800, 30_800, 60_801]);
+  });
+});
+
 describe('watcher: backoff', () => {
   function failingWatches(ts: TestScheduler, count: number, config: WatcherConfig): number[] {
     let times: number[] = [];

@@ -19,6 +19,7 @@ import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
 import type { WatcherConfig } from './config.js';
 import { resolveWatcherConfig } from './config.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { assertSelectors } from '../selector/label-selector.js';
 import { WatcherMachine } from './internal/machine.js';
 import type { ListWatchOptions } from './list-watch-source.js';
 import { listWatchSource } from './list-watch-source.js';
@@ -98,7 +99,8 @@ export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
  *   `maxLineBytes`) and any {@link WatcherConfig} field; every field has a default.
  * @param scheduler time source; `TestScheduler.run` virtualises it.
  * @throws {InvalidArgumentError} at call time, for an unusable client, source, resource, option or
- *   scheduler.
+ *   scheduler; {@link InvalidSelectorError} (one) for a `labelSelector` or `fieldSelector` the
+ *   server would refuse, with the position of the error.
  */
 export function watcher<T extends KubeObject = KubeObject>(
   client: KubeClient,
@@ -123,6 +125,7 @@ export function watcher<T extends KubeObject>(
     const scheduler = fourth ?? asyncScheduler;
     const { namespace, labelSelector, fieldSelector, metadataOnly, maxLineBytes, ...config } = options;
     // Check everything now, so a bad option throws here rather than at subscription.
+    assertSelectors('watcher', 'options.', options);
     resolveWatcherConfig('watcher', config);
     assertScheduler('watcher', scheduler);
     const source = listWatchSource<T>(first as KubeClient, resource, {

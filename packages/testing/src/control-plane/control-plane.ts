@@ -117,9 +117,12 @@ export interface ControlPlane extends TestCluster {
   /**
    * Kills kube-apiserver and starts it again on the same port with the same etcd: every open
    * watch ends, the watch cache starts empty, so a watch resumed from an older resourceVersion
-   * gets `410 Gone` — a real server's restart.
+   * gets `410 Gone` — a real server's restart. `options.whileDown` runs while kube-apiserver is
+   * down (connections refused) and the start waits for it: a test makes the outage last until a
+   * condition holds (its clients have backed off), not for a fixed time. Resolves once
+   * kube-apiserver answers `/readyz` with `ok` again.
    */
-  restartApiServer(): Promise<void>;
+  restartApiServer(options?: { readonly whileDown?: () => Promise<void> }): Promise<void>;
 }
 
 const ADMIN = 'admin';
@@ -366,12 +369,16 @@ class ControlPlaneImpl implements ControlPlane {
     }
   }
 
-  async restartApiServer(): Promise<void> {
+  async restartApiServer(options: { readonly whileDown?: () => Promise<void> } = {}): Promise<void> {
     if (this.stopped) throw new Error('restartApiServer: the control plane is stopped');
     await this.simulator?.pause();
     await this.apiServer?.kill();
-    await this.startApiServer(this.options.startTimeoutMs ?? 60_000);
-    this.simulator?.resume();
+    try {
+      await options.whileDown?.();
+    } finally {
+      await this.startApiServer(this.options.startTimeoutMs ?? 60_000);
+      this.simulator?.resume();
+    }
   }
 
   get processes(): { name: string; pid: number | undefined }[] {

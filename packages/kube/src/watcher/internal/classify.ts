@@ -88,3 +88,11 @@ export function classifyStatus(status: WatchStatus | undefined): Classified {
 export function isGoneFailure(c: Classified): boolean {
   return c.code === 410 || c.reason === 'Expired' || c.reason === 'Gone';
 }
+
+/**
+ * 400 BadRequest (HTTP or a watch `ERROR` event): the server refuses the request itself — a
+ * selector it cannot parse, a field it cannot select on. Retrying the same request cannot help.
+ */
+export function isInvalidFailure(c: Classified): boolean {
+  return c.code === 400 || c.reason === 'BadRequest';
+}

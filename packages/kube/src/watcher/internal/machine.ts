@@ -7,6 +7,9 @@
  *        │  ▼                        ▼
  *        └─ backoff ◀── 410 ── backoff ──▶ watch (last good RV)
  *
+ * A 400 (the request itself is wrong: a selector the server cannot parse, a field it cannot
+ * select on) is not transient: it waits `maxMs` before every retry and is reported as `invalid`.
+ *
  * Every asynchronous callback carries the `epoch` it was started in; anything that changes the
  * state bumps the epoch, so late callbacks of an aborted request, or callbacks arriving after the
  * consumer unsubscribed in the middle of a page, are ignored.
@@ -21,7 +24,7 @@ import type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } 
 import { INITIAL_WATCHER_HEALTH } from '../health.js';
 import type { ListPage, ListWatchSource, RawWatchEvent } from '../source.js';
 import type { Classified } from './classify.js';
-import { classifyError, classifyStatus, isGoneFailure } from './classify.js';
+import { classifyError, classifyStatus, isGoneFailure, isInvalidFailure } from './classify.js';
 
 /** client-go: a watch that ends within 1 s without any event is treated as an error. */
 export const SHORT_WATCH_MS = 1_000;
@@ -32,6 +35,17 @@ export class WatcherMachine<T extends KubeObject> {
   private epoch = 0;
   private inner: Subscription | undefined;
   private backoffTimer: Subscription | undefined;
+  /** `scheduler.now()` when the current backoff ends. */
+  private backoffDueAt = 0;
+  /** Unregisters this watch from `config.recovery` while it waits on a connection failure. */
+  private unwait: (() => void) | undefined;
+  /**
+   * A recovery already cut this failure streak's wait short: the next waits of the streak are not
+   * cut again, so a resource that keeps failing while the server answers (the probe succeeds)
+   * backs off as usual instead of retrying at every probe. Cleared by this watch's own success: a
+   * list page, a line after a failure, or a watch the server ended cleanly.
+   */
+  private shortenedThisStreak = false;
   private idleTimer: Subscription | undefined;
   private stopped = false;
 
@@ -82,6 +96,8 @@ export class WatcherMachine<T extends KubeObject> {
     this.abort();
     this.backoffTimer?.unsubscribe();
     this.backoffTimer = undefined;
+    this.unwait?.();
+    this.unwait = undefined;
     this.known = new Map();
     this.listing = undefined;
     this.health.connected = false;
@@ -131,6 +147,8 @@ export class WatcherMachine<T extends KubeObject> {
 
   private onPage(epoch: number, page: ListPage<T>): void {
     this.pageSeen = true;
+    this.shortenedThisStreak = false;
+    this.config.recovery?.succeeded();
     const listing = this.listing;
     if (listing === undefined) return;
     for (const object of page.items) {
@@ -209,6 +227,10 @@ export class WatcherMachine<T extends KubeObject> {
     this.linesThisWatch++;
     this.failedSinceLastLine = false;
     this.health.lastEventAt = now;
+    if (recovered) {
+      this.shortenedThisStreak = false;
+      this.config.recovery?.succeeded();
+    }
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
@@ -256,6 +278,8 @@ export class WatcherMachine<T extends KubeObject> {
       return;
     }
     // A clean end (timeoutSeconds reached): resume at once from the last RV; no backoff, no relist.
+    // It also proves this watch works, on a quiet resource that sends no line.
+    this.shortenedThisStreak = false;
     this.startWatch();
   }
 
@@ -312,7 +336,8 @@ export class WatcherMachine<T extends KubeObject> {
     const wasListing = this.listing !== undefined;
     this.abort();
     const gone = isGoneFailure(classified);
-    const effectiveKind: WatcherFailureKind = gone ? 'gone' : kind;
+    const invalid = !gone && isInvalidFailure(classified);
+    const effectiveKind: WatcherFailureKind = gone ? 'gone' : invalid ? 'invalid' : kind;
     if (gone) {
       this.health.gone410s++;
       this.health.relists++;
@@ -337,17 +362,61 @@ export class WatcherMachine<T extends KubeObject> {
     this.failedSinceLastLine = true;
     // A 410 is an answer: the server is back and says "list again". It gets its own short sequence
     // (client-go relists ~0.8 s after one) instead of the delay failures accumulated meanwhile.
+    // A 400 is an answer too, but "your request is wrong": retrying it soon cannot help, so it waits
+    // the longest step (a CRD may yet gain the selectable field) and readiness names it.
     const delay = gone
       ? this.goneBackoff(classified.retryAfterMs)
-      : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
+      : invalid
+        ? this.invalidBackoff(classified.retryAfterMs)
+        : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
+    this.scheduleResume(delay);
+    const recovery = this.config.recovery;
+    if (
+      recovery !== undefined &&
+      !this.shortenedThisStreak &&
+      isConnectionFailure(effectiveKind, classified)
+    ) {
+      const timer = this.backoffTimer;
+      this.unwait = recovery.waitForRecovery(() => {
+        this.unwait = undefined;
+        this.onServerRecovered(timer);
+      });
+    }
+  }
+
+  private scheduleResume(delay: number): void {
+    this.unwait?.();
+    this.unwait = undefined;
+    this.backoffTimer?.unsubscribe();
+    this.backoffDueAt = this.scheduler.now() + delay;
     this.backoffTimer = this.scheduler.schedule(() => {
       this.backoffTimer = undefined;
+      this.unwait?.();
+      this.unwait = undefined;
       if (this.stopped) return;
       if (this.resumeWith === 'list') this.startList();
       else this.startWatch();
     }, delay);
+  }
+
+  /**
+   * Another request to this server succeeded while this watch waited on a connection failure: the
+   * server is back, so the wait its failures accumulated no longer applies. Retry within
+   * `initialMs × random()` (spread, so siblings do not all arrive at once), and start the backoff
+   * sequence over.
+   */
+  private onServerRecovered(timer: Subscription | undefined): void {
+    if (this.stopped || timer === undefined || this.backoffTimer !== timer) return;
+    const spread = Math.round(this.config.backoff.initialMs * this.random());
+    const remaining = this.backoffDueAt - this.scheduler.now();
+    this.attempt = 0;
+    if (spread >= remaining) return;
+    this.shortenedThisStreak = true;
+    this.health.backoffMs = spread;
+    this.report('backoff');
+    this.scheduleResume(spread);
   }
 
   private nextBackoff(retryAfterMs: number | undefined): number {
@@ -359,6 +428,13 @@ export class WatcherMachine<T extends KubeObject> {
     if (base < maxMs) this.attempt++;
     const delay = Math.round(base * (1 - jitter * this.random()));
     return retryAfterMs !== undefined ? Math.max(delay, Math.ceil(retryAfterMs)) : delay;
+  }
+
+  /** The delay after a 400: `maxMs` (at least `Retry-After`), unjittered, whatever came before. */
+  private invalidBackoff(retryAfterMs: number | undefined): number {
+    const { maxMs } = this.config.backoff;
+    this.healthySince = undefined;
+    return retryAfterMs !== undefined ? Math.max(maxMs, Math.ceil(retryAfterMs)) : maxMs;
   }
 
   /**
@@ -432,6 +508,23 @@ export class WatcherMachine<T extends KubeObject> {
     const callback = this.config.health;
     if (callback !== undefined) callback(Object.freeze({ ...this.health }));
   }
+}
+
+/**
+ * A failure to reach or be served by the server (network, 5xx, a very short watch, a stall) that
+ * the server asked no particular wait for: one a sibling's success proves over.
+ */
+function isConnectionFailure(kind: WatcherFailureKind, c: Classified): boolean {
+  if (
+    kind !== 'list' &&
+    kind !== 'watch' &&
+    kind !== 'watch-status' &&
+    kind !== 'short-watch' &&
+    kind !== 'stall'
+  ) {
+    return false;
+  }
+  return c.retryAfterMs === undefined && (c.code === undefined || c.code >= 500);
 }
 
 function clip(line: string): string {
