@@ -260,3 +260,7 @@ export {
   withSettings,
 } from './manager/config.js';
 export type { ManagerSettings } from './manager/config.js';
+
+// Streaming lists (WatchList): the port's capability and the end-bookmark annotation.
+export type { StreamingListSupport } from './watcher/source.js';
+export { INITIAL_EVENTS_END_ANNOTATION } from './watcher/source.js';

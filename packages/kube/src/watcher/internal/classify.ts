@@ -88,3 +88,12 @@ export function classifyStatus(status: WatchStatus | undefined): Classified {
 export function isGoneFailure(c: Classified): boolean {
   return c.code === 410 || c.reason === 'Expired' || c.reason === 'Gone';
 }
+
+/**
+ * `TooLargeResourceVersion`: the server has not caught up with the resourceVersion asked for (a
+ * 504 `Timeout` "Too large resource version: N, current: M", cause `ResourceVersionTooLarge`).
+ * client-go's `isTooLargeResourceVersionError`: a streaming list retries without a resourceVersion.
+ */
+export function isTooLargeResourceVersion(c: Classified): boolean {
+  return /Too large resource version/i.test(c.message) || c.reason === 'ResourceVersionTooLarge';
+}
