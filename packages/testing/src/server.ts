@@ -365,6 +365,7 @@ class ApiServerImpl implements ApiServer {
       stallWatches: () => [...this.watches].filter((w) => w.stall()).length,
       cutWatches: () => [...this.watches].filter((w) => w.cutNext()).length,
       pendingCuts: () => [...this.watches].filter((w) => w.cutArmed).length,
+      expireWatches: () => [...this.watches].filter((w) => w.expire()).length,
       malformWatches: () =>
         [...this.watches].filter((w) => {
           w.onMalformedLine = () => {

@@ -100,6 +100,7 @@ type Line =
   | { kind: 'event'; event: StoreEvent }
   | { kind: 'synthetic'; object: KObj }
   | { kind: 'raw'; text: string }
+  | { kind: 'expired'; text: string | Buffer }
   | { kind: 'initial-events-end'; resourceVersion: number };
 
 /** The annotation of the bookmark that ends a streaming list's initial events. */
@@ -272,7 +273,7 @@ export class WatchSession implements WatchControl {
 
   private render(line: Line): string | Buffer | undefined {
     const { type, namespace, selectors } = this.p;
-    if (line.kind === 'raw') return line.text;
+    if (line.kind === 'raw' || line.kind === 'expired') return line.text;
     if (line.kind === 'initial-events-end') {
       this.lastBookmarkRv = line.resourceVersion;
       return this.bookmarkLine(line.resourceVersion, { [INITIAL_EVENTS_END]: 'true' });
@@ -420,6 +421,15 @@ export class WatchSession implements WatchControl {
   /** Whether a mid-line cut is armed and has not happened yet. */
   get cutArmed(): boolean {
     return this.cutPending && !this.closed;
+  }
+
+  /** Queues one ERROR 410 line, then ends cleanly. False when stalled or closed. */
+  expire(): boolean {
+    if (this.closed || this.stalled) return false;
+    const rv = this.store.compactedRevision + 1;
+    this.queue.push({ kind: 'expired', text: this.frame('ERROR', tooOldResourceVersion(rv - 1, rv)) });
+    this.endAfterQueued();
+    return true;
   }
 
   sendMalformedLine(): boolean {
