@@ -267,3 +267,6 @@ export { DEFAULT_RECONCILE_TIMEOUT_MS } from './controller/options.js';
 export { isReconcileTimeoutError, ReconcileTimeoutError } from './controller/reconcile-work.js';
 export { DEFAULT_STUCK_RECONCILE_THRESHOLD_MS, WorkqueueProgress } from './ops/workqueue-progress.js';
 export type { RunningReconcile, WorkqueueProgressObserver } from './ops/workqueue-progress.js';
+// Streaming lists (WatchList): the port's capability and the end-bookmark annotation.
+export type { StreamingListSupport } from './watcher/source.js';
+export { INITIAL_EVENTS_END_ANNOTATION } from './watcher/source.js';

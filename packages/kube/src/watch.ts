@@ -39,9 +39,11 @@ export type {
   ListParams,
   ListWatchSource,
   RawWatchEvent,
+  StreamingListSupport,
   WatchParams,
   WatchStatus,
 } from './watcher/source.js';
+export { INITIAL_EVENTS_END_ANNOTATION } from './watcher/source.js';
 export { NAMESPACE_INDEX, OWNER_INDEX, Store, stripManagedFields } from './reflector/store.js';
 export type { Indexer, StoreOptions, StoreRef } from './reflector/store.js';
 export type { StoreReader } from './reflector/store-reader.js';

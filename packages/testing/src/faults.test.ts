@@ -62,6 +62,20 @@ describe('fault injection', () => {
     expect(server.faults.counts.streamsCut).toBe(1);
   });
 
+  it('expires open watches: what they queued, one ERROR 410, then a clean end', async () => {
+    const before = server.faults.counts.watchesExpired;
+    const w = new WatchReader(server.url, `${CM}?watch=1&resourceVersion=${String(server.resourceVersion)}`);
+    await w.ready;
+    await call(server.url, 'POST', CM, { body: { metadata: { name: 'queued' } } });
+    await w.count(1);
+    expect(server.faults.expireOpenWatches()).toBe(1);
+    expect(await w.end()).toBe('end');
+    expect(w.lines.map((l) => l.type)).toEqual(['ADDED', 'ERROR']);
+    expect(w.lines[1]?.object).toMatchObject({ code: 410, reason: 'Expired' });
+    expect(server.faults.counts.watchesExpired).toBe(before + 1);
+    expect(server.faults.expireOpenWatches()).toBe(0);
+  });
+
   it('stalls watches: connection open, no bytes', async () => {
     const w = new WatchReader(server.url, `${CM}?watch=1&resourceVersion=${String(server.resourceVersion)}`);
     await w.ready;

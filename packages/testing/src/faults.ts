@@ -152,6 +152,8 @@ export interface FaultTarget {
   pendingCuts(): number;
   /** Queues one malformed line on every open, writing watch; how many. */
   malformWatches(): number;
+  /** Ends every open watch with one ERROR 410 line after what is queued; how many. */
+  expireWatches(): number;
   /** Compacts the history; the compacted revision and whether it moved. */
   compact(): { revision: number; advanced: boolean };
   restart(): Promise<void>;
@@ -222,6 +224,19 @@ export class Faults {
     if (!Number.isInteger(count) || count < 1)
       throw new RangeError(`expireNextWatch: count must be a positive integer, got ${String(count)}`);
     this.expireWatches += count;
+  }
+
+  /**
+   * Every open watch gets one ERROR event (410 Expired) after what it has queued, then ends
+   * cleanly — what etcd's compaction does to a watch that has not caught up. Unlike
+   * {@link Faults.dropWatches} no connection breaks, so clients that give up on a broken
+   * connection (client-node's informer) relist too. Counted in {@link FaultCounts.watchesExpired};
+   * returns how many.
+   */
+  expireOpenWatches(): number {
+    const n = this.target.expireWatches();
+    this.counts.watchesExpired += n;
+    return n;
   }
 
   /**

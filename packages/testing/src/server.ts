@@ -128,6 +128,14 @@ export interface ApiServerOptions {
    * `kube-controller-manager`. Off: Deployment status never moves (there are no pods).
    */
   readonly simulateDeployments?: boolean;
+  /**
+   * Serve streaming lists (WatchList, KEP-3157) as Kubernetes 1.34 does, its feature gate on by
+   * default (default true): `sendInitialEvents` with `resourceVersionMatch=NotOlderThan`, the
+   * initial events, then the bookmark annotated `k8s.io/initial-events-end`. `false`: as
+   * Kubernetes 1.24, which refuses `resourceVersionMatch` on a watch (422) and ignores
+   * `sendInitialEvents`. See fixtures/watch-list/README.md.
+   */
+  readonly watchList?: boolean;
   /** Events kept for watch resume and historical reads (default 10,000). */
   readonly watchHistory?: number;
   /** BOOKMARK period on watches with allowWatchBookmarks (default 60,000 ms). */
@@ -357,6 +365,7 @@ class ApiServerImpl implements ApiServer {
       stallWatches: () => [...this.watches].filter((w) => w.stall()).length,
       cutWatches: () => [...this.watches].filter((w) => w.cutNext()).length,
       pendingCuts: () => [...this.watches].filter((w) => w.cutArmed).length,
+      expireWatches: () => [...this.watches].filter((w) => w.expire()).length,
       malformWatches: () =>
         [...this.watches].filter((w) => {
           w.onMalformedLine = () => {
@@ -397,6 +406,7 @@ class ApiServerImpl implements ApiServer {
       maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       maxQueuedWatchEvents: options.maxQueuedWatchEvents ?? 10_000,
+      watchList: options.watchList ?? true,
       watches: this.watches,
       takeWatchExpiry: () => this.faults.takeWatchExpiry(),
       onStreamCut: () => {

@@ -263,6 +263,49 @@ describe('Store', () => {
     expect(store.list('a').map((o) => o.metadata.resourceVersion)).toEqual(['7']);
   });
 
+  it('shares the stored entry when a relist passes the stored instance again: no transform, freeze or indexer call', () => {
+    let transforms = 0;
+    let indexed = 0;
+    const store = new Store<KubeObject>({
+      transform: (o) => {
+        transforms++;
+        return o;
+      },
+      indexers: {
+        name: (o) => {
+          indexed++;
+          return [o.metadata.name ?? ''];
+        },
+      },
+    });
+    const [, kept, gone] = feed(store, [
+      init,
+      initApply(obj('a', 'k', '1')),
+      initApply(obj('a', 'g', '2')),
+      done,
+    ]);
+    const keptObject = (kept as { object: KubeObject }).object;
+    expect(transforms).toBe(2);
+    expect(indexed).toBe(2);
+    // the relist: k unchanged (the same instance), g gone, n new
+    const out = feed(store, [init, initApply(keptObject), initApply(obj('a', 'n', '3'))]);
+    expect((out[1] as { object: KubeObject }).object).toBe(keptObject);
+    expect(transforms).toBe(3);
+    expect(indexed).toBe(3);
+    // readers still see the old list until InitDone; an indexer added now covers both tables once
+    expect(store.byIndex('name', 'g')).toEqual([(gone as { object: KubeObject }).object]);
+    store.addIndexer('rv', (o) => [o.metadata.resourceVersion ?? '']);
+    expect(store.byIndex('rv', '1')).toEqual([keptObject]);
+    feed(store, [done]);
+    expect(store.get('a/k')).toBe(keptObject);
+    expect([...store.keys()].sort()).toEqual(['a/k', 'a/n']);
+    expect(store.byIndex('name', 'g')).toEqual([]);
+    expect(store.byIndex('name', 'k')).toEqual([keptObject]);
+    expect(store.byIndex('rv', '1')).toEqual([keptObject]);
+    expect(store.byIndex('rv', '3').map((o) => o.metadata.name)).toEqual(['n']);
+    expect(store.byIndex('rv', '2')).toEqual([]);
+  });
+
   it('keeps every object when an indexer or the transform throws for one: that object is left out of the index, or stored as received (issue 12 §2)', () => {
     const errors: UserCodeError[] = [];
     const store = new Store({

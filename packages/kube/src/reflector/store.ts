@@ -162,7 +162,9 @@ interface Table<T> {
  * One entry per live object (the object and what each indexer returned for it), plus one Set
  * entry per (index value, object). Index buckets that become empty are released. During a relist
  * the previous objects (and their indexes) stay until `InitDone`; the new list is indexed as it
- * fills.
+ * fills. An `InitApply` of the very instance already stored (what the watcher passes on for an
+ * object whose resourceVersion did not change) shares the stored entry: a relist that changes
+ * nothing costs one Map slot and one index-set slot per object, no second copy of any object.
  * The default transform edits objects in place: the Store takes ownership of the objects it is
  * given.
  */
@@ -307,8 +309,9 @@ export class Store<T extends KubeObject = KubeObject> {
       const index = new Map<string, Set<string>>();
       table.indexes.push(index);
       for (const [key, entry, values] of computed[i] ?? []) {
-        entry.values.push(values);
-        addToIndex(index, values, key);
+        // an entry shared by the live table and the list in progress gets its values once
+        if (entry.values.length === position) entry.values.push(values);
+        addToIndex(index, entry.values[position] ?? values, key);
       }
     });
   }
@@ -331,8 +334,16 @@ export class Store<T extends KubeObject = KubeObject> {
         this.buffer = this.emptyTable();
         return event;
       case 'InitApply': {
+        const buffer = (this.buffer ??= this.emptyTable());
+        const live = this.live.entries.get(objectKey(event.object));
+        if (live !== undefined && live.object === event.object) {
+          // Unchanged since it was stored (a relisting watcher passes the instance it emitted
+          // before): the list shares the stored entry — no transform, freeze or indexer call.
+          share(buffer, objectKey(event.object), live);
+          return event;
+        }
         const object = this.prepare(event.object);
-        this.put((this.buffer ??= this.emptyTable()), objectKey(object), object);
+        this.put(buffer, objectKey(object), object);
         return object === event.object ? event : { type: 'InitApply', object };
       }
       case 'InitDone':
@@ -446,6 +457,15 @@ export class Store<T extends KubeObject = KubeObject> {
     }
     table.entries.set(key, { object, values });
   }
+}
+
+/** Puts an entry of another table (same object, same index values) into `table`. */
+function share<T>(table: Table<T>, key: string, entry: Entry<T>): void {
+  remove(table, key);
+  for (let i = 0; i < table.indexes.length; i++) {
+    addToIndex(table.indexes[i] as Map<string, Set<string>>, entry.values[i] ?? NO_VALUES, key);
+  }
+  table.entries.set(key, entry);
 }
 
 function remove<T>(table: Table<T>, key: string): void {

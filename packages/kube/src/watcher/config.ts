@@ -102,6 +102,19 @@ export interface WatcherConfig {
    */
   readonly resourceVersionStart?: 'list';
   /**
+   * How the initial list (and every relist) is read:
+   * - left out (default): a streaming list (WatchList, KEP-3157: `sendInitialEvents=true`,
+   *   `resourceVersionMatch=NotOlderThan`, bookmarks on) when the source can ask for one, as
+   *   client-go does since 1.35; a server that refuses it (Kubernetes before 1.27, or with the
+   *   `WatchList` feature gate off) gets paged lists from then on — remembered per server, logged
+   *   once through {@link WatcherConfig.debug}.
+   * - `true`: always a streaming list, never the fallback (failures retry with backoff).
+   * - `false`: always a paged list (`limit` = `pageSize`, following `continue`), then a watch.
+   */
+  readonly streamingLists?: boolean;
+  /** Told once per server when streaming lists fall back to paged lists (default: nothing). */
+  readonly debug?: (message: string) => void;
+  /**
    * Called with a new frozen {@link WatcherHealth} snapshot on every state change (connect,
    * failure, backoff, relist, list done, bookmark, stop) — not on every Apply/Delete.
    */
@@ -123,6 +136,9 @@ export interface ResolvedWatcherConfig {
   readonly random: () => number;
   readonly health: ((health: WatcherHealth) => void) | undefined;
   readonly recovery: ServerRecovery | undefined;
+  /** `undefined`: streaming with fallback; `true`/`false`: forced. */
+  readonly streamingLists: boolean | undefined;
+  readonly debug: ((message: string) => void) | undefined;
 }
 
 /**
@@ -212,6 +228,17 @@ export function resolveWatcherConfig(
       'must be a ServerRecovery (new ServerRecovery({ probe })) or undefined',
     );
   }
+  if (config.streamingLists !== undefined && typeof config.streamingLists !== 'boolean') {
+    throw new InvalidArgumentError(
+      operator,
+      'config.streamingLists',
+      config.streamingLists,
+      'must be true (always stream), false (always page) or be left out (stream, fall back to pages)',
+    );
+  }
+  if (config.debug !== undefined && typeof config.debug !== 'function') {
+    throw new InvalidArgumentError(operator, 'config.debug', config.debug, 'must be a function or undefined');
+  }
   return {
     recovery: config.recovery,
     pageSize,
@@ -220,5 +247,7 @@ export function resolveWatcherConfig(
     backoff,
     random,
     health: config.health,
+    streamingLists: config.streamingLists,
+    debug: config.debug,
   };
 }

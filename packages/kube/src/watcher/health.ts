@@ -111,6 +111,11 @@ export interface WatcherHealth {
   readonly lastError: WatcherFailure | undefined;
   /** The backoff being waited before the next attempt, in ms; `0` when not backing off. */
   readonly backoffMs: number;
+  /**
+   * How the current or last initial list is read: `'streaming'` (WatchList) or `'paged'`;
+   * `undefined` before the first list starts.
+   */
+  readonly initialList: 'streaming' | 'paged' | undefined;
 }
 
 /**
@@ -134,6 +139,7 @@ export const INITIAL_WATCHER_HEALTH: WatcherHealth = Object.freeze({
   gone410s: 0,
   bookmarks: 0,
   malformedLines: 0,
+  initialList: undefined,
   errors: 0,
   stalls: 0,
   lastError: undefined,

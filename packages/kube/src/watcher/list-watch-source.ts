@@ -11,7 +11,14 @@ import type { Observable } from 'rxjs';
 
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/watch-line-decoder.js';
 import type { KubeObject, ResourceType } from '../types.js';
-import type { ListPage, ListParams, ListWatchSource, RawWatchEvent, WatchParams } from './source.js';
+import type {
+  ListPage,
+  ListParams,
+  ListWatchSource,
+  RawWatchEvent,
+  StreamingListSupport,
+  WatchParams,
+} from './source.js';
 import type { ApiResource } from '../client/api-resource.js';
 import type { KubeClient } from '../client/kube-client.js';
 import type { ObjectList } from '../client/verb-options.js';
@@ -55,6 +62,10 @@ export interface ListWatchOptions {
  *   streaming each line as a {@link RawWatchEvent} (`ERROR` lines passed through, bad lines as
  *   `MALFORMED`); completes when the server ends the stream; an HTTP error status errors with
  *   `KubeApiError`.
+ * - `watch({ …, sendInitialEvents: true })`: a streaming list (WatchList, KEP-3157): adds
+ *   `sendInitialEvents=true&resourceVersionMatch=NotOlderThan`.
+ * - `streamingLists`: whether the server streams lists, shared by every source of the same client
+ *   (one server): unknown (so yes) until a watcher finds out it does not.
  * - Metadata-only: `Accept: …;as=PartialObjectMetadataList` for lists and `as=PartialObjectMetadata`
  *   for watches (the List form makes a watch end at once; quirk 5 of
  *   packages/testing/fixtures/kube-wire/README.md).
@@ -128,6 +139,7 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
   });
 
   return {
+    streamingLists: streamingListSupportOf(client),
     list(params: ListParams): Observable<ListPage<T>> {
       return resolve().pipe(
         switchMap(({ api, path }) =>
@@ -154,6 +166,9 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
                 watch: 'true',
                 resourceVersion: params.resourceVersion,
                 allowWatchBookmarks: 'true',
+                ...(params.sendInitialEvents === true
+                  ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }
+                  : {}),
                 timeoutSeconds: params.timeoutSeconds,
                 ...selectors,
               },
@@ -166,6 +181,26 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
       );
     },
   };
+}
+
+/** Streaming-list support, per client (a client talks to one server). */
+const streamingSupport = new WeakMap<object, StreamingListSupport>();
+
+function streamingListSupportOf(client: KubeClient): StreamingListSupport {
+  let support = streamingSupport.get(client);
+  if (support === undefined) {
+    let refused: string | undefined;
+    support = {
+      supported: () => refused === undefined,
+      unsupported: (reason) => {
+        if (refused !== undefined) return false;
+        refused = reason;
+        return true;
+      },
+    };
+    streamingSupport.set(client, support);
+  }
+  return support;
 }
 
 function toPage<T extends KubeObject>(

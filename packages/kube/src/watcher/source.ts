@@ -50,6 +50,45 @@ export interface WatchParams {
   readonly timeoutSeconds: number;
   /** Always `true` from the watcher; kept explicit so adapters do not forget it. */
   readonly allowWatchBookmarks: true;
+  /**
+   * A streaming list (WatchList, KEP-3157): `sendInitialEvents=true` with
+   * `resourceVersionMatch=NotOlderThan` — the current objects as `ADDED` events, then a `BOOKMARK`
+   * annotated {@link INITIAL_EVENTS_END_ANNOTATION}, then live events. Only on the first request
+   * of an initial list; never on a resume.
+   */
+  readonly sendInitialEvents?: true;
+}
+
+/**
+ * The annotation of the `BOOKMARK` that ends the initial events of a streaming list
+ * (`metav1.InitialEventsAnnotationKey`); its value is `"true"`.
+ *
+ * ## Example
+ * ```ts
+ * const end = event.type === 'BOOKMARK' && event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+ * ```
+ */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+/**
+ * What a {@link ListWatchSource} knows about streaming-list support of the server behind it,
+ * shared by every source of one client (one server). `listWatchSource` provides it; a source
+ * without it is listed page by page unless a watcher forces streaming.
+ *
+ * ## Example
+ * ```ts
+ * const support: StreamingListSupport = { supported: () => true, unsupported: () => false };
+ * const source: ListWatchSource = { list, watch, streamingLists: support };
+ * ```
+ */
+export interface StreamingListSupport {
+  /** `false` once a streaming list failed on this server in a way that says it cannot stream. */
+  supported(): boolean;
+  /**
+   * Remembers that the server cannot stream lists; returns `true` the first time for this server
+   * (so the fallback is logged once), `false` after.
+   */
+  unsupported(reason: string): boolean;
 }
 
 /**
@@ -66,7 +105,12 @@ export type RawWatchEvent<T extends KubeObject = KubeObject> =
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T }
   | {
       readonly type: 'BOOKMARK';
-      readonly object: { readonly metadata: { readonly resourceVersion: string } };
+      readonly object: {
+        readonly metadata: {
+          readonly resourceVersion: string;
+          readonly annotations?: Readonly<Record<string, string>>;
+        };
+      };
     }
   | { readonly type: 'ERROR'; readonly object: WatchStatus }
   | { readonly type: 'MALFORMED'; readonly line: string; readonly error: string };
@@ -110,4 +154,6 @@ export interface WatchStatus {
 export interface ListWatchSource<T extends KubeObject = KubeObject> {
   list(params: ListParams): Observable<ListPage<T>>;
   watch(params: WatchParams): Observable<RawWatchEvent<T>>;
+  /** Streaming-list support of the server; absent: lists are paged unless forced. */
+  readonly streamingLists?: StreamingListSupport;
 }

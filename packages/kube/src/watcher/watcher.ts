@@ -54,9 +54,18 @@ export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
  * ```
  *
  * ## Semantics
- * - Initial: `Init`, one `InitApply` per object as the pages (`limit` = `pageSize`, following
- *   `continue`) arrive, `InitDone`; then a watch from the list's resourceVersion with
- *   `allowWatchBookmarks: true` and `timeoutSeconds` drawn from `timeoutSecondsRange`.
+ * - Initial: `Init`, one `InitApply` per object, `InitDone`. By default a streaming list
+ *   (WatchList, KEP-3157): one watch request with `sendInitialEvents=true`,
+ *   `resourceVersionMatch=NotOlderThan`, bookmarks on; each initial `ADDED` is an `InitApply` (the
+ *   resume point does not move: they are not ordered), the `BOOKMARK` annotated
+ *   `k8s.io/initial-events-end` is `InitDone` and its resourceVersion the resume point, and the
+ *   same request goes on as the watch. A server that refuses it (a 422 from Kubernetes < 1.27, a
+ *   stream that ends or stalls before the bookmark, any failure but the network, 429, 410 or a
+ *   too-large resourceVersion) gets paged lists from then on (remembered per client, said once
+ *   through `debug`): the pages (`limit` = `pageSize`, following `continue`), then a watch from
+ *   the list's resourceVersion. `streamingLists: true | false` forces either. Every watch has
+ *   `allowWatchBookmarks: true` and `timeoutSeconds` drawn from `timeoutSecondsRange`; a resume
+ *   never asks for initial events.
  * - Watch: `ADDED`/`MODIFIED` → `Apply`, `DELETED` → `Delete`, `BOOKMARK` → only the remembered
  *   resourceVersion moves. Every line's resourceVersion is remembered.
  * - Clean end of a watch (the server's `timeoutSeconds`): re-watch at once from the last RV. A watch
@@ -75,7 +84,11 @@ export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
  *   healthy server, so the delay failures accumulated before it (an outage) does not apply; only
  *   410s that follow each other within `resetAfterMs` back off (×`factor`). The relist: `Init`,
  *   `InitApply`*, `InitDone`, then a `Delete` for every object known before the relist and absent
- *   from the new list. Objects that did not change are not replayed as `Apply`.
+ *   from the new list. Objects that did not change are not replayed as `Apply`, and an object
+ *   whose resourceVersion did not change is passed on as the instance emitted before (so a Store
+ *   keeps its frozen copy and the fresh one is garbage at once). A relist stream asks for a
+ *   snapshot not older than the last resourceVersion; after `Expired` or a too-large
+ *   resourceVersion, for the current state (`resourceVersion=""`).
  * - A list that fails midway restarts from scratch after backoff, with a new `Init`: consumers drop
  *   what they collected since the previous `Init`.
  * - complete / error: never completes; errors only if the consumer's callbacks throw.
@@ -89,9 +102,10 @@ export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
  *
  * ## Memory
  * One reference per live object (key → the last object emitted for it), so a relist can report
- * what vanished; a key is forgotten when its `Delete` is emitted. During a relist, the old and the
- * new key sets are both held until `InitDone`. The references are the objects emitted, so a Store
- * that keeps them (as the default reflector transform does) shares rather than duplicates them.
+ * what vanished; a key is forgotten when its `Delete` is emitted. A relist adds no second table:
+ * listed objects move behind a mark in the same Map, and what is left before the mark at
+ * `InitDone` is what vanished. The references are the objects emitted, so a Store that keeps them
+ * (as the default reflector transform does) shares rather than duplicates them.
  *
  * @param client the API client (or, in the port form, a {@link ListWatchSource}).
  * @param resource `{ apiVersion, kind }` (port form: the {@link WatcherConfig}).

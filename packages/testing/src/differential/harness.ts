@@ -77,7 +77,8 @@ export class DifferentialPair {
   static async start(): Promise<DifferentialPair> {
     const [plane, server] = await Promise.all([
       startControlPlane({ controllerManager: false }),
-      startApiServer({ gc: false, logger: { error: () => undefined } }),
+      // compared with the real 1.24 tier: serve ListOptions as 1.24 does (no WatchList)
+      startApiServer({ gc: false, watchList: false, logger: { error: () => undefined } }),
     ]);
     return new DifferentialPair(
       plane,

@@ -2,6 +2,10 @@
  * Watch streams with kube-apiserver's framing: `200`, chunked, headers flushed before any event,
  * one `{"type":…,"object":{…}}\n` line per event; resume from the event log; synthetic ADDED for
  * `resourceVersion` unset or `0`; BOOKMARKs; `timeoutSeconds`; too-old RV → one ERROR line.
+ * Streaming lists (WatchList, `sendInitialEvents=true`): ADDED for every current object whatever
+ * the resourceVersion (not older than it), then a BOOKMARK annotated `k8s.io/initial-events-end`
+ * at the revision of that snapshot, then live events; a resourceVersion the server has not reached
+ * → one ERROR line (504 `Too large resource version`). See fixtures/watch-list/README.md.
  * Each event's object in the negotiated view (the object, PartialObjectMetadata, or a one-row Table
  * whose column definitions only the first event carries, as `serveWatch`'s Fixup does), in JSON
  * lines or protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`).
@@ -25,7 +29,7 @@ import { encodeProtobuf } from '../protobuf/codec.js';
 import { encodeWatchFrame } from '../protobuf/envelope.js';
 import type { ResourceType } from '../registry/types.js';
 import type { StatusBody } from '../status.js';
-import { tooOldResourceVersion } from '../status.js';
+import { resourceVersionTooLarge, tooOldResourceVersion } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { typedObjectMeta } from '../store/object.js';
 import type { ObjectStore, StoreEvent } from '../store/store.js';
@@ -38,6 +42,11 @@ export interface WatchParams {
   readonly selectors: Selectors;
   /** Revision to start after; undefined for "current state first". */
   readonly fromRv: number | undefined;
+  /**
+   * `sendInitialEvents`: `true` = a streaming list (current state, then the end bookmark);
+   * `false` = no initial events even without a resourceVersion; `undefined` = legacy.
+   */
+  readonly initialEvents?: boolean | undefined;
   readonly bookmarks: boolean;
   readonly timeoutMs: number;
   readonly bookmarkIntervalMs: number;
@@ -88,7 +97,14 @@ export const MALFORMED_WATCH_LINE =
   '{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"malformed",}}}\n';
 
 type Line =
-  { kind: 'event'; event: StoreEvent } | { kind: 'synthetic'; object: KObj } | { kind: 'raw'; text: string };
+  | { kind: 'event'; event: StoreEvent }
+  | { kind: 'synthetic'; object: KObj }
+  | { kind: 'raw'; text: string }
+  | { kind: 'expired'; text: string | Buffer }
+  | { kind: 'initial-events-end'; resourceVersion: number };
+
+/** The annotation of the bookmark that ends a streaming list's initial events. */
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 /** A running watch. */
 export class WatchSession implements WatchControl {
@@ -144,7 +160,19 @@ export class WatchSession implements WatchControl {
       this.finish(true);
       return;
     }
-    if (p.fromRv !== undefined) {
+    if (p.initialEvents === true) {
+      const current = store.resourceVersion;
+      if (p.fromRv !== undefined && p.fromRv > current) {
+        // the watch cache waits for the revision, then gives up (cacher.waitUntilFreshAndBlock)
+        this.writeRaw(this.frame('ERROR', resourceVersionTooLarge(p.fromRv, current)));
+        this.finish(true);
+        return;
+      }
+      this.backlog = this.currentObjects();
+      if (p.bookmarks) this.backlog.push({ kind: 'initial-events-end', resourceVersion: current });
+    } else if (p.initialEvents === false && p.fromRv === undefined) {
+      // sendInitialEvents=false without a resourceVersion: start at the most recent
+    } else if (p.fromRv !== undefined) {
       const events = store.eventsSince(p.fromRv);
       if (events === 'expired') {
         this.writeRaw(this.frame('ERROR', tooOldResourceVersion(p.fromRv, store.compactedRevision + 1)));
@@ -155,14 +183,7 @@ export class WatchSession implements WatchControl {
         .filter((e) => e.storageKey === p.type.storageKey)
         .map((event) => ({ kind: 'event' as const, event }));
     } else {
-      const keys = store.sortedKeys(p.type.storageKey);
-      const prefix = p.type.namespaced && p.namespace !== undefined ? `${p.namespace}/` : '';
-      for (const k of keys) {
-        if (prefix && !k.startsWith(prefix)) continue;
-        const o = store.get(p.type.storageKey, k);
-        if (o && this.engine.matches(p.type, p.selectors, o))
-          this.backlog.push({ kind: 'synthetic', object: o });
-      }
+      this.backlog = this.currentObjects();
     }
     this.unsubscribe = store.subscribe(p.type.storageKey, (e) => this.onEvent(e));
     this.timers.push(setTimeout(() => this.finish(true), p.timeoutMs));
@@ -172,6 +193,20 @@ export class WatchSession implements WatchControl {
     }
     for (const t of this.timers) t.unref();
     this.pump();
+  }
+
+  /** Synthetic ADDED lines for the current objects the watch selects. */
+  private currentObjects(): Line[] {
+    const { p, store } = this;
+    const out: Line[] = [];
+    const keys = store.sortedKeys(p.type.storageKey);
+    const prefix = p.type.namespaced && p.namespace !== undefined ? `${p.namespace}/` : '';
+    for (const k of keys) {
+      if (prefix && !k.startsWith(prefix)) continue;
+      const o = store.get(p.type.storageKey, k);
+      if (o && this.engine.matches(p.type, p.selectors, o)) out.push({ kind: 'synthetic', object: o });
+    }
+    return out;
   }
 
   private onEvent(e: StoreEvent): void {
@@ -191,18 +226,24 @@ export class WatchSession implements WatchControl {
     if (typeRv <= this.startTypeRv || typeRv === this.lastBookmarkRv) return;
     if (this.queue.length > 0 || this.backlogPos < this.backlog.length) return;
     this.lastBookmarkRv = typeRv;
+    this.writeRaw(this.bookmarkLine(typeRv, undefined));
+  }
+
+  /** A BOOKMARK line at `rv`, with annotations when given. */
+  private bookmarkLine(rv: number, annotations: Record<string, string> | undefined): string | Buffer {
+    const extra = annotations !== undefined ? { annotations } : {};
     const object = this.p.type.builtin
       ? {
           kind: this.p.type.kind,
           apiVersion: this.p.type.apiVersion,
-          metadata: { resourceVersion: String(typeRv), creationTimestamp: null },
+          metadata: { resourceVersion: String(rv), creationTimestamp: null, ...extra },
         }
       : {
           apiVersion: this.p.type.apiVersion,
           kind: this.p.type.kind,
-          metadata: { resourceVersion: String(typeRv) },
+          metadata: { resourceVersion: String(rv), ...extra },
         };
-    this.writeRaw(this.frame('BOOKMARK', this.view(object)));
+    return this.frame('BOOKMARK', this.view(object));
   }
 
   private pump(): void {
@@ -232,7 +273,11 @@ export class WatchSession implements WatchControl {
 
   private render(line: Line): string | Buffer | undefined {
     const { type, namespace, selectors } = this.p;
-    if (line.kind === 'raw') return line.text;
+    if (line.kind === 'raw' || line.kind === 'expired') return line.text;
+    if (line.kind === 'initial-events-end') {
+      this.lastBookmarkRv = line.resourceVersion;
+      return this.bookmarkLine(line.resourceVersion, { [INITIAL_EVENTS_END]: 'true' });
+    }
     if (line.kind === 'synthetic') {
       return this.encode('ADDED', line.object);
     }
@@ -376,6 +421,15 @@ export class WatchSession implements WatchControl {
   /** Whether a mid-line cut is armed and has not happened yet. */
   get cutArmed(): boolean {
     return this.cutPending && !this.closed;
+  }
+
+  /** Queues one ERROR 410 line, then ends cleanly. False when stalled or closed. */
+  expire(): boolean {
+    if (this.closed || this.stalled) return false;
+    const rv = this.store.compactedRevision + 1;
+    this.queue.push({ kind: 'expired', text: this.frame('ERROR', tooOldResourceVersion(rv - 1, rv)) });
+    this.endAfterQueued();
+    return true;
   }
 
   sendMalformedLine(): boolean {

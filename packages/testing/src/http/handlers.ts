@@ -51,6 +51,8 @@ export interface HandlerEnv {
   readonly maxBodyBytes: number;
   readonly bookmarkIntervalMs: number;
   readonly maxQueuedWatchEvents: number;
+  /** Serve streaming lists (WatchList) as Kubernetes 1.34 does; off: as 1.24. */
+  readonly watchList: boolean;
   readonly watches: Set<WatchSession>;
   /** Consumes a pending "expire the next watch" fault. */
   takeWatchExpiry(): boolean;
@@ -182,12 +184,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'list': {
-      const result = engine.list(type, ns, engineListOptions(listOptions(query, false)));
+      const result = engine.list(type, ns, engineListOptions(listOptions(query, false, env.watchList)));
       sendBody(res, 200, listBody(engine, type, result, rep), ctx, media);
       return;
     }
     case 'watch': {
-      startWatch(env, r, type, negotiated, rep, listOptions(query, true));
+      startWatch(env, r, type, negotiated, rep, listOptions(query, true, env.watchList));
       return;
     }
     case 'create': {
@@ -259,7 +261,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
     case 'deletecollection': {
-      const list = listOptions(query, false);
+      const list = listOptions(query, false, env.watchList);
       const opts = await readDeleteOptions(env, req, query, type);
       const listed = engine.list(type, ns, engineListOptions(list));
       for (const o of listed.items) {
@@ -443,6 +445,7 @@ function startWatch(
       namespace: route.namespace,
       selectors,
       fromRv,
+      initialEvents: opts.sendInitialEvents,
       bookmarks: opts.allowWatchBookmarks,
       timeoutMs,
       bookmarkIntervalMs: env.bookmarkIntervalMs,

@@ -43,6 +43,8 @@ export interface ListQuery {
   readonly fieldSelector: string | null;
   readonly resourceVersion: string | null;
   readonly resourceVersionMatch: string | null;
+  /** `sendInitialEvents` (WatchList); `undefined` when absent or when WatchList is off. */
+  readonly sendInitialEvents: boolean | undefined;
   readonly continue: string | null;
   /** 0 = no limit (negative values too). */
   readonly limit: number;
@@ -171,8 +173,15 @@ export function patchOptions(query: URLSearchParams, apply: boolean): PatchQuery
   return { ...writeQuery('PatchOptions', query, first), force: goBool(force) };
 }
 
-/** ListOptions of a list, watch or deletecollection (`ValidateListOptions`). */
-export function listOptions(query: URLSearchParams, watch: boolean): ListQuery {
+/**
+ * ListOptions of a list, watch or deletecollection (`ValidateListOptions`). `watchList`: validate
+ * as Kubernetes 1.34 with the WatchList feature gate on (`sendInitialEvents` known, and
+ * `resourceVersionMatch=NotOlderThan` allowed on a watch that sets it); otherwise as 1.24, which
+ * has no `sendInitialEvents` (ignored) and forbids `resourceVersionMatch` on every watch.
+ * Texts from apimachinery/pkg/apis/meta/internalversion/validation/validation.go; see
+ * fixtures/watch-list/README.md.
+ */
+export function listOptions(query: URLSearchParams, watch: boolean, watchList = false): ListQuery {
   const limitText = query.get('limit');
   const timeoutText = query.get('timeoutSeconds');
   const limit = limitText === null ? 0 : Math.max(0, goInt(limitText));
@@ -180,8 +189,12 @@ export function listOptions(query: URLSearchParams, watch: boolean): ListQuery {
   const rv = query.get('resourceVersion');
   const match = query.get('resourceVersionMatch');
   const cont = query.get('continue');
+  const sendText = watchList ? query.get('sendInitialEvents') : null;
+  const sendInitialEvents = sendText === null ? undefined : goBool(sendText);
   const causes: StatusCause[] = [];
-  if (match !== null && match !== '') {
+  if (watchList && watch) {
+    validateWatchListOptions(causes, match, sendInitialEvents, cont);
+  } else if (match !== null && match !== '') {
     const forbidden = (detail: string): void => {
       causes.push({
         reason: 'FieldValueForbidden',
@@ -204,6 +217,13 @@ export function listOptions(query: URLSearchParams, watch: boolean): ListQuery {
     if (match === 'Exact' && rv === '0')
       forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
   }
+  if (watchList && !watch && sendInitialEvents !== undefined) {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: sendInitialEvents is forbidden for list',
+      field: 'sendInitialEvents',
+    });
+  }
   if (causes.length > 0) throw new ApiError(invalidOptions('ListOptions', causes));
   return {
     watch,
@@ -212,10 +232,44 @@ export function listOptions(query: URLSearchParams, watch: boolean): ListQuery {
     fieldSelector: query.get('fieldSelector'),
     resourceVersion: rv,
     resourceVersionMatch: match === '' ? null : match,
+    sendInitialEvents,
     continue: cont,
     limit,
     timeoutSeconds,
   };
+}
+
+/** `validateWatchOptions` of Kubernetes 1.34 with the WatchList feature gate on. */
+function validateWatchListOptions(
+  causes: StatusCause[],
+  match: string | null,
+  sendInitialEvents: boolean | undefined,
+  cont: string | null,
+): void {
+  const forbidden = (detail: string): void => {
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: `Forbidden: ${detail}`,
+      field: 'resourceVersionMatch',
+    });
+  };
+  if (sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    forbidden('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  }
+  if (match !== null && match !== '') {
+    if (sendInitialEvents === undefined) {
+      forbidden('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+    }
+    if (match !== 'NotOlderThan') {
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${goQuote(match)}: supported values: "NotOlderThan"`,
+        field: 'resourceVersionMatch',
+      });
+    }
+    if (cont !== null && cont !== '')
+      forbidden('resourceVersionMatch is forbidden when continue is provided');
+  }
 }
 
 const INTERNAL_SCHEME = 'k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27';

@@ -96,3 +96,12 @@ export function isGoneFailure(c: Classified): boolean {
 export function isInvalidFailure(c: Classified): boolean {
   return c.code === 400 || c.reason === 'BadRequest';
 }
+
+/**
+ * `TooLargeResourceVersion`: the server has not caught up with the resourceVersion asked for (a
+ * 504 `Timeout` "Too large resource version: N, current: M", cause `ResourceVersionTooLarge`).
+ * client-go's `isTooLargeResourceVersionError`: a streaming list retries without a resourceVersion.
+ */
+export function isTooLargeResourceVersion(c: Classified): boolean {
+  return /Too large resource version/i.test(c.message) || c.reason === 'ResourceVersionTooLarge';
+}

@@ -3,12 +3,19 @@
  * subscriber. Not exported from the package; `watcher()` wraps it in an Observable.
  *
  *   list (pages) ──InitDone──▶ watch ──clean end──▶ watch (same RV, at once)
+ *   or stream (WatchList) ─end bookmark (InitDone)─▶ the same request goes on as the watch
  *        ▲  │ failure                │ failure / stall / malformed / ERROR
  *        │  ▼                        ▼
  *        └─ backoff ◀── 410 ── backoff ──▶ watch (last good RV)
  *
  * A 400 (the request itself is wrong: a selector the server cannot parse, a field it cannot
  * select on) is not transient: it waits `maxMs` before every retry and is reported as `invalid`.
+ * A stream that fails before its end bookmark for a reason other than the network, 429, 410 or a
+ * too-large resourceVersion falls back to pages, remembered for the server (`streamingLists`).
+ *
+ * The relist keeps one table: `known` holds a mark entry while a list is in progress; every listed
+ * object moves behind it (keeping the cached instance when its resourceVersion did not change), so
+ * at `InitDone` the entries before the mark are exactly those the list no longer has.
  *
  * Every asynchronous callback carries the `epoch` it was started in; anything that changes the
  * state bumps the epoch, so late callbacks of an aborted request, or callbacks arriving after the
@@ -23,13 +30,28 @@ import type { ResolvedWatcherConfig } from '../config.js';
 import type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } from '../health.js';
 import { INITIAL_WATCHER_HEALTH } from '../health.js';
 import type { ListPage, ListWatchSource, RawWatchEvent } from '../source.js';
+import { INITIAL_EVENTS_END_ANNOTATION } from '../source.js';
 import type { Classified } from './classify.js';
-import { classifyError, classifyStatus, isGoneFailure, isInvalidFailure } from './classify.js';
+import {
+  classifyError,
+  classifyStatus,
+  isGoneFailure,
+  isInvalidFailure,
+  isTooLargeResourceVersion,
+} from './classify.js';
 
 /** client-go: a watch that ends within 1 s without any event is treated as an error. */
 export const SHORT_WATCH_MS = 1_000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The key of the relist mark in `known` (no object key starts with a NUL). */
+const RELIST_MARK = '\u0000relist';
+
+function sameVersion(cached: KubeObject, listed: KubeObject): boolean {
+  const rv = listed.metadata.resourceVersion;
+  return rv !== undefined && rv !== '' && cached.metadata.resourceVersion === rv;
+}
 
 export class WatcherMachine<T extends KubeObject> {
   private epoch = 0;
@@ -49,10 +71,19 @@ export class WatcherMachine<T extends KubeObject> {
   private idleTimer: Subscription | undefined;
   private stopped = false;
 
-  /** Objects emitted and not deleted since: what a relist diffs against. */
+  /**
+   * Objects emitted and not deleted since: what a relist diffs against. While a list is in
+   * progress it also holds {@link RELIST_MARK}: entries after it were listed by this list.
+   */
   private known = new Map<string, T>();
-  /** Objects of the list in progress; `undefined` while watching. */
-  private listing: Map<string, T> | undefined;
+  /** A list is in progress (between `Init` and `InitDone`). */
+  private listing = false;
+  /** The list in progress is a stream whose initial-events-end bookmark has not come yet. */
+  private streamingInit = false;
+  /** Objects a stream reported DELETED before its end bookmark: a `Delete` after `InitDone`. */
+  private deletedWhileListing: T[] = [];
+  /** The last resourceVersion was refused (Expired / too large): stream from the current state. */
+  private rvUnavailable = false;
   private listRv: string | undefined;
   private continueToken: string | undefined;
   private pageSeen = false;
@@ -99,7 +130,9 @@ export class WatcherMachine<T extends KubeObject> {
     this.unwait?.();
     this.unwait = undefined;
     this.known = new Map();
-    this.listing = undefined;
+    this.listing = false;
+    this.streamingInit = false;
+    this.deletedWhileListing = [];
     this.health.connected = false;
     this.health.backoffMs = 0;
     this.report('stopped');
@@ -108,14 +141,68 @@ export class WatcherMachine<T extends KubeObject> {
   // ── list ──────────────────────────────────────────────────────────────────────────────────────
 
   private startList(): void {
-    this.listing = new Map();
+    this.listing = true;
     this.listRv = undefined;
     this.continueToken = undefined;
+    // Everything known moves before the mark; what this list reports moves behind it.
+    this.known.delete(RELIST_MARK);
+    this.known.set(RELIST_MARK, undefined as unknown as T);
+    const streaming = this.useStreaming();
+    this.health.initialList = streaming ? 'streaming' : 'paged';
     this.health.connected = false;
     this.report('listing');
     const epoch = ++this.epoch;
     this.emit({ type: 'Init' });
-    if (epoch === this.epoch) this.requestPage();
+    if (epoch !== this.epoch) return;
+    if (streaming) this.startStream();
+    else this.requestPage();
+  }
+
+  private useStreaming(): boolean {
+    const forced = this.config.streamingLists;
+    if (forced !== undefined) return forced;
+    return this.source.streamingLists?.supported() === true;
+  }
+
+  /** One object of the list in progress: an `InitApply`, the cached instance when unchanged. */
+  private listed(object: T): void {
+    const key = objectKey(object);
+    const cached = this.known.get(key);
+    const kept = cached !== undefined && sameVersion(cached, object) ? cached : object;
+    this.known.delete(key);
+    this.known.set(key, kept);
+    this.emit({ type: 'InitApply', object: kept });
+  }
+
+  /**
+   * Ends the list in progress: drops what it no longer has from `known`, emits `InitDone`, then a
+   * `Delete` for each object gone. `false` when the consumer unsubscribed or restarted meanwhile.
+   */
+  private completeList(resourceVersion: string): boolean {
+    const epoch = this.epoch;
+    const gone: T[] = [];
+    for (const [key, object] of this.known) {
+      this.known.delete(key);
+      if (key === RELIST_MARK) break;
+      gone.push(object);
+    }
+    for (const object of this.deletedWhileListing) {
+      if (!this.known.has(objectKey(object))) gone.push(object);
+    }
+    this.deletedWhileListing = [];
+    this.listing = false;
+    this.streamingInit = false;
+    this.rvUnavailable = false;
+    this.health.resourceVersion = resourceVersion;
+    this.health.synced = true;
+    this.failedSinceLastLine = false;
+    this.emit({ type: 'InitDone' });
+    if (epoch !== this.epoch) return false;
+    for (const object of gone) {
+      this.emit({ type: 'Delete', object });
+      if (epoch !== this.epoch) return false;
+    }
+    return true;
   }
 
   private requestPage(): void {
@@ -149,11 +236,9 @@ export class WatcherMachine<T extends KubeObject> {
     this.pageSeen = true;
     this.shortenedThisStreak = false;
     this.config.recovery?.succeeded();
-    const listing = this.listing;
-    if (listing === undefined) return;
+    if (!this.listing) return;
     for (const object of page.items) {
-      listing.set(objectKey(object), object);
-      this.emit({ type: 'InitApply', object });
+      this.listed(object);
       if (epoch !== this.epoch) return;
     }
     // Every page of a paged list reports the first page's resourceVersion.
@@ -162,34 +247,66 @@ export class WatcherMachine<T extends KubeObject> {
   }
 
   private finishList(): void {
-    const listing = this.listing;
-    if (listing === undefined) return;
+    if (!this.listing) return;
     if (this.listRv === undefined || this.listRv === '') {
       this.onFailure('list', {
         message: 'list response has no metadata.resourceVersion, so no watch can start from it',
       });
       return;
     }
-    const epoch = ++this.epoch;
-    const previous = this.known;
-    this.known = listing;
-    this.listing = undefined;
-    this.health.resourceVersion = this.listRv;
-    this.health.synced = true;
-    this.failedSinceLastLine = false;
-    this.emit({ type: 'InitDone' });
-    if (epoch !== this.epoch) return;
-    for (const [key, object] of previous) {
-      if (listing.has(key)) continue;
-      this.emit({ type: 'Delete', object });
-      if (epoch !== this.epoch) return;
+    ++this.epoch;
+    if (this.completeList(this.listRv)) this.startWatch();
+  }
+
+  // ── streaming list (WatchList) ─────────────────────────────────────────────────────────────────
+
+  /**
+   * A watch with `sendInitialEvents`: from the last resourceVersion (not older than it, served from
+   * the watch cache) on a relist, from the current state (a consistent read) at first or after
+   * Expired / too large.
+   */
+  private startStream(): void {
+    this.streamingInit = true;
+    this.openWatch(this.rvUnavailable ? '' : (this.health.resourceVersion ?? ''), true);
+  }
+
+  /** A line of a stream before its end bookmark. */
+  private onInitialLine(event: RawWatchEvent<T>): void {
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        // Initial events are not ordered by resourceVersion: none of them moves the resume point.
+        this.listed(event.object);
+        return;
+      case 'DELETED':
+        this.known.delete(objectKey(event.object));
+        this.deletedWhileListing.push(event.object);
+        return;
+      case 'BOOKMARK': {
+        this.health.bookmarks++;
+        const meta = event.object.metadata;
+        if (meta.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true') return;
+        if (meta.resourceVersion === undefined || meta.resourceVersion === '') {
+          this.onFailure('watch', {
+            message: 'the initial-events-end bookmark has no resourceVersion, so no watch can resume from it',
+          });
+          return;
+        }
+        if (this.completeList(meta.resourceVersion)) this.report('watching');
+        return;
+      }
+      default:
     }
-    this.startWatch();
   }
 
   // ── watch ─────────────────────────────────────────────────────────────────────────────────────
 
   private startWatch(): void {
+    this.openWatch(this.health.resourceVersion ?? '', false);
+  }
+
+  /** Opens a watch request; `sendInitialEvents` makes it a streaming list. */
+  private openWatch(resourceVersion: string, sendInitialEvents: boolean): void {
     const epoch = ++this.epoch;
     const now = this.scheduler.now();
     this.watchOpenedAt = now;
@@ -199,25 +316,29 @@ export class WatcherMachine<T extends KubeObject> {
     if (this.watches++ > 0) this.health.reconnects++;
     this.health.connected = true;
     this.health.backoffMs = 0;
-    this.report('watching');
+    this.report(sendInitialEvents ? 'listing' : 'watching');
     const [min, max] = this.config.timeoutSecondsRange;
     const timeoutSeconds = Math.min(max, min + Math.floor(this.random() * (max - min + 1)));
-    const resourceVersion = this.health.resourceVersion ?? '';
     this.armIdleTimer(epoch, this.config.idleTimeoutMs);
-    this.subscribeInner(
-      () => this.source.watch({ resourceVersion, timeoutSeconds, allowWatchBookmarks: true }),
-      {
-        next: (event) => {
-          if (epoch === this.epoch) this.onLine(epoch, event);
-        },
-        error: (error: unknown) => {
-          if (epoch === this.epoch) this.onFailure('watch', classifyError(error), error);
-        },
-        complete: () => {
-          if (epoch === this.epoch) this.onWatchEnd();
-        },
+    const params = sendInitialEvents
+      ? {
+          resourceVersion,
+          timeoutSeconds,
+          allowWatchBookmarks: true as const,
+          sendInitialEvents: true as const,
+        }
+      : { resourceVersion, timeoutSeconds, allowWatchBookmarks: true as const };
+    this.subscribeInner(() => this.source.watch(params), {
+      next: (event) => {
+        if (epoch === this.epoch) this.onLine(epoch, event);
       },
-    );
+      error: (error: unknown) => {
+        if (epoch === this.epoch) this.onFailure('watch', classifyError(error), error);
+      },
+      complete: () => {
+        if (epoch === this.epoch) this.onWatchEnd();
+      },
+    });
   }
 
   private onLine(epoch: number, event: RawWatchEvent<T>): void {
@@ -230,6 +351,10 @@ export class WatcherMachine<T extends KubeObject> {
     if (recovered) {
       this.shortenedThisStreak = false;
       this.config.recovery?.succeeded();
+    }
+    if (this.streamingInit && event.type !== 'ERROR' && event.type !== 'MALFORMED') {
+      this.onInitialLine(event);
+      return;
     }
     switch (event.type) {
       case 'ADDED':
@@ -270,6 +395,12 @@ export class WatcherMachine<T extends KubeObject> {
   }
 
   private onWatchEnd(): void {
+    if (this.streamingInit) {
+      this.onFailure('watch', {
+        message: 'the server ended the streaming list before its initial-events-end bookmark',
+      });
+      return;
+    }
     const lasted = this.scheduler.now() - this.watchOpenedAt;
     if (this.linesThisWatch === 0 && lasted < SHORT_WATCH_MS) {
       this.onFailure('short-watch', {
@@ -311,7 +442,7 @@ export class WatcherMachine<T extends KubeObject> {
     const classified: Classified = {
       message: `no watch line for ${silent} ms (idle timeout ${this.config.idleTimeoutMs} ms): the watch stalled`,
     };
-    if (this.failedSinceLastLine) {
+    if (this.failedSinceLastLine || this.streamingInit) {
       this.onFailure('stall', classified, undefined, silent);
       return;
     }
@@ -333,10 +464,14 @@ export class WatcherMachine<T extends KubeObject> {
    * silent (a stall): it is deducted from the delay.
    */
   private onFailure(kind: WatcherFailureKind, classified: Classified, cause?: unknown, waitedMs = 0): void {
-    const wasListing = this.listing !== undefined;
+    const wasListing = this.listing;
+    const wasStreaming = this.streamingInit;
+    this.streamingInit = false;
     this.abort();
     const gone = isGoneFailure(classified);
-    const invalid = !gone && isInvalidFailure(classified);
+    const fallback = wasStreaming && this.streamFailed(classified, gone, cause);
+    // A 400 that made a stream fall back to pages says "no WatchList here", not "bad request".
+    const invalid = !gone && !fallback && isInvalidFailure(classified);
     const effectiveKind: WatcherFailureKind = gone ? 'gone' : invalid ? 'invalid' : kind;
     if (gone) {
       this.health.gone410s++;
@@ -364,11 +499,13 @@ export class WatcherMachine<T extends KubeObject> {
     // (client-go relists ~0.8 s after one) instead of the delay failures accumulated meanwhile.
     // A 400 is an answer too, but "your request is wrong": retrying it soon cannot help, so it waits
     // the longest step (a CRD may yet gain the selectable field) and readiness names it.
-    const delay = gone
-      ? this.goneBackoff(classified.retryAfterMs)
-      : invalid
-        ? this.invalidBackoff(classified.retryAfterMs)
-        : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
+    const delay = fallback
+      ? 0
+      : gone
+        ? this.goneBackoff(classified.retryAfterMs)
+        : invalid
+          ? this.invalidBackoff(classified.retryAfterMs)
+          : Math.max(0, this.nextBackoff(classified.retryAfterMs) - waitedMs);
     this.health.backoffMs = delay;
     this.report('backoff');
     this.scheduleResume(delay);
@@ -417,6 +554,31 @@ export class WatcherMachine<T extends KubeObject> {
     this.health.backoffMs = spread;
     this.report('backoff');
     this.scheduleResume(spread);
+  }
+
+  /**
+   * A stream failed before its end bookmark. Expired / too large: the next stream starts from the
+   * current state. The network or 429: the stream is retried. Anything else (a 422 from a server
+   * without WatchList, a stream that ends or stalls before the bookmark, …) says the server cannot
+   * stream lists: unless streaming is forced, it is remembered and the list is paged, at once.
+   * Returns whether it falls back.
+   */
+  private streamFailed(classified: Classified, gone: boolean, cause: unknown): boolean {
+    if (gone || isTooLargeResourceVersion(classified)) {
+      this.rvUnavailable = true;
+      return false;
+    }
+    // An error on the request's error channel without an HTTP status: the connection failed.
+    const transport = cause !== undefined && classified.code === undefined;
+    if (transport || classified.code === 429) return false;
+    if (this.config.streamingLists !== undefined) return false;
+    const first = this.source.streamingLists?.unsupported(classified.message) ?? true;
+    if (first) {
+      this.config.debug?.(
+        `streaming lists (WatchList) fall back to paged lists for this server: ${classified.message}`,
+      );
+    }
+    return true;
   }
 
   private nextBackoff(retryAfterMs: number | undefined): number {
@@ -504,7 +666,7 @@ export class WatcherMachine<T extends KubeObject> {
 
   private report(phase: WatcherPhase): void {
     this.health.phase = phase;
-    this.health.objects = this.known.size;
+    this.health.objects = this.known.size - (this.known.has(RELIST_MARK) ? 1 : 0);
     const callback = this.config.health;
     if (callback !== undefined) callback(Object.freeze({ ...this.health }));
   }

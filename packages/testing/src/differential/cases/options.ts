@@ -93,6 +93,16 @@ export const optionCases: DiffCase[] = [
         { method: 'GET', path: `${p}?resourceVersionMatch=Exact&resourceVersion=0` },
         { method: 'GET', path: `${p}?resourceVersionMatch=NotOlderThan&resourceVersion=1&continue=abc` },
         { method: 'GET', path: `${p}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1` },
+        // a streaming list (WatchList), which 1.24 refuses (fixtures/watch-list/README.md)
+        {
+          method: 'GET',
+          path: `${p}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+        },
+        {
+          method: 'GET',
+          path: `${p}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+        },
+        { method: 'GET', path: `${p}?sendInitialEvents=true`, pick: (b: { kind?: string }) => b.kind },
         { method: 'GET', path: `${p}?resourceVersion=1&continue=abc` },
         { method: 'GET', path: `${p}?continue=abc` },
         { method: 'GET', path: `${p}?limit=abc` },
