@@ -8,8 +8,8 @@
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import { catchError, defer, from, of, switchMap, throwError } from 'rxjs';
-import type { Observable, ObservableInput } from 'rxjs';
+import { catchError, defer, from, Observable, of, switchMap, throwError } from 'rxjs';
+import type { ObservableInput } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
@@ -31,6 +31,12 @@ export interface WorkDeps<T extends KubeObject> {
   readonly primary: WatchedKind<T>;
   readonly tracker: WriteTracker;
   readonly synced$: Observable<unknown>;
+  /**
+   * Whether every cache is synced right now: then the work runs without subscribing to
+   * `synced$` (the same outcome: `synced$` would emit at once), sparing a combineLatest, filter,
+   * take and switchMap per reconcile (issue 21, the lean event path).
+   */
+  readonly synced?: () => boolean;
   readonly contextOf: (key: string, object: T) => ReconcileContext<T>;
   readonly reconcile: ControllerReconcile<T>;
   readonly finalizer:
@@ -68,39 +74,57 @@ export function reconcileWork<T extends KubeObject>(
         return throwError(() => asUserCodeError(hook, error, key, deps.controller));
       }
     });
-  return (request, key) =>
-    deps.synced$.pipe(
-      switchMap((): Observable<Action> => {
-        const stored = primary.store.get(key);
-        if (stored === undefined) return of(SKIPPED);
-        const object = tracker.latest(stored, primary.plan.resource);
-        const fin = deps.finalizer;
-        if (fin === undefined)
-          return userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, object)));
-        // Our finalizer removal left a deleting object without it (possibly with the unchanged
-        // resourceVersion, packages/testing/fixtures/kube-wire/13-finalizers.json #7): as far as this controller goes it is gone.
-        if (
-          object !== stored &&
-          object.metadata.deletionTimestamp !== undefined &&
-          !(object.metadata.finalizers ?? []).includes(fin.name)
-        ) {
-          return of(SKIPPED);
-        }
-        return fin.run(
-          request,
-          key,
-          object,
-          (current) =>
-            userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current))),
-          (current) => fin.cleanup(current, deps.contextOf(key, current)),
-        );
-      }),
+  const run = (request: ObjectRef, key: string): Observable<Action> => {
+    const stored = primary.store.get(key);
+    if (stored === undefined) return of(SKIPPED);
+    const object = tracker.latest(stored, primary.plan.resource);
+    const fin = deps.finalizer;
+    if (fin === undefined)
+      return userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, object)));
+    // Our finalizer removal left a deleting object without it (possibly with the unchanged
+    // resourceVersion, packages/testing/fixtures/kube-wire/13-finalizers.json #7): as far as this controller goes it is gone.
+    if (
+      object !== stored &&
+      object.metadata.deletionTimestamp !== undefined &&
+      !(object.metadata.finalizers ?? []).includes(fin.name)
+    ) {
+      return of(SKIPPED);
+    }
+    return fin.run(
+      request,
+      key,
+      object,
+      (current) => userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current))),
+      (current) => fin.cleanup(current, deps.contextOf(key, current)),
+    );
+  };
+  const countUserCodeError = (error: unknown): void => {
+    const user = userCodeErrorIn(error);
+    if (user !== undefined) deps.report.count(user);
+  };
+  const synced = deps.synced;
+  return (request, key) => {
+    if (synced?.() === true) {
+      // one pass-through instead of switchMap + catchError: errors are counted, then forwarded
+      return new Observable<Action>((subscriber) =>
+        run(request, key).subscribe({
+          next: (action) => subscriber.next(action),
+          error: (error: unknown) => {
+            countUserCodeError(error);
+            subscriber.error(error);
+          },
+          complete: () => subscriber.complete(),
+        }),
+      );
+    }
+    return deps.synced$.pipe(
+      switchMap(() => run(request, key)),
       catchError((error: unknown) => {
-        const user = userCodeErrorIn(error);
-        if (user !== undefined) deps.report.count(user);
+        countUserCodeError(error);
         return throwError(() => error);
       }),
     );
+  };
 }
 
 /** The first {@link UserCodeError} in `error`'s cause chain (a terminal error stops the search). */
