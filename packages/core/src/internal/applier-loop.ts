@@ -243,7 +243,10 @@ class ApplierLoop<T, K> implements ApplierProbe {
       const sub = input.subscribe({
         next: (emitted) => finish(Action.is(emitted) ? { ok: true, action: emitted } : notAnAction(emitted)),
         error: (thrown: unknown) => finish({ ok: false, thrown }),
-        complete: () => finish({ ok: false, thrown: new TypeError(EMPTY_MESSAGE) }),
+        complete: () => {
+          // the Error (and its stack) only when the reconcile really completed empty
+          if (!settled) finish({ ok: false, thrown: new TypeError(EMPTY_MESSAGE) });
+        },
       });
       if (settled) sub.unsubscribe();
       else inner = sub;
