@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Kubeconfig } from '@rxkube/kube';
 import { isUnauthorized, KubeClient, loadDefaultKubeConfig, loadKubeConfigFile } from '@rxkube/kube';
 
 import { CliError } from './errors.js';
@@ -54,7 +54,7 @@ export async function connect(options: {
   readonly kubeconfig?: string | undefined;
   readonly env?: Readonly<Record<string, string | undefined>>;
 }): Promise<{ client: KubeClient; server: string }> {
-  let kc: KubeConfig;
+  let kc: Kubeconfig;
   if (options.kubeconfig !== undefined) {
     if (!existsSync(options.kubeconfig)) {
       throw new CliError('NoKubeconfig', `--kubeconfig ${options.kubeconfig} does not exist`);

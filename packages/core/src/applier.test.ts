@@ -1,5 +1,5 @@
-import { EMPTY, NEVER, concat, from, map, mergeMap, of, throwError, timer } from 'rxjs';
-import type { ObservableInput, Observable } from 'rxjs';
+import { EMPTY, NEVER, Observable, concat, from, map, mergeMap, of, throwError, timer } from 'rxjs';
+import type { ObservableInput } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -391,6 +391,29 @@ describe('applier', () => {
       });
       expectSubscriptions(inner.subscriptions).toBe(innerSubs);
     });
+  });
+
+  it('emits the result before it unsubscribes the reconcile, and ignores what a synchronous reconcile emits after its first Action', () => {
+    const log: string[] = [];
+    testScheduler.run(({ cold, expectObservable }) => {
+      const source = cold('-a|', values);
+      const reconcile = (): Observable<Action> =>
+        new Observable<Action>((subscriber) => {
+          subscriber.next(Action.awaitChange());
+          subscriber.next(Action.requeue(1)); // after the first: ignored
+          return () => log.push('reconcile unsubscribed');
+        });
+      const out = source.pipe(
+        applier(keyOf, reconcile, exact),
+        map((r) => {
+          log.push(`result ${r.outcome}`);
+          return show(r);
+        }),
+      );
+      //                       a at 1 reconciles synchronously: its result in frame 1
+      expectObservable(out).toBe('-s|', { s: 'a1:success' });
+    });
+    expect(log).toEqual(['result success', 'reconcile unsubscribed']);
   });
 
   it('coalesces values for a busy key into one rerun with the latest, and sets no timer meanwhile', () => {

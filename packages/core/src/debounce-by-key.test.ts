@@ -79,6 +79,73 @@ describe('debounceByKey', () => {
     });
   });
 
+  it('with dueTime 0 on the default scheduler coalesces a burst at the same frame (asapScheduler, virtualised)', () => {
+    const ts = newScheduler();
+    ts.run(({ hot, expectObservable }) => {
+      const source = hot('  -(azby)-c-(dz)|', values);
+      const expected = '    -(by)---c-(dz)|';
+      //                     no scheduler passed: the flush runs on asapScheduler, which run mode
+      //                     virtualises at the frame of the burst, like a 0 ms action would be
+      expectObservable(source.pipe(debounceByKey(keyOf, 0))).toBe(expected, values);
+    });
+  });
+
+  it('with dueTime 0 schedules one action per burst, not one per key', () => {
+    const ts = newScheduler();
+    ts.run(() => {
+      let scheduled = 0;
+      const counting = {
+        now: () => ts.now(),
+        schedule: ((...args: Parameters<TestScheduler['schedule']>) => {
+          scheduled++;
+          return ts.schedule(...args);
+        }) as TestScheduler['schedule'],
+      };
+      const subject = new Subject<string>();
+      const seen: string[] = [];
+      const sub = subject.pipe(debounceByKey(keyOf, 0, undefined, counting)).subscribe((v) => seen.push(v));
+      for (let i = 0; i < 1000; i++) subject.next(`${String.fromCharCode(97 + (i % 26))}${i}`);
+      expect(scheduled).toBe(1);
+      ts.flush();
+      expect(seen).toHaveLength(26);
+      expect(seen.slice(0, 2)).toEqual(['a988', 'b989']);
+      sub.unsubscribe();
+    });
+  });
+
+  it('with dueTime 0 on the real asyncScheduler emits when the burst ends, before any timer', async () => {
+    const subject = new Subject<string>();
+    const seen: string[] = [];
+    const sub = subject.pipe(debounceByKey(keyOf, 0)).subscribe((v) => seen.push(v));
+    let timerFired = false;
+    const timer = setTimeout(() => (timerFired = true), 0);
+    subject.next('x1');
+    subject.next('y1');
+    subject.next('x2');
+    expect(seen).toEqual([]);
+    await Promise.resolve(); // microtasks run before any timer: no setInterval behind the flush
+    await Promise.resolve();
+    expect(seen).toEqual(['x2', 'y1']);
+    expect(timerFired).toBe(false);
+    clearTimeout(timer);
+    sub.unsubscribe();
+  });
+
+  it('with dueTime 0 drops the pending burst on unsubscribe', () => {
+    const ts = newScheduler();
+    ts.run(() => {
+      const subject = new Subject<string>();
+      const seen: string[] = [];
+      const sub = subject.pipe(debounceByKey(keyOf, 0, undefined, ts)).subscribe((v) => seen.push(v));
+      subject.next('x1');
+      expect(ts.actions.length).toBe(1);
+      sub.unsubscribe();
+      expect(ts.actions.length).toBe(0);
+      ts.flush();
+      expect(seen).toEqual([]);
+    });
+  });
+
   it('on completion flushes pending values in first-arrival order, then completes', () => {
     const ts = newScheduler();
     ts.run(({ hot, expectObservable }) => {

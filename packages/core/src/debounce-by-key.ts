@@ -1,5 +1,5 @@
-import { asyncScheduler, Observable } from 'rxjs';
-import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, Observable } from 'rxjs';
+import type { MonoTypeOperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 
 import { InvalidArgumentError } from './invalid-argument-error.js';
 import {
@@ -58,8 +58,10 @@ const OPERATOR = 'debounceByKey';
  *   `min(last arrival + dueTime, first arrival + maxWait)`. Keys due at the same instant are
  *   emitted in the order they first arrived.
  * - `dueTime` 0: values arriving in the same synchronous burst (the same scheduler tick) coalesce
- *   to one value per key, emitted on the next tick of `scheduler`. This is the cheap way to
- *   collapse a relist of thousands of events into one per object.
+ *   to one value per key, emitted on the next tick of `scheduler` — with the default
+ *   `asyncScheduler`, as soon as the burst ends (`asapScheduler`: no timer, no 1 ms wait). This is
+ *   the cheap way to collapse a relist of thousands of events into one per object; `maxWait`
+ *   changes nothing here (nothing waits longer than the burst).
  * - complete: pending values are flushed at once (in first-arrival order), then complete.
  * - error: pending values are dropped, the error is forwarded.
  * - unsubscribe: the timer is cancelled; no per-key state survives.
@@ -108,6 +110,7 @@ export function debounceByKey<T, K>(
   assertSchedulerLike(OPERATOR, scheduler);
   const wait = maxWait ?? Infinity;
 
+  if (dueTime === 0) return burstDebounce(keyOf, scheduler);
   return (source) =>
     new Observable<T>((subscriber) => {
       const pending = new Map<K, Pending<K, T>>();
@@ -162,6 +165,68 @@ export function debounceByKey<T, K>(
             const flush = [...pending.values()];
             pending.clear();
             for (const entry of flush) subscriber.next(entry.value);
+            subscriber.complete();
+          },
+        }),
+      );
+    });
+}
+
+/**
+ * `debounceByKey` with `dueTime` 0: one map of the burst's latest value per key (insertion order
+ * = first arrival) and one scheduled flush per burst — no deadline heap, no timer per key. With
+ * the default `asyncScheduler` the flush runs on `asapScheduler` (a microtask), so a burst costs
+ * no `setInterval` and no clock read; any other scheduler (a test's) keeps its own 0 ms action.
+ */
+function burstDebounce<T, K>(keyOf: (value: T) => K, scheduler: SchedulerLike): MonoTypeOperatorFunction<T> {
+  const tick = scheduler === asyncScheduler ? asapScheduler : scheduler;
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let pending = new Map<K, T>();
+      let flush: Subscription | undefined;
+      let done = false;
+      const emit = (): void => {
+        flush = undefined;
+        // values a downstream feedback loop sends while this burst is emitted wait for the next
+        const burst = pending;
+        pending = new Map<K, T>();
+        for (const value of burst.values()) {
+          if (done) return;
+          subscriber.next(value);
+        }
+      };
+      subscriber.add(() => {
+        done = true;
+        flush?.unsubscribe();
+        flush = undefined;
+        pending.clear();
+      });
+      subscriber.add(
+        source.subscribe({
+          next: (value) => {
+            if (done) return;
+            let key: K;
+            try {
+              key = keyOf(value);
+            } catch (cause) {
+              subscriber.error(new KeyOfError(OPERATOR, value, cause));
+              return;
+            }
+            // a key already pending keeps its place (first arrival) and takes the newer value
+            pending.set(key, value);
+            flush ??= tick.schedule(emit);
+          },
+          error: (err: unknown) => {
+            if (done) return;
+            subscriber.error(err);
+          },
+          complete: () => {
+            if (done) return;
+            flush?.unsubscribe();
+            flush = undefined;
+            const burst = pending;
+            pending = new Map<K, T>();
+            for (const value of burst.values()) subscriber.next(value);
             subscriber.complete();
           },
         }),

@@ -77,7 +77,9 @@ export { resourcePath } from './client/api-resource.js';
 export type { ApiResource, PathOptions } from './client/api-resource.js';
 export type { ListWatchOptions } from './watcher/list-watch-source.js';
 export { connectionFromKubeConfig, loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
-export type { Connection, ConnectionOptions, RequestAuth } from './config/connection.js';
+export type { Connection, ConnectionOptions, KubeConfigSource, RequestAuth } from './config/connection.js';
+export { Kubeconfig } from './config/kubeconfig.js';
+export type { Cluster, Context, ExecConfig, User } from './config/kubeconfig.js';
 export {
   HttpTransport,
   DEFAULT_MAX_RESPONSE_BYTES,

@@ -6,8 +6,8 @@
  * Not exported from the package. `createApplier`'s last parameter is a test-only window on each
  * subscription's loop, used to assert that per-key state is released.
  */
-import { Subject, catchError, defer, finalize, map, merge, of, take, tap, throwIfEmpty } from 'rxjs';
-import type { Observable, ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
+import { Observable, Subject, defer, finalize, from, map, merge, tap } from 'rxjs';
+import type { ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 
 import { Action } from '../action.js';
 import type { ApplierOptions, ReconcileResult } from '../applier.js';
@@ -211,15 +211,47 @@ class ApplierLoop<T, K> implements ApplierProbe {
     state.inFlight = true;
     state.rerunPending = false;
     const startedAt = this.scheduler.now();
-    return defer(() => this.reconcile(value, key)).pipe(
-      take(1),
-      map((emitted: unknown): Raw =>
-        Action.is(emitted) ? { ok: true, action: emitted } : notAnAction(emitted),
-      ),
-      throwIfEmpty(() => new TypeError(EMPTY_MESSAGE)),
-      catchError((thrown: unknown) => of<Raw>({ ok: false, thrown })),
-      map((raw) => this.settle(trigger, raw, startedAt)),
-    );
+    // One fused stage instead of defer → take(1) → map → throwIfEmpty → catchError → map: the
+    // same outcome (the first value, an empty completion or an error — thrown synchronously or
+    // not — settles the run once; the reconcile's Observable is then unsubscribed), one
+    // subscriber per reconcile instead of seven (issue 21, the lean event path).
+    return new Observable<ReconcileResult<T, K>>((subscriber) => {
+      let settled = false;
+      let inner: Subscription | undefined;
+      const finish = (raw: Raw): void => {
+        if (settled) return;
+        settled = true;
+        // the reconcile's Observable is unsubscribed after the result went out (the teardown
+        // below), as take(1) did
+        let result: ReconcileResult<T, K>;
+        try {
+          result = this.settle(trigger, raw, startedAt);
+        } catch (error) {
+          subscriber.error(error);
+          return;
+        }
+        subscriber.next(result);
+        subscriber.complete();
+      };
+      let input: Observable<unknown>;
+      try {
+        input = from(this.reconcile(value, key));
+      } catch (thrown) {
+        finish({ ok: false, thrown });
+        return undefined;
+      }
+      const sub = input.subscribe({
+        next: (emitted) => finish(Action.is(emitted) ? { ok: true, action: emitted } : notAnAction(emitted)),
+        error: (thrown: unknown) => finish({ ok: false, thrown }),
+        complete: () => {
+          // the Error (and its stack) only when the reconcile really completed empty
+          if (!settled) finish({ ok: false, thrown: new TypeError(EMPTY_MESSAGE) });
+        },
+      });
+      if (settled) sub.unsubscribe();
+      else inner = sub;
+      return () => inner?.unsubscribe();
+    });
   }
 
   /** Turns an outcome into a result: backoff, timers, release of idle keys. */

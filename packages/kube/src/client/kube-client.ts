@@ -7,10 +7,9 @@
  *
  * @module
  */
-import type { KubeConfig } from '@kubernetes/client-node';
 import { InvalidArgumentError } from '@rxkube/core';
 
-import type { ConnectionOptions } from '../config/connection.js';
+import type { ConnectionOptions, KubeConfigSource } from '../config/connection.js';
 import { connectionFromKubeConfig, loadDefaultKubeConfig } from '../config/connection.js';
 import type { RequestTarget, Status } from '../errors.js';
 import type { HttpRequest, TransportOptions } from '../transport/http-transport.js';
@@ -42,7 +41,7 @@ import type {
  */
 export interface KubeClientOptions extends TransportOptions, ConnectionOptions {
   /** The kubeconfig (default: `KUBECONFIG`, `~/.kube/config`, or the in-cluster service account). */
-  readonly kubeConfig?: KubeConfig;
+  readonly kubeConfig?: KubeConfigSource;
   /** Minimum ms between two discovery refreshes of one group-version (default 10 s). */
   readonly discoveryRefreshIntervalMs?: number;
   /** Time source of the discovery refresh bound (default `Date`-based). */
@@ -116,7 +115,7 @@ export class KubeClient {
    * @throws {KubeConfigError} when the context, its cluster or server URL is unusable.
    */
   static fromKubeConfig(
-    kubeConfig: KubeConfig,
+    kubeConfig: KubeConfigSource,
     options: Omit<KubeClientOptions, 'kubeConfig'> = {},
   ): KubeClient {
     return new KubeClient(new HttpTransport(connectionFromKubeConfig(kubeConfig, options), options), options);

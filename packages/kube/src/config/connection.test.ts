@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { KubeClient } from '../client/kube-client.js';
 import { KubeConfigError, KubeTransportError } from '../errors.js';
 import { connectionFromKubeConfig, loadKubeConfigFile } from './connection.js';
+import type { Kubeconfig } from './kubeconfig.js';
 
 const TOKEN = 'tok-0123456789-secret';
 let dir: string;
@@ -28,7 +29,7 @@ function kubeconfig(
   cluster: Record<string, unknown>,
   user: Record<string, unknown>,
   namespace?: string,
-): KubeConfig {
+): Kubeconfig {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}`);
   writeFileSync(
     path,
@@ -137,10 +138,7 @@ describe('connectionFromKubeConfig', () => {
     const conn = connectionFromKubeConfig(
       kubeconfig(
         { server: 'https://k:6443' },
-        {
-          token: TOKEN,
-          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: script, args: [] },
-        },
+        { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: script, args: [] } },
       ),
     );
     const e: unknown = await conn.auth().catch((x: unknown) => x);

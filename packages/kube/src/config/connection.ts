@@ -1,21 +1,42 @@
 /**
- * The kubeconfig adapter: the only file that touches `@kubernetes/client-node`'s `KubeConfig`.
- * It turns a kubeconfig (default file, `KUBECONFIG`, in-cluster service account) into what the
- * transport needs: the server URL, a keep-alive `http(s).Agent` with the cluster's TLS settings,
- * and fresh credentials per request (bearer token, token file, exec and OIDC plugins, basic auth,
- * client certificates, impersonation) through client-node's `applyToHTTPSOptions`.
+ * The kubeconfig adapter: turns a kubeconfig (default file, `KUBECONFIG`, in-cluster service
+ * account — read by `kubeconfig.ts`, or a `@kubernetes/client-node` `KubeConfig` a caller already
+ * has) into what the transport needs: the server URL, a keep-alive `http(s).Agent` with the
+ * cluster's TLS and proxy settings, and fresh credentials per request (bearer token, token file,
+ * exec plugins, basic auth, client certificates, impersonation; `credentials.ts`).
+ *
+ * It imports no generated API client: `@kubernetes/client-node` is loaded lazily and only for what
+ * it alone supports (auth-provider plugins, socks5 proxies). Reading a kubeconfig through
+ * client-node cost 500–580 ms of CPU at start (issue 21).
  *
  * What it does not do: send requests (that is the transport) or log anything — credentials never
- * leave this file except as request headers.
+ * leave these files except as request headers.
  *
  * @module
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
 
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 
 import { KubeConfigError } from '../errors.js';
+import { credentialSource } from './credentials.js';
+import type { Clock, Credentials } from './credentials.js';
+import { defaultKubeconfig, Kubeconfig, readKubeconfigFile } from './kubeconfig.js';
+import type { Cluster, Context, User } from './kubeconfig.js';
+import { proxyFor, tunnelAgent } from './proxy.js';
+
+/**
+ * A kubeconfig as {@link connectionFromKubeConfig} takes it: ours ({@link loadDefaultKubeConfig},
+ * {@link loadKubeConfigFile}, {@link Kubeconfig}) or a `@kubernetes/client-node` `KubeConfig`.
+ *
+ * ## Example
+ * ```ts
+ * const kc: KubeConfigSource = loadKubeConfigFile('/tmp/kubeconfig');
+ * const client = KubeClient.fromKubeConfig(kc);
+ * ```
+ */
+export type KubeConfigSource = Kubeconfig | ClientNodeKubeConfig;
 
 /**
  * Options of {@link connectionFromKubeConfig}.
@@ -43,7 +64,7 @@ export interface ConnectionOptions {
  * ```
  */
 export interface RequestAuth {
-  /** `Authorization`, `Impersonate-User`, … as client-node computed them. */
+  /** `Authorization`, `Impersonate-User`, … for this request. */
   readonly headers: Readonly<Record<string, string>>;
   /** The connection's keep-alive agent (built on first use from the cluster's TLS settings). */
   readonly agent: http.Agent;
@@ -78,25 +99,23 @@ export interface Connection {
 }
 
 /**
- * Loads the default kubeconfig the way kubectl and client-node do: `KUBECONFIG` (a path list),
- * else `~/.kube/config`, else the in-cluster service account.
+ * Loads the default kubeconfig the way kubectl does: the files of `KUBECONFIG` (a path list,
+ * merged: the first file to name an entry wins), else `~/.kube/config`, else the in-cluster
+ * service account.
  *
  * ## Example
  * ```ts
  * const client = KubeClient.fromKubeConfig(loadDefaultKubeConfig());
  * ```
  *
- * @throws {KubeConfigError} when a kubeconfig file exists but cannot be parsed.
+ * @throws {KubeConfigError} when there is no kubeconfig, or a file cannot be read or parsed.
  */
-export function loadDefaultKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromDefault();
-  } catch (e) {
+export function loadDefaultKubeConfig(): Kubeconfig {
+  const kc = defaultKubeconfig();
+  if (kc === undefined) {
     throw new KubeConfigError(
-      `could not load the default kubeconfig (KUBECONFIG=${process.env['KUBECONFIG'] ?? '<unset>'}, ` +
-        `~/.kube/config or the in-cluster service account): ${e instanceof Error ? e.message : String(e)}`,
-      e,
+      `no kubeconfig found (KUBECONFIG=${process.env['KUBECONFIG'] ?? '<unset>'}, ~/.kube/config does not ` +
+        'exist, and this is not a pod with a service account): set KUBECONFIG or create ~/.kube/config',
     );
   }
   return kc;
@@ -112,17 +131,8 @@ export function loadDefaultKubeConfig(): KubeConfig {
  *
  * @throws {KubeConfigError} when the file cannot be read or parsed.
  */
-export function loadKubeConfigFile(path: string): KubeConfig {
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromFile(path);
-  } catch (e) {
-    throw new KubeConfigError(
-      `could not load kubeconfig file ${path}: ${e instanceof Error ? e.message : String(e)}`,
-      e,
-    );
-  }
-  return kc;
+export function loadKubeConfigFile(path: string): Kubeconfig {
+  return readKubeconfigFile(path);
 }
 
 /**
@@ -135,24 +145,30 @@ export function loadKubeConfigFile(path: string): KubeConfig {
  * ```
  *
  * ## Semantics
- * - TLS: the cluster's CA (`certificate-authority(-data)`), client certificate and key,
- *   `tls-server-name`; verification is on (`rejectUnauthorized: true`, whatever
- *   `NODE_TLS_REJECT_UNAUTHORIZED` says) unless the cluster sets `insecure-skip-tls-verify: true`.
- * - `http://` servers are used as written (as kubectl does, e.g. `kubectl proxy`); client-node
- *   alone refuses them without `insecure-skip-tls-verify`.
- * - A cluster `proxy-url` uses client-node's proxy agent; otherwise a keep-alive agent of ours.
- * - Credentials are computed per request by client-node (`applyToHTTPSOptions`), so exec, OIDC
- *   and token-file credentials are refreshed as they expire.
+ * - TLS: the cluster's CA (`certificate-authority(-data)`), client certificate and key (inline or
+ *   by file), `tls-server-name` (checked name and SNI); verification is on
+ *   (`rejectUnauthorized: true`, whatever `NODE_TLS_REJECT_UNAUTHORIZED` says) unless the cluster
+ *   sets `insecure-skip-tls-verify: true`.
+ * - `http://` servers are used as written (as kubectl does, e.g. `kubectl proxy`).
+ * - Proxies as client-go: the cluster's `proxy-url`, else `HTTPS_PROXY`/`HTTP_PROXY` and
+ *   `NO_PROXY`, never for loopback servers.
+ * - Credentials as client-go computes them, per request: a token file is re-read every minute,
+ *   an exec plugin's credential is cached until it expires; an explicit token, basic auth or
+ *   client certificate wins over an exec plugin. `auth-provider` plugins load client-node.
  *
  * @throws {KubeConfigError} when the current context, its cluster, or the server URL is unusable.
  */
-export function connectionFromKubeConfig(kc: KubeConfig, options: ConnectionOptions = {}): Connection {
-  if (!(kc instanceof KubeConfig)) {
-    throw new KubeConfigError(
-      'connectionFromKubeConfig: kubeConfig must be a KubeConfig from @kubernetes/client-node ' +
-        '(e.g. loadDefaultKubeConfig()).',
-    );
-  }
+export function connectionFromKubeConfig(kc: KubeConfigSource, options: ConnectionOptions = {}): Connection {
+  return connectionFrom(kc, options);
+}
+
+/** {@link connectionFromKubeConfig} with what tests drive: the clock and the environment. */
+export function connectionFrom(
+  source: KubeConfigSource,
+  options: ConnectionOptions,
+  internal: { clock?: Clock; env?: Readonly<Record<string, string | undefined>> } = {},
+): Connection {
+  const kc = asKubeconfig(source);
   const contextName = kc.getCurrentContext();
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();
@@ -182,27 +198,36 @@ export function connectionFromKubeConfig(kc: KubeConfig, options: ConnectionOpti
       `cluster "${cluster.name}" server URL carries user info; put credentials in the kubeconfig user instead`,
     );
   }
-  const tlsVerify = !cluster.skipTLSVerify;
+  const tlsVerify = cluster.skipTLSVerify !== true;
   const secure = server.protocol === 'https:';
-  // client-node's applyToHTTPSOptions refuses http:// without skipTLSVerify (it builds an agent we
-  // do not use). For http:// servers, ask a view of the same kubeconfig whose cluster is marked
-  // insecure; TLS settings do not apply to plain HTTP anyway.
-  const credentials = secure || cluster.skipTLSVerify ? kc : plainHttpView(kc, cluster.name);
   const description =
     `context "${contextName}" (cluster "${cluster.name}" at ${server.origin}${server.pathname === '/' ? '' : server.pathname}, ` +
     `user "${user?.name ?? '<none>'}")`;
+  const proxy = proxyFor(server, cluster.proxyUrl, internal.env ?? process.env);
+  const credentials = credentialSource(user, cluster, {
+    ...(internal.clock !== undefined ? { clock: internal.clock } : {}),
+    ...(source instanceof Kubeconfig ? {} : { authProviderHost: source }),
+  });
 
+  // One agent per client certificate: an exec plugin may hand out a new one when the old expires.
   let agent: http.Agent | undefined;
+  let agentCert: Credentials['cert'];
+  let ca: Promise<string | Buffer | undefined> | undefined;
   let closed = false;
 
   const auth = async (): Promise<RequestAuth> => {
-    const opts: https.RequestOptions = { headers: {} };
+    let creds: Credentials;
     try {
-      await credentials.applyToHTTPSOptions(opts);
+      creds = await credentials();
+      ca ??= readCa(cluster).catch((e: unknown) => {
+        ca = undefined;
+        throw e;
+      });
+      await ca;
     } catch (e) {
       throw new KubeConfigError(
         `could not obtain credentials for ${description}: ${e instanceof Error ? e.message : String(e)}. ` +
-          'Check the user entry of the kubeconfig (exec plugin, OIDC provider, token file, certificates).',
+          'Check the user entry of the kubeconfig (exec plugin, auth provider, token file, certificates).',
         e,
       );
     }
@@ -211,17 +236,14 @@ export function connectionFromKubeConfig(kc: KubeConfig, options: ConnectionOpti
         `the connection to ${description} was closed (client.close()); create a new client`,
       );
     }
-    agent ??= buildAgent(secure, tlsVerify, opts, cluster.proxyUrl, options);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) {
-      if (typeof v === 'string') headers[k] = v;
-      else if (typeof v === 'number') headers[k] = String(v);
-      else if (Array.isArray(v)) headers[k] = v.join(', ');
+    if (agent === undefined || agentCert !== creds.cert) {
+      const old = agent;
+      agent = await buildAgent(secure, tlsVerify, cluster, await ca, creds, proxy, options);
+      agentCert = creds.cert;
+      // sockets in use finish their requests; idle ones go now
+      old?.destroy();
     }
-    if (typeof opts.auth === 'string' && opts.auth !== '' && headers['Authorization'] === undefined) {
-      headers['Authorization'] = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-    }
-    return { headers, agent };
+    return { headers: creds.headers, agent };
   };
 
   return {
@@ -237,43 +259,139 @@ export function connectionFromKubeConfig(kc: KubeConfig, options: ConnectionOpti
   };
 }
 
-function plainHttpView(kc: KubeConfig, clusterName: string): KubeConfig {
-  const view = new KubeConfig();
-  view.loadFromOptions({
-    clusters: kc.getClusters().map((c) => (c.name === clusterName ? { ...c, skipTLSVerify: true } : c)),
-    users: kc.getUsers(),
-    contexts: kc.getContexts(),
-    currentContext: kc.getCurrentContext(),
-  });
-  return view;
+async function readCa(cluster: Cluster): Promise<string | Buffer | undefined> {
+  if (cluster.caData !== undefined) return cluster.caData;
+  if (cluster.caFile === undefined) return undefined;
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return await readFile(cluster.caFile);
+  } catch (e) {
+    throw new KubeConfigError(
+      `could not read certificate-authority ${cluster.caFile} of cluster "${cluster.name}": ` +
+        `${e instanceof Error ? e.message : String(e)}`,
+      e,
+    );
+  }
 }
 
-function buildAgent(
+/** Our {@link Kubeconfig}, or a client-node `KubeConfig` read into one (no client-node code runs). */
+function asKubeconfig(source: KubeConfigSource): Kubeconfig {
+  if (source instanceof Kubeconfig) return source;
+  const cn = source as Partial<ClientNodeKubeConfig> | null;
+  if (
+    cn === null ||
+    typeof cn !== 'object' ||
+    typeof cn.getClusters !== 'function' ||
+    typeof cn.getUsers !== 'function' ||
+    typeof cn.getContexts !== 'function' ||
+    typeof cn.getCurrentContext !== 'function'
+  ) {
+    throw new KubeConfigError(
+      'connectionFromKubeConfig: kubeConfig must be a Kubeconfig (loadDefaultKubeConfig(), ' +
+        'loadKubeConfigFile(path)) or a KubeConfig from @kubernetes/client-node.',
+    );
+  }
+  return new Kubeconfig({
+    // client-node keeps the *-data fields base64-encoded, as the file has them
+    clusters: cn
+      .getClusters()
+      .map((c): Cluster => ({ ...c, ...(c.caData !== undefined ? { caData: unbase64(c.caData) } : {}) })),
+    users: cn.getUsers().map((raw): User => {
+      const u = {
+        ...raw,
+        ...(raw.certData !== undefined ? { certData: unbase64(raw.certData) } : {}),
+        ...(raw.keyData !== undefined ? { keyData: unbase64(raw.keyData) } : {}),
+      };
+      // client-node keeps a token file as the auth-provider "tokenFile"
+      const provider = u.authProvider as { name?: string; config?: Record<string, string> } | undefined;
+      const tokenFile = provider?.name === 'tokenFile' ? provider.config?.['tokenFile'] : undefined;
+      if (tokenFile !== undefined) {
+        const rest: Record<string, unknown> = { ...u };
+        delete rest['authProvider'];
+        return { ...(rest as unknown as User), tokenFile };
+      }
+      return u;
+    }),
+    contexts: cn.getContexts().map((c): Context => ({ ...c })),
+    currentContext: cn.getCurrentContext(),
+  });
+}
+
+const unbase64 = (v: string): string => Buffer.from(v, 'base64').toString('utf8');
+
+async function buildAgent(
   secure: boolean,
   tlsVerify: boolean,
-  opts: https.RequestOptions,
-  proxyUrl: string | undefined,
+  cluster: Cluster,
+  ca: string | Buffer | undefined,
+  creds: Credentials,
+  proxy: URL | undefined,
   options: ConnectionOptions,
-): http.Agent {
-  if (proxyUrl !== undefined && proxyUrl !== '' && opts.agent instanceof http.Agent) {
-    // client-node's proxy agents (hpagent, socks) carry the TLS options already.
-    return opts.agent;
-  }
+): Promise<http.Agent> {
   const common: http.AgentOptions = {
     keepAlive: true,
     keepAliveMsecs: 30_000,
     maxFreeSockets: options.maxFreeSockets ?? 16,
     ...(options.maxSockets !== undefined ? { maxSockets: options.maxSockets } : {}),
   };
+  const tlsOptions: https.AgentOptions = secure
+    ? {
+        rejectUnauthorized: tlsVerify,
+        ...(ca !== undefined ? { ca } : {}),
+        ...(creds.cert !== undefined ? { cert: creds.cert } : {}),
+        ...(creds.key !== undefined ? { key: creds.key } : {}),
+        ...(cluster.tlsServerName !== undefined ? { servername: cluster.tlsServerName } : {}),
+      }
+    : {};
+  if (proxy?.protocol === 'socks5:') return socksAgent(proxy, cluster, ca, creds, tlsVerify);
+  if (proxy !== undefined) return tunnelAgent(proxy, secure, { ...common, ...tlsOptions });
   if (!secure) return new http.Agent(common);
-  return new https.Agent({
-    ...common,
-    rejectUnauthorized: tlsVerify,
-    ...(opts.ca !== undefined ? { ca: opts.ca } : {}),
-    ...(opts.cert !== undefined ? { cert: opts.cert } : {}),
-    ...(opts.key !== undefined ? { key: opts.key } : {}),
-    ...(opts.pfx !== undefined ? { pfx: opts.pfx } : {}),
-    ...(opts.passphrase !== undefined ? { passphrase: opts.passphrase } : {}),
-    ...(opts.servername !== undefined ? { servername: opts.servername } : {}),
+  return new https.Agent({ ...common, ...tlsOptions });
+}
+
+/**
+ * socks5 `proxy-url`: client-node's agent (socks-proxy-agent), imported only for it; client-node
+ * builds its TLS options from the same CA, certificate and server name.
+ */
+async function socksAgent(
+  proxy: URL,
+  cluster: Cluster,
+  ca: string | Buffer | undefined,
+  creds: Credentials,
+  tlsVerify: boolean,
+): Promise<http.Agent> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const b64 = (v: string | Buffer | undefined): string | undefined =>
+    v === undefined ? undefined : Buffer.from(v).toString('base64');
+  const caData = b64(ca);
+  const certData = b64(creds.cert);
+  const keyData = b64(creds.key);
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name: cluster.name,
+        server: cluster.server,
+        proxyUrl: proxy.href,
+        skipTLSVerify: !tlsVerify,
+        ...(caData !== undefined ? { caData } : {}),
+        ...(cluster.tlsServerName !== undefined ? { tlsServerName: cluster.tlsServerName } : {}),
+      },
+    ],
+    users: [
+      {
+        name: 'socks',
+        ...(certData !== undefined ? { certData } : {}),
+        ...(keyData !== undefined ? { keyData } : {}),
+      },
+    ],
+    contexts: [{ name: 'socks', cluster: cluster.name, user: 'socks' }],
+    currentContext: 'socks',
   });
+  const opts: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(opts);
+  if (!(opts.agent instanceof http.Agent)) {
+    throw new KubeConfigError(`cluster "${cluster.name}": could not build a socks5 agent for ${proxy.host}`);
+  }
+  return opts.agent;
 }

@@ -245,10 +245,12 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
   const tracker = new WriteTracker(options.writeTracker ?? {}, scheduler);
   const cache = cacheReader(kinds, tracker, 'ReconcileContext.cache');
   const client = options.client;
-  const synced$ = combineLatest(kinds.all.flatMap((k) => k.parts.map((p) => p.store.ready$))).pipe(
+  const stores = kinds.all.flatMap((k) => k.parts.map((p) => p.store));
+  const synced$ = combineLatest(stores.map((s) => s.ready$)).pipe(
     filter((ready) => ready.every(Boolean)),
     take(1),
   );
+  const synced = (): boolean => stores.every((s) => s.ready);
   const requests$ = requests({
     plan,
     kinds,
@@ -296,6 +298,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     primary: kinds.primary,
     tracker,
     synced$,
+    synced,
     contextOf,
     reconcile: deps.reconcile,
     finalizer:

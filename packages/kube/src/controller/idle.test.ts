@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { ControllerOptions } from './controller.js';
 import { controller } from './controller.js';
+import { IdleTracker } from './idle.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
@@ -92,6 +93,32 @@ describe('Controller.idle$ and stores (issue 12 §5)', () => {
         expect(ctrl.cache.get(SECRET, 'ns/s')?.metadata.resourceVersion).toBe('7');
         expect(() => ctrl.stores.of({ apiVersion: 'v1', kind: 'Pod' })).toThrow(/must be one of the kinds/);
       }, 1);
+    });
+  });
+});
+
+describe('IdleTracker', () => {
+  it('keeps one confirmation action per turn however often the counts flip (no timer per event)', () => {
+    const ts = testScheduler();
+    ts.run(({ expectObservable }) => {
+      let scheduled = 0;
+      const counting = {
+        now: () => ts.now(),
+        schedule: ((...args: Parameters<typeof ts.schedule>) => {
+          scheduled++;
+          return ts.schedule(...args);
+        }) as typeof ts.schedule,
+      };
+      const tracker = new IdleTracker(counting);
+      const a = tracker.source();
+      // frame 0: busy, idle, busy, idle, ... 100 times; confirmed idle at the end of the frame
+      for (let i = 0; i < 100; i++) {
+        a.set(1);
+        a.set(0);
+      }
+      expect(scheduled).toBe(1);
+      // frame 0: true (start), false, then true once confirmed
+      expectObservable(tracker.idle$).toBe('(t)', { t: true });
     });
   });
 });

@@ -46,8 +46,9 @@ export class IdleTracker {
 
   private update(): void {
     if (this.counts.size > 0) {
-      this.confirming?.unsubscribe();
-      this.confirming = undefined;
+      // A pending confirmation stays scheduled: it re-checks the counts when it runs. Cancelling
+      // and re-arming it on every busy → idle flip cost a setInterval and a clearInterval per
+      // event (issue 21's profile); one action per turn is enough.
       if (this.subject.getValue()) this.subject.next(false);
       return;
     }

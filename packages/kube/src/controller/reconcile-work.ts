@@ -16,8 +16,8 @@
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import { catchError, defer, finalize, from, map, of, race, switchMap, take, throwError, timeout } from 'rxjs';
-import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
+import { catchError, defer, finalize, from, map, Observable, of, race, switchMap, take, throwError, timeout } from 'rxjs';
+import type { ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
@@ -93,6 +93,12 @@ export interface WorkDeps<T extends KubeObject> {
   readonly primary: WatchedKind<T>;
   readonly tracker: WriteTracker;
   readonly synced$: Observable<unknown>;
+  /**
+   * Whether every cache is synced right now: then the work runs without subscribing to
+   * `synced$` (the same outcome: `synced$` would emit at once), sparing a combineLatest, filter,
+   * take and switchMap per reconcile (issue 21, the lean event path).
+   */
+  readonly synced?: () => boolean;
   readonly contextOf: (key: string, object: T, signal: AbortSignal) => ReconcileContext<T>;
   readonly reconcile: ControllerReconcile<T>;
   readonly finalizer:
@@ -214,18 +220,36 @@ export function reconcileWork<T extends KubeObject>(
     deps.shutdown$ === undefined
       ? deps.synced$.pipe(map(() => true))
       : race(deps.synced$.pipe(map(() => true)), deps.shutdown$.pipe(map(() => false))).pipe(take(1));
-  return (request, key) =>
-    ready$.pipe(
+  const countUserCodeError = (error: unknown, key: string): void => {
+    const user = userCodeErrorIn(error);
+    if (user !== undefined) deps.report.count(user);
+    else if (isReconcileFailure(error)) {
+      deps.report.count(new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
+    }
+  };
+  const synced = deps.synced;
+  return (request, key) => {
+    if (synced?.() === true) {
+      // one pass-through instead of switchMap + catchError: errors are counted, then forwarded
+      return new Observable<Action>((subscriber) =>
+        timed(request, key).subscribe({
+          next: (action) => subscriber.next(action),
+          error: (error: unknown) => {
+            countUserCodeError(error, key);
+            subscriber.error(error);
+          },
+          complete: () => subscriber.complete(),
+        }),
+      );
+    }
+    return ready$.pipe(
       switchMap((ready) => (ready ? timed(request, key) : of(SKIPPED))),
       catchError((error: unknown) => {
-        const user = userCodeErrorIn(error);
-        if (user !== undefined) deps.report.count(user);
-        else if (isReconcileFailure(error)) {
-          deps.report.count(new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
-        }
+        countUserCodeError(error, key);
         return throwError(() => error);
       }),
     );
+  };
 }
 
 function whereOf(controller: string | undefined, key: string): { controller?: string; key: string } {

@@ -132,6 +132,21 @@ interface QueueState {
   active: number;
 }
 
+/**
+ * One controller's metric children, bound once (prom-client `labels(...)`): the per-event path
+ * builds no label object and walks no label names (issue 21: hashing labels on every reconcile
+ * cost 0.8 s of 11.7 s at 10,000 events/s).
+ */
+interface BoundResults {
+  readonly total: Map<string, { inc(value?: number): void }>;
+  readonly errors: { inc(value?: number): void };
+  readonly terminal: { inc(value?: number): void };
+  readonly retries: { inc(value?: number): void };
+  readonly time: { observe(value: number): void };
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(['success', 'requeue', 'error', 'terminal', 'skipped']);
+
 interface WatchState {
   readonly labels: { readonly resource: string; readonly namespace: string };
   last: WatcherHealth;
@@ -224,6 +239,7 @@ export class ControllerMetrics {
   readonly registry: Registry;
   private readonly scheduler: SchedulerLike;
   private readonly queues = new Map<string, QueueState>();
+  private readonly bound = new Map<string, BoundResults>();
   private readonly watches = new Map<string, WatchState>();
 
   private readonly reconcileTotal: Counter<'controller' | 'result'>;
@@ -292,17 +308,26 @@ export class ControllerMetrics {
         labelNames: ['controller'],
         registers,
       });
+      // depth and active workers change on every event: kept as plain numbers per controller
+      // and read into the gauges at scrape time
+      const queues = this.queues;
       this.activeWorkers = new Gauge({
         name: 'controller_runtime_active_workers',
         help: 'Number of currently used workers per controller',
         labelNames: ['controller'],
         registers,
+        collect() {
+          for (const [controller, state] of queues) this.set({ controller }, state.active);
+        },
       });
       this.depth = new Gauge({
         name: 'workqueue_depth',
         help: 'Current depth of workqueue',
         labelNames: ['name', 'controller'],
         registers,
+        collect() {
+          for (const [controller, state] of queues) this.set({ name: controller, controller }, state.depth);
+        },
       });
       this.adds = new Counter({
         name: 'workqueue_adds_total',
@@ -418,36 +443,29 @@ export class ControllerMetrics {
       this.maxConcurrent.set({ controller }, max);
     }
     const state = this.queueOf(controller);
-    const queue = { name: controller, controller };
-    const ctrl = { controller };
-    const sync = (): void => {
-      this.depth.set(queue, state.depth);
-      this.activeWorkers.set(ctrl, state.active);
-    };
-    sync();
+    // bound once per observer: the calls below hash no labels of ours
+    const adds = this.adds.labels(controller, controller);
+    const queueDuration = this.queueDuration.labels(controller, controller);
+    const workDuration = this.workDuration.labels(controller, controller);
     for (const hook of USER_CODE_HOOKS) this.userCodeErrors.inc({ controller, hook }, 0);
     return {
       userCodeError: (hook) => this.userCodeErrors.inc({ controller, hook }),
       enqueued: () => {
         state.depth += 1;
-        this.adds.inc(queue);
-        sync();
+        adds.inc();
       },
       started: (_key, queuedMs) => {
         state.depth = Math.max(0, state.depth - 1);
         state.active += 1;
-        this.queueDuration.observe(queue, Math.max(0, queuedMs) / 1000);
-        sync();
+        queueDuration.observe(Math.max(0, queuedMs) / 1000);
       },
       finished: (_key, durationMs) => {
         state.active = Math.max(0, state.active - 1);
-        this.workDuration.observe(queue, Math.max(0, durationMs) / 1000);
-        sync();
+        workDuration.observe(Math.max(0, durationMs) / 1000);
       },
       reset: () => {
         state.depth = 0;
         state.active = 0;
-        sync();
       },
     };
   }
@@ -461,24 +479,37 @@ export class ControllerMetrics {
    * @throws {InvalidArgumentError} for an empty controller name or an unknown outcome.
    */
   recordResult(controller: string, result: ReconcileOutcome): void {
-    assertName('recordResult', 'controller', controller);
-    const outcomes = ['success', 'requeue', 'error', 'terminal', 'skipped'];
-    if (result === null || typeof result !== 'object' || !outcomes.includes(result.outcome)) {
+    let bound = this.bound.get(controller);
+    if (bound === undefined) {
+      assertName('recordResult', 'controller', controller);
+      bound = {
+        total: new Map(),
+        errors: this.reconcileErrors.labels(controller),
+        terminal: this.terminalErrors.labels(controller),
+        retries: this.retries.labels(controller, controller),
+        time: this.reconcileTime.labels(controller),
+      };
+      this.bound.set(controller, bound);
+    }
+    if (result === null || typeof result !== 'object' || !OUTCOMES.has(result.outcome)) {
       throw new InvalidArgumentError(
         `${OPERATOR}.recordResult`,
         'result',
         result,
-        `must be a reconcile result with outcome one of ${outcomes.join(', ')}`,
+        `must be a reconcile result with outcome one of ${[...OUTCOMES].join(', ')}`,
       );
     }
     const label = reconcileResultLabel(result);
-    this.reconcileTotal.inc({ controller, result: label });
-    if (label === 'error') this.reconcileErrors.inc({ controller });
-    if (result.outcome === 'terminal') this.terminalErrors.inc({ controller });
-    if (result.outcome === 'error' || label === 'requeue') this.retries.inc({ name: controller, controller });
-    if (Number.isFinite(result.durationMs)) {
-      this.reconcileTime.observe({ controller }, Math.max(0, result.durationMs) / 1000);
+    let total = bound.total.get(label);
+    if (total === undefined) {
+      total = this.reconcileTotal.labels(controller, label);
+      bound.total.set(label, total);
     }
+    total.inc();
+    if (label === 'error') bound.errors.inc();
+    if (result.outcome === 'terminal') bound.terminal.inc();
+    if (result.outcome === 'error' || label === 'requeue') bound.retries.inc();
+    if (Number.isFinite(result.durationMs)) bound.time.observe(Math.max(0, result.durationMs) / 1000);
   }
 
   /**
