@@ -23,7 +23,6 @@ export {
 } from './webhook-server.js';
 export type { GenerateCertificatesOptions, WebhookCertificates } from './certificates.js';
 export { generateWebhookCertificates } from './certificates.js';
-export type { JsonPatchOperation } from './json-patch.js';
 export { createJsonPatch } from './json-patch.js';
 export type {
   AdmissionOperation,

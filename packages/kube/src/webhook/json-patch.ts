@@ -9,12 +9,7 @@
  *
  * @module
  */
-
-/** One RFC 6902 operation of the kinds {@link createJsonPatch} emits. */
-export type JsonPatchOperation =
-  | { readonly op: 'add'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'replace'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string };
+import type { JsonPatchOperation } from '../client/verb-options.js';
 
 /**
  * The RFC 6902 operations turning `from` into `to` (both plain JSON: objects, arrays, strings,
