@@ -36,3 +36,10 @@ export type {
   GroupVersionResource,
 } from './types.js';
 export { allowed, denied } from './types.js';
+export type {
+  WebhookLintFinding,
+  WebhookManifestOptions,
+  WebhookManifests,
+  WebhookRegistrations,
+} from './manifests.js';
+export { lintWebhookConfigurations, webhookManifests } from './manifests.js';
