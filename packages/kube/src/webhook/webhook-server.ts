@@ -37,7 +37,7 @@ import { dirname } from 'node:path';
 import { createSecureContext } from 'node:tls';
 
 import type { Draft } from 'immer';
-import { createDraft, finishDraft } from 'immer';
+import { Immer } from 'immer';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
@@ -57,6 +57,8 @@ import type {
 } from './types.js';
 
 const OPERATOR = 'WebhookServer';
+/** Drafts of request objects nobody else holds: freezing the result would only cost time. */
+const drafts = new Immer({ autoFreeze: false });
 /** controller-runtime's webhook port. */
 export const DEFAULT_WEBHOOK_PORT = 9443;
 /** Below the webhook configurations' default `timeoutSeconds` (10). */
@@ -297,9 +299,9 @@ export class WebhookServer {
       const object = request.object;
       if (object === undefined) return { allowed: true };
       // createDraft/finishDraft: the recipe may be async (immer's produce only takes sync recipes)
-      const draft = createDraft(object as T);
+      const draft = drafts.createDraft(object as T);
       const returned = await recipe(draft, request as AdmissionRequest<T>, signal);
-      const finished = finishDraft(draft);
+      const finished = drafts.finishDraft(draft) as T;
       const mutated = returned === undefined ? finished : returned;
       const patch = createJsonPatch(object, mutated);
       if (patch.length === 0) return { allowed: true };
@@ -702,11 +704,10 @@ export class WebhookServer {
   }
 
   private convertOne(object: KubeObject, desired: string): KubeObject {
-    return convertObject(
-      object,
-      desired,
-      (group, kind) => this.conversions.get(`${group}/${kind}`)?.conversion,
-    );
+    // the object was parsed from this request: nobody else holds it, no copy needed
+    const lookup = (group: string, kind: string): Conversion | undefined =>
+      this.conversions.get(`${group}/${kind}`)?.conversion;
+    return convertObject(object, desired, lookup, false);
   }
 }
 
@@ -721,6 +722,7 @@ export function convertObject(
   object: KubeObject,
   desired: string,
   lookup: (group: string, kind: string) => Conversion | undefined,
+  copy = true,
 ): KubeObject {
   const [fromGroup, fromVersion] = splitApiVersion(object.apiVersion ?? '');
   const [toGroup, toVersion] = splitApiVersion(desired);
@@ -732,7 +734,7 @@ export function convertObject(
   const conversion = lookup(fromGroup, kind);
   if (conversion === undefined)
     throw new Error(`no conversion registered for ${fromGroup}/${kind} (convert ${name} to ${desired})`);
-  const copy = (o: KubeObject): KubeObject => structuredClone<KubeObject>(o);
+  const own = (o: KubeObject): KubeObject => (copy ? structuredClone<KubeObject>(o) : o);
   const step = (version: string, dir: 'toHub' | 'fromHub'): ((o: KubeObject) => KubeObject) => {
     const spoke = conversion.spokes[version];
     if (spoke === undefined) {
@@ -742,7 +744,7 @@ export function convertObject(
     }
     return spoke[dir];
   };
-  let hub = fromVersion === conversion.hub ? copy(object) : step(fromVersion, 'toHub')(copy(object));
+  let hub = fromVersion === conversion.hub ? own(object) : step(fromVersion, 'toHub')(own(object));
   hub = { ...hub, apiVersion: `${fromGroup}/${conversion.hub}` };
   let out = toVersion === conversion.hub ? hub : step(toVersion, 'fromHub')(hub);
   out = {
