@@ -530,7 +530,7 @@ export class Manager {
    * ```ts
    * import { allowed, denied } from '@rxkube/kube/webhook';
    * mgr.webhooks({ tls: { certFile: '/certs/tls.crt', keyFile: '/certs/tls.key' } })
-   *   .validate<Widget>(widgetType, (req) => ((req.object?.spec.size ?? 0) <= 10 ? allowed() : denied('size > 10')));
+   *   .validate<Widget>(widgetType, (req) => ((req.object?.spec?.size ?? 0) <= 10 ? allowed() : denied('size > 10')));
    * ```
    * @throws {InvalidArgumentError} after `start()`, or for a bad option.
    */

@@ -11,7 +11,14 @@ import { isIP } from 'node:net';
 
 import type * as Forge from 'node-forge';
 
-/** PEM-encoded serving certificate and key, and the CA that signed it. */
+/** PEM-encoded serving certificate and key, and the CA that signed it. *
+ * ## Example
+ * ```ts
+ * import { generateWebhookCertificates, type WebhookCertificates } from '@rxkube/kube/webhook';
+ * const certs: WebhookCertificates = await generateWebhookCertificates({ hosts: ['127.0.0.1'] });
+ * const caBundle = Buffer.from(certs.caCert).toString('base64');
+ * ```
+ */
 export interface WebhookCertificates {
   /** The CA certificate (PEM): the `caBundle` of the webhook configurations. */
   readonly caCert: string;
@@ -25,7 +32,16 @@ export interface WebhookCertificates {
   readonly notAfter: Date;
 }
 
-/** Options of {@link generateWebhookCertificates}. */
+/** Options of {@link generateWebhookCertificates}. *
+ * ## Example
+ * ```ts
+ * import type { GenerateCertificatesOptions } from '@rxkube/kube/webhook';
+ * const options: GenerateCertificatesOptions = {
+ *   hosts: ['widget-operator-webhook.widget-system.svc', 'widget-operator-webhook.widget-system.svc.cluster.local'],
+ *   validForDays: 90,
+ * };
+ * ```
+ */
 export interface GenerateCertificatesOptions {
   /**
    * DNS names and IP addresses the serving certificate is valid for: the Service's names

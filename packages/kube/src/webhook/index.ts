@@ -3,7 +3,7 @@
  * (`mgr.webhooks(…)` on a Manager), certificates, the JSON patch of a mutation, and a round-trip
  * check of conversions for tests.
  *
- * @module
+ * @module @rxkube/kube/webhook
  */
 export type {
   AdmissionHandlerOptions,

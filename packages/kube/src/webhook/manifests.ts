@@ -13,7 +13,14 @@
  */
 import type { AdmissionRegistration, ConversionRegistration } from './webhook-server.js';
 
-/** What the manifests are made from: a `WebhookServer`, or the same lists. */
+/** What the manifests are made from: a `WebhookServer`, or the same lists. *
+ * ## Example
+ * ```ts
+ * import { webhookManifests, type WebhookRegistrations } from '@rxkube/kube/webhook';
+ * const registrations: WebhookRegistrations = { admissionWebhooks: [], conversionWebhooks: [] };
+ * const m = webhookManifests(registrations, { name: 'op', namespace: 'op-system' });
+ * ```
+ */
 export interface WebhookRegistrations {
   readonly admissionWebhooks: readonly AdmissionRegistration[];
   readonly conversionWebhooks: readonly ConversionRegistration[];
@@ -49,7 +56,14 @@ export interface WebhookManifestOptions {
   readonly plurals?: Readonly<Record<string, string>>;
 }
 
-/** The generated manifests. */
+/** The generated manifests. *
+ * ## Example
+ * ```ts
+ * import type { WebhookManifests } from '@rxkube/kube/webhook';
+ * declare const m: WebhookManifests;
+ * const documents = [m.service, m.validating, m.mutating].filter((d) => d !== undefined);
+ * ```
+ */
 export interface WebhookManifests {
   readonly service: Record<string, unknown>;
   readonly validating: Record<string, unknown> | undefined;

@@ -6,21 +6,39 @@
  */
 import type { KubeObject } from '../types.js';
 
-/** `group`, `version`, `kind` (AdmissionRequest's `kind`, `requestKind`). */
+/** `group`, `version`, `kind` (AdmissionRequest's `kind`, `requestKind`). *
+ * ## Example
+ * ```ts
+ * import type { GroupVersionKind } from '@rxkube/kube/webhook';
+ * const gvk: GroupVersionKind = { group: 'example.com', version: 'v1', kind: 'Widget' };
+ * ```
+ */
 export interface GroupVersionKind {
   readonly group: string;
   readonly version: string;
   readonly kind: string;
 }
 
-/** `group`, `version`, `resource` (AdmissionRequest's `resource`, `requestResource`). */
+/** `group`, `version`, `resource` (AdmissionRequest's `resource`, `requestResource`). *
+ * ## Example
+ * ```ts
+ * import type { GroupVersionResource } from '@rxkube/kube/webhook';
+ * const gvr: GroupVersionResource = { group: 'example.com', version: 'v1', resource: 'widgets' };
+ * ```
+ */
 export interface GroupVersionResource {
   readonly group: string;
   readonly version: string;
   readonly resource: string;
 }
 
-/** The authenticated user of a request (`authentication.k8s.io/v1` UserInfo). */
+/** The authenticated user of a request (`authentication.k8s.io/v1` UserInfo). *
+ * ## Example
+ * ```ts
+ * import type { AdmissionUserInfo } from '@rxkube/kube/webhook';
+ * const user: AdmissionUserInfo = { username: 'alice', groups: ['system:authenticated'] };
+ * ```
+ */
 export interface AdmissionUserInfo {
   readonly username?: string;
   readonly uid?: string;
@@ -28,7 +46,13 @@ export interface AdmissionUserInfo {
   readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The operation an admission request is about. */
+/** The operation an admission request is about. *
+ * ## Example
+ * ```ts
+ * import type { AdmissionOperation } from '@rxkube/kube/webhook';
+ * const writes: AdmissionOperation[] = ['CREATE', 'UPDATE'];
+ * ```
+ */
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 /**

@@ -21,7 +21,8 @@ import type { AdmissionReview, ConversionReview } from './types.js';
 import { allowed, denied } from './types.js';
 import { WebhookServer } from './webhook-server.js';
 
-type Widget = Resource<{ size: number; color?: string; tags?: string[] }>;
+type WidgetSpec = { size: number; color?: string; tags?: string[] };
+type Widget = Resource<WidgetSpec> & { spec: WidgetSpec };
 const widgetType = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
 
 const certs: Promise<WebhookCertificates> = generateWebhookCertificates({
@@ -83,7 +84,7 @@ function review(
   };
 }
 
-const widget = (spec: Widget['spec']): Widget => ({
+const widget = (spec: WidgetSpec): Widget => ({
   apiVersion: 'example.com/v1',
   kind: 'Widget',
   metadata: { name: 'w1', namespace: 'default' },

@@ -57,20 +57,50 @@ import type {
 } from './types.js';
 
 const OPERATOR = 'WebhookServer';
-/** Drafts of request objects nobody else holds: freezing the result would only cost time. */
+/**
+ * Drafts of request objects nobody else holds: freezing the result would only cost time.
+ */
 const drafts = new Immer({ autoFreeze: false });
-/** controller-runtime's webhook port. */
+/**
+ * controller-runtime's webhook port.
+ *
+ * ## Example
+ * ```ts
+ * import { DEFAULT_WEBHOOK_PORT } from '@rxkube/kube/webhook';
+ * const port = Number(process.env['WEBHOOK_PORT'] ?? DEFAULT_WEBHOOK_PORT);
+ * ```
+ */
 export const DEFAULT_WEBHOOK_PORT = 9443;
-/** Below the webhook configurations' default `timeoutSeconds` (10). */
+/**
+ * Below the webhook configurations' default `timeoutSeconds` (10).
+ *
+ * ## Example
+ * ```ts
+ * import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '@rxkube/kube/webhook';
+ * const timeoutSeconds = Math.ceil(DEFAULT_WEBHOOK_TIMEOUT_MS / 1000) + 1; // 10, the configurations' default
+ * ```
+ */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 9000;
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const DRAIN_MS = 10_000;
 
-/** Where the serving certificate comes from. */
+/**
+ * Where the serving certificate comes from.
+ *
+ * ## Example
+ * ```ts
+ * import type { WebhookTls } from '@rxkube/kube/webhook';
+ * const tls: WebhookTls = { certFile: '/certs/tls.crt', keyFile: '/certs/tls.key' };
+ * ```
+ */
 export type WebhookTls =
-  /** PEM files (cert-manager's Secret mounted), re-read when they change. */
+  /**
+   * PEM files (cert-manager's Secret mounted), re-read when they change.
+   */
   | { readonly certFile: string; readonly keyFile: string }
-  /** PEM strings (generated, see `generateWebhookCertificates`). */
+  /**
+   * PEM strings (generated, see `generateWebhookCertificates`).
+   */
   | { readonly cert: string; readonly key: string };
 
 /**
@@ -86,25 +116,47 @@ export type WebhookTls =
  * ```
  */
 export interface WebhookServerOptions {
-  /** Port (default 9443; 0 picks a free one). */
+  /**
+   * Port (default 9443; 0 picks a free one).
+   */
   readonly port?: number;
-  /** Bind address (default `0.0.0.0`: the API server reaches it through a Service). */
+  /**
+   * Bind address (default `0.0.0.0`: the API server reaches it through a Service).
+   */
   readonly host?: string;
   readonly tls: WebhookTls;
-  /** Logger (the Manager passes its own). */
+  /**
+   * Logger (the Manager passes its own).
+   */
   readonly log?: Logger;
-  /** Metrics registry (the Manager passes its own); without it no metrics. */
+  /**
+   * Metrics registry (the Manager passes its own); without it no metrics.
+   */
   readonly registry?: Registry;
-  /** Default deadline of a handler (ms), default 9000. */
+  /**
+   * Default deadline of a handler (ms), default 9000.
+   */
   readonly timeoutMs?: number;
   readonly scheduler?: SchedulerLike;
 }
 
-/** Options of one admission registration. */
+/**
+ * Options of one admission registration.
+ *
+ * ## Example
+ * ```ts
+ * import type { AdmissionHandlerOptions } from '@rxkube/kube/webhook';
+ * const options: AdmissionHandlerOptions = { timeoutMs: 4000 }; // timeoutSeconds: 5 in the configuration
+ * ```
+ */
 export interface AdmissionHandlerOptions {
-  /** The handler's deadline in ms (default the server's); keep it below the configuration's `timeoutSeconds`. */
+  /**
+   * The handler's deadline in ms (default the server's); keep it below the configuration's `timeoutSeconds`.
+   */
   readonly timeoutMs?: number;
-  /** The path (default controller-runtime's `/validate-…`/`/mutate-…`). */
+  /**
+   * The path (default controller-runtime's `/validate-…`/`/mutate-…`).
+   */
   readonly path?: string;
 }
 
@@ -163,7 +215,9 @@ export type MutateRecipe<T extends KubeObject> = (
  * ```
  */
 export interface Conversion {
-  /** The hub version (often the storage version). */
+  /**
+   * The hub version (often the storage version).
+   */
   readonly hub: string;
   readonly spokes: Readonly<
     Record<
@@ -173,7 +227,16 @@ export interface Conversion {
   >;
 }
 
-/** One registered admission webhook, as the manifests generator needs it. */
+/**
+ * One registered admission webhook, as the manifests generator needs it.
+ *
+ * ## Example
+ * ```ts
+ * import type { WebhookServer } from '@rxkube/kube/webhook';
+ * declare const server: WebhookServer;
+ * for (const r of server.admissionWebhooks) console.log(r.type, r.path, r.resource.kind);
+ * ```
+ */
 export interface AdmissionRegistration {
   readonly type: 'validating' | 'mutating';
   readonly path: string;
@@ -181,7 +244,16 @@ export interface AdmissionRegistration {
   readonly timeoutMs: number;
 }
 
-/** One registered conversion, as the manifests generator needs it. */
+/**
+ * One registered conversion, as the manifests generator needs it.
+ *
+ * ## Example
+ * ```ts
+ * import type { WebhookServer } from '@rxkube/kube/webhook';
+ * declare const server: WebhookServer;
+ * for (const c of server.conversionWebhooks) console.log(`${c.kind}.${c.group} hub ${c.conversion.hub}`);
+ * ```
+ */
 export interface ConversionRegistration {
   readonly path: '/convert';
   readonly group: string;
@@ -208,8 +280,10 @@ interface AdmissionEntry extends AdmissionRegistration {
  * const widgetType = { apiVersion: 'example.com/v1', kind: 'Widget' } as const;
  * const certs = await generateWebhookCertificates({ hosts: ['127.0.0.1'] });
  * const server = new WebhookServer({ host: '127.0.0.1', port: 0, tls: certs })
- *   .validate<Widget>(widgetType, (req) => ((req.object?.spec.size ?? 0) <= 10 ? allowed() : denied('size > 10')))
- *   .mutate<Widget>(widgetType, (draft) => { draft.spec.color ??= 'blue'; });
+ *   .validate<Widget>(widgetType, (req) => ((req.object?.spec?.size ?? 0) <= 10 ? allowed() : denied('size > 10')))
+ *   .mutate<Widget>(widgetType, (draft) => {
+ *     if (draft.spec !== undefined) draft.spec.color ??= 'blue';
+ *   });
  * await server.start();
  * // server.url('/validate-example-com-v1-widget') goes into the ValidatingWebhookConfiguration
  * await server.stop();
@@ -229,7 +303,9 @@ export class WebhookServer {
   private stopping: Promise<void> | undefined;
   private reloading: Promise<void> = Promise.resolve();
 
-  /** @throws {InvalidArgumentError} for a bad option. */
+  /**
+   * @throws {InvalidArgumentError} for a bad option.
+   */
   constructor(options: WebhookServerOptions) {
     if (options === null || typeof options !== 'object') {
       throw new InvalidArgumentError(OPERATOR, 'options', options, 'must be an object with tls');
@@ -359,7 +435,9 @@ export class WebhookServer {
     return this;
   }
 
-  /** The admission webhooks registered, in order. */
+  /**
+   * The admission webhooks registered, in order.
+   */
   get admissionWebhooks(): readonly AdmissionRegistration[] {
     return [...this.admission.values()].map(({ type, path, resource, timeoutMs }) => ({
       type,
@@ -369,12 +447,16 @@ export class WebhookServer {
     }));
   }
 
-  /** The conversions registered, in order. */
+  /**
+   * The conversions registered, in order.
+   */
   get conversionWebhooks(): readonly ConversionRegistration[] {
     return [...this.conversions.values()];
   }
 
-  /** The port listened on, once started. */
+  /**
+   * The port listened on, once started.
+   */
   get port(): number | undefined {
     return this.boundPort;
   }
@@ -479,7 +561,9 @@ export class WebhookServer {
     return this.reloading;
   }
 
-  /** Stops accepting connections, lets requests in flight answer (up to 10 s), closes. Idempotent. */
+  /**
+   * Stops accepting connections, lets requests in flight answer (up to 10 s), closes. Idempotent.
+   */
   stop(): Promise<void> {
     this.stopping ??= this.doStop();
     return this.stopping;
@@ -716,6 +800,18 @@ export class WebhookServer {
  * through the hub; keeps metadata (only labels and annotations may change, as kube-apiserver
  * requires) and sets apiVersion.
  *
+ * ## Example
+ * ```ts
+ * import { convertObject, type Conversion } from '@rxkube/kube/webhook';
+ * declare const gadgetConversion: Conversion;
+ * const v2 = convertObject(
+ *   { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 1 } },
+ *   'example.com/v2',
+ *   () => gadgetConversion,
+ * );
+ * ```
+ *
+ * @param copy whether to hand the conversion functions a copy (default true; false for objects nobody else holds).
  * @throws {Error} naming the kind and versions when no conversion applies.
  */
 export function convertObject(
@@ -765,7 +861,9 @@ function splitApiVersion(apiVersion: string): [string, string] {
   return i < 0 ? ['', apiVersion] : [apiVersion.slice(0, i), apiVersion.slice(i + 1)];
 }
 
-/** controller-runtime's `generateValidatePath`/`generateMutatePath`. */
+/**
+ * controller-runtime's `generateValidatePath`/`generateMutatePath`.
+ */
 export function defaultPath(method: 'validate' | 'mutate', type: ResourceType): string {
   const [group, version] = splitApiVersion(type.apiVersion);
   return `/${method}-${group.replaceAll('.', '-')}-${version}-${type.kind.toLowerCase()}`;

@@ -41,7 +41,12 @@ import { clone, isObject } from '../store/object.js';
 const VALIDATING_KEY = 'admissionregistration.k8s.io/validatingwebhookconfigurations';
 const MUTATING_KEY = 'admissionregistration.k8s.io/mutatingwebhookconfigurations';
 
-/** Where a `clientConfig.service` reference is reached in tests. */
+/** Where a `clientConfig.service` reference is reached in tests. *
+ * ## Example
+ * ```ts
+ * const resolved: ResolvedService = { url: 'https://127.0.0.1:9443', servername: 'webhook.op-system.svc' };
+ * ```
+ */
 export interface ResolvedService {
   /** `https://host:port` to connect to. */
   readonly url: string;
