@@ -418,7 +418,12 @@ function callingError(webhook: Webhook, reason: string): ApiError {
 }
 
 async function post(env: AdmissionEnv, hook: Json, body: Json): Promise<Json> {
-  const cc = isObject(hook['clientConfig']) ? hook['clientConfig'] : {};
+  const timeoutMs = (typeof hook['timeoutSeconds'] === 'number' ? hook['timeoutSeconds'] : 10) * 1000;
+  return postReview(env, isObject(hook['clientConfig']) ? hook['clientConfig'] : {}, timeoutMs, body);
+}
+
+/** POSTs a review to a webhook's `clientConfig` (url or service, caBundle) and parses the answer. */
+export async function postReview(env: AdmissionEnv, cc: Json, timeoutMs: number, body: Json): Promise<Json> {
   let url: string;
   let servername: string | undefined;
   if (typeof cc['url'] === 'string') {
@@ -439,7 +444,6 @@ async function post(env: AdmissionEnv, hook: Json, body: Json): Promise<Json> {
   }
   const ca =
     typeof cc['caBundle'] === 'string' ? Buffer.from(cc['caBundle'], 'base64').toString('utf8') : undefined;
-  const timeoutMs = (typeof hook['timeoutSeconds'] === 'number' ? hook['timeoutSeconds'] : 10) * 1000;
   const payload = JSON.stringify(body);
   return new Promise<Json>((resolve, reject) => {
     const req = httpsRequest(

@@ -9,6 +9,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { AdmissionAttributes, AdmissionEnv, ServiceResolver } from '../admission/webhooks.js';
 import { admit, currentObject } from '../admission/webhooks.js';
+import type { ConversionPlan } from '../admission/conversion.js';
+import {
+  asStorageVersion,
+  conversionFor,
+  conversionUnsupported,
+  convertThroughWebhook,
+} from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
@@ -170,6 +177,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       res,
       ctx,
     });
+    return;
+  }
+
+  const plan = conversionFor(admissionEnv(env), type);
+  if (plan !== undefined) {
+    await handleConverted(env, r, plan, verb, rep, media, manager);
     return;
   }
 
@@ -365,6 +378,105 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       sendBody(res, 200, listBody(engine, type, listed, rep), ctx, media);
       return;
     }
+  }
+}
+
+/**
+ * A request in a non-storage version of a CRD with a conversion webhook (admission/conversion.ts):
+ * read and written as the storage version, converted through the webhook both ways.
+ */
+async function handleConverted(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  plan: ConversionPlan,
+  verb: Verb,
+  rep: Presentation,
+  media: Negotiated['media'],
+  manager: (opts: WriteQuery) => string,
+): Promise<void> {
+  const { req, res, route, query, user, ctx } = r;
+  const { engine } = env;
+  const aenv = admissionEnv(env);
+  const { storageType, requestType: type } = plan;
+  const ns = route.namespace;
+  const name = route.name ?? '';
+  const sub = route.subresource === 'status' ? ('status' as const) : undefined;
+  const back = async (o: KObj): Promise<KObj> =>
+    (await convertThroughWebhook(aenv, plan, [asStorageVersion(plan, o)], type))[0] as KObj;
+  switch (verb) {
+    case 'get': {
+      const o = engine.getStored(storageType, ns, name);
+      sendBody(res, 200, presentOne(engine, type, await back(o), rep), ctx, media);
+      return;
+    }
+    case 'list': {
+      const result = engine.list(storageType, ns, engineListOptions(listOptions(query, false)));
+      const items = await convertThroughWebhook(
+        aenv,
+        plan,
+        result.items.map((o) => asStorageVersion(plan, o)),
+        type,
+      );
+      sendBody(res, 200, listBody(engine, type, { ...result, items }, rep), ctx, media);
+      return;
+    }
+    case 'create':
+    case 'update': {
+      const bodyMedia = requireInputMediaType(req);
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = verb === 'create' ? createOptions(query) : updateOptions(query);
+      const body = decodeWriteBody(engine, type, buf, bodyMedia);
+      engine.checkTypeMeta(type, body);
+      const [stored] = await convertThroughWebhook(aenv, plan, [body], storageType);
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        verb === 'create'
+          ? engine.create(storageType, ns, object ?? (stored as KObj), {
+              manager: manager(opts),
+              dryRun,
+              user,
+            })
+          : engine.update(storageType, ns, name, object ?? (stored as KObj), {
+              manager: manager(opts),
+              dryRun,
+              subresource: sub,
+              user,
+            });
+      const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
+      const operation = old === undefined ? 'CREATE' : 'UPDATE';
+      const { mutated, warnings } = await admit(
+        aenv,
+        writeAttributes(
+          operation,
+          storageType,
+          ns,
+          body.metadata.name ?? name,
+          sub,
+          user,
+          opts.dryRun,
+          operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        (object) => write(true, object).object,
+      );
+      const result = write(opts.dryRun, mutated);
+      sendWarnings(res, warnings);
+      sendBody(res, result.code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+      return;
+    }
+    case 'delete': {
+      const opts = await readDeleteOptions(env, req, query, type);
+      const result = engine.delete(storageType, ns, name, opts, env.gc);
+      if (result.gone) {
+        sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
+      } else {
+        const code = opts.orphanDependents === false ? 202 : 200;
+        sendBody(res, code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+      }
+      return;
+    }
+    default:
+      throw conversionUnsupported(plan, verb);
   }
 }
 
