@@ -60,3 +60,4 @@ export { REAL_TIER_HOW, selectedBackends, startTestBackend, TEST_BACKEND_ENV } f
 export type { BackendName, BackendSelection, TestBackend, TestBackendOptions } from './backends/backends.js';
 export { waitFor } from './wait-for.js';
 export type { Settled, WaitForOptions } from './wait-for.js';
+export type { ResolvedService, ServiceResolver } from './admission/webhooks.js';

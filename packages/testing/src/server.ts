@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { stringify as toYaml } from 'yaml';
 
+import type { ServiceResolver } from './admission/webhooks.js';
 import type { AuditEvent } from './audit.js';
 import { AuditLog } from './audit.js';
 import type { AuthOptions, RequestUser } from './auth.js';
@@ -105,6 +106,13 @@ export interface ApiServerOptions {
    * `OwnerReferencesPermissionEnforcement`. They check permissions, so they act with `auth` only.
    */
   readonly enableAdmissionPlugins?: readonly AdmissionPlugin[];
+  /**
+   * Where the admission webhooks' `clientConfig.service` references are reached (default:
+   * `https://127.0.0.1:<service port>`, verifying the name `<name>.<namespace>.svc`). Webhooks
+   * registered in ValidatingWebhookConfigurations and MutatingWebhookConfigurations are called on
+   * every matching write, as kube-apiserver calls them.
+   */
+  readonly resolveService?: ServiceResolver;
   /**
    * Keep an audit log (kube-apiserver's at level Metadata: user, verb, object, code, authorization
    * decision and reason), read with {@link ApiServer.auditEvents}; at most `maxEvents` (default
@@ -412,6 +420,7 @@ class ApiServerImpl implements ApiServer {
       onStreamCut: () => {
         this.faults.counts.streamsCut++;
       },
+      ...(options.resolveService !== undefined ? { resolveService: options.resolveService } : {}),
     };
     (options.kinds ?? []).forEach((def, i) => {
       const t = customKindType(def, i);

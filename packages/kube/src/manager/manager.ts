@@ -76,6 +76,8 @@ import { DEFAULT_SHUTDOWN_TIMEOUT_MS, validate } from './manager-options.js';
 import type { ManagedController, ManagedControllerOptions, ManagerDescription } from './registration.js';
 import { checkRegistration } from './registration.js';
 import { Runnables } from './runnables.js';
+import type { WebhookServerOptions } from '../webhook/webhook-server.js';
+import { WebhookServer } from '../webhook/webhook-server.js';
 import { cachesCheck, startManagerServers } from './probe-servers.js';
 import { managedOptions, scopeOf } from './managed-options.js';
 import type { ManagerRunOptions } from './run-until-signal.js';
@@ -149,6 +151,7 @@ export class Manager {
   private readonly shutdown = new ReplaySubject<void>(1);
   private readonly subscriptions: Subscription[] = [];
   private servers: ProbeServer[] = [];
+  private webhookServer: WebhookServer | undefined;
   private state: State = 'new';
   private running = 0;
   private work: { done: Promise<void>; subscription: Subscription } | undefined;
@@ -477,8 +480,10 @@ export class Manager {
         liveness: [this.supervisor.liveness(), ...this.livenessChecks()],
         registry: this.metrics.registry,
       });
+      await this.webhookServer?.start();
     } catch (error) {
       this.state = 'stopped';
+      await this.closeServers();
       throw error;
     }
     // stop() may have been called while this awaited (a SIGTERM during start-up): start nothing.
@@ -623,7 +628,41 @@ export class Manager {
   private async closeServers(): Promise<void> {
     const servers = this.servers;
     this.servers = [];
-    await Promise.all(servers.map((s) => s.close()));
+    // webhooks answer until the end: reconciles draining above may still write through them
+    await Promise.all([...servers.map((s) => s.close()), this.webhookServer?.stop()]);
+  }
+
+  /**
+   * The manager's webhook server (controller-runtime's `mgr.GetWebhookServer()`), made on the first
+   * call with `options`: register validating, mutating and conversion handlers on it before
+   * `start()`. It listens when the manager starts — on every replica, leader or not — and closes
+   * last when it stops; its metrics go to the manager's registry, its logs to the manager's logger.
+   *
+   * ## Example
+   * ```ts
+   * import { allowed, denied } from '@rxkube/kube/webhook';
+   * mgr.webhooks({ tls: { certFile: '/certs/tls.crt', keyFile: '/certs/tls.key' } })
+   *   .validate<Widget>(widgetType, (req) => ((req.object?.spec?.size ?? 0) <= 10 ? allowed() : denied('size > 10')));
+   * ```
+   * @throws {InvalidArgumentError} after `start()`, or for a bad option.
+   */
+  webhooks(options?: Omit<WebhookServerOptions, 'log' | 'registry'>): WebhookServer {
+    if (this.webhookServer !== undefined) return this.webhookServer;
+    if (this.state !== 'new' || options === undefined) {
+      throw new InvalidArgumentError(
+        `${OPERATOR}.webhooks`,
+        'options',
+        options,
+        'must be given on the first call, before start()',
+      );
+    }
+    this.webhookServer = new WebhookServer({
+      ...(this.options.host !== undefined ? { host: this.options.host } : {}),
+      ...options,
+      log: this.log.child({ component: 'webhook' }),
+      registry: this.metrics.registry,
+    });
+    return this.webhookServer;
   }
 
   /** The controller options of a registration, in the manager's scope; `run` adds what a run needs. */

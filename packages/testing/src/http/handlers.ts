@@ -7,9 +7,19 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type { AdmissionAttributes, AdmissionEnv, ServiceResolver } from '../admission/webhooks.js';
+import { admit, currentObject } from '../admission/webhooks.js';
+import type { ConversionPlan } from '../admission/conversion.js';
+import {
+  asStorageVersion,
+  conversionFor,
+  conversionUnsupported,
+  convertThroughWebhook,
+} from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
+import type { WriteResult } from '../handlers/engine-types.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType } from '../handlers/patch.js';
 import type { WatchView } from '../handlers/watch.js';
@@ -58,6 +68,8 @@ export interface HandlerEnv {
   takeWatchExpiry(): boolean;
   /** Called when a watch was cut mid-line. */
   onStreamCut(): void;
+  /** Resolves webhooks' `clientConfig.service` (admission/webhooks.ts). */
+  readonly resolveService?: ServiceResolver;
 }
 
 /** One resource request. */
@@ -170,6 +182,12 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
     return;
   }
 
+  const plan = conversionFor(admissionEnv(env), type);
+  if (plan !== undefined) {
+    await handleConverted(env, r, plan, verb, rep, media, manager);
+    return;
+  }
+
   switch (verb) {
     case 'get': {
       const rv = query.get('resourceVersion');
@@ -215,7 +233,26 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
         throw new ApiError(crdTerminating(type));
       const body = decodeWriteBody(engine, type, buf, bodyMedia);
       engine.checkTypeMeta(type, body);
-      const result = engine.create(type, ns, body, { manager: manager(opts), dryRun: opts.dryRun, user });
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        engine.create(type, ns, object ?? body, { manager: manager(opts), dryRun, user });
+      const { mutated, warnings } = await admit(
+        admissionEnv(env),
+        writeAttributes(
+          'CREATE',
+          type,
+          ns,
+          body.metadata.name ?? '',
+          undefined,
+          user,
+          opts.dryRun,
+          'CreateOptions',
+          opts.fieldManager,
+        ),
+        undefined,
+        (object) => write(true, object).object,
+      );
+      const result = write(opts.dryRun, mutated);
+      sendWarnings(res, warnings);
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
@@ -224,12 +261,33 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const opts = updateOptions(query);
       const body = decodeWriteBody(engine, type, buf, requireInputMediaType(req));
       engine.checkTypeMeta(type, body);
-      const result = engine.update(type, ns, name, body, {
-        manager: manager(opts),
-        dryRun: opts.dryRun,
-        subresource: sub,
-        user,
-      });
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        engine.update(type, ns, name, object ?? body, {
+          manager: manager(opts),
+          dryRun,
+          subresource: sub,
+          user,
+        });
+      const old = currentObject(engine, type, ns, name);
+      const { mutated, warnings } = await admit(
+        admissionEnv(env),
+        // PUT that creates (create-on-update kinds) is a CREATE to admission
+        writeAttributes(
+          old === undefined ? 'CREATE' : 'UPDATE',
+          type,
+          ns,
+          name,
+          sub,
+          user,
+          opts.dryRun,
+          old === undefined ? 'CreateOptions' : 'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        (object) => write(true, object).object,
+      );
+      const result = write(opts.dryRun, mutated);
+      sendWarnings(res, warnings);
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
@@ -237,20 +295,66 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const contentType = req.headers['content-type'] ?? '';
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = patchOptions(query, contentType.startsWith('application/apply-patch+yaml'));
-      const result = engine.patch(type, ns, name, contentType, buf, {
+      const patchOpts = {
         manager: manager(opts),
-        dryRun: opts.dryRun,
         subresource: sub,
         user,
         force: opts.force,
         fieldManagerGiven: opts.fieldManager !== undefined,
-      });
+      };
+      const old = currentObject(engine, type, ns, name);
+      // a mutated patch is written as the whole object (an update): see admission/webhooks.ts
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        object !== undefined
+          ? engine.update(type, ns, name, object, {
+              manager: patchOpts.manager,
+              dryRun,
+              subresource: sub,
+              user,
+            })
+          : engine.patch(type, ns, name, contentType, buf, { ...patchOpts, dryRun });
+      const { mutated, warnings } = await admit(
+        admissionEnv(env),
+        // a patch that creates (server-side apply) is a CREATE to admission
+        writeAttributes(
+          old === undefined ? 'CREATE' : 'UPDATE',
+          type,
+          ns,
+          name,
+          sub,
+          user,
+          opts.dryRun,
+          old === undefined ? 'CreateOptions' : 'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        (object) => write(true, object).object,
+      );
+      const result = write(opts.dryRun, mutated);
+      sendWarnings(res, warnings);
       sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
       return;
     }
     case 'delete': {
       const opts = await readDeleteOptions(env, req, query, type);
+      const { warnings } = await admit(
+        admissionEnv(env),
+        writeAttributes(
+          'DELETE',
+          type,
+          ns,
+          name,
+          undefined,
+          user,
+          opts.dryRun === true,
+          'DeleteOptions',
+          undefined,
+        ),
+        currentObject(engine, type, ns, name),
+        undefined,
+      );
       const result = engine.delete(type, ns, name, opts, env.gc);
+      sendWarnings(res, warnings);
       if (result.gone) {
         sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
       } else {
@@ -277,6 +381,150 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       return;
     }
   }
+}
+
+/**
+ * A request in a non-storage version of a CRD with a conversion webhook (admission/conversion.ts):
+ * read and written as the storage version, converted through the webhook both ways.
+ */
+async function handleConverted(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  plan: ConversionPlan,
+  verb: Verb,
+  rep: Presentation,
+  media: Negotiated['media'],
+  manager: (opts: WriteQuery) => string,
+): Promise<void> {
+  const { req, res, route, query, user, ctx } = r;
+  const { engine } = env;
+  const aenv = admissionEnv(env);
+  const { storageType, requestType: type } = plan;
+  const ns = route.namespace;
+  const name = route.name ?? '';
+  const sub = route.subresource === 'status' ? ('status' as const) : undefined;
+  const back = async (o: KObj): Promise<KObj> =>
+    (await convertThroughWebhook(aenv, plan, [asStorageVersion(plan, o)], type))[0] as KObj;
+  switch (verb) {
+    case 'get': {
+      const o = engine.getStored(storageType, ns, name);
+      sendBody(res, 200, presentOne(engine, type, await back(o), rep), ctx, media);
+      return;
+    }
+    case 'list': {
+      const result = engine.list(storageType, ns, engineListOptions(listOptions(query, false)));
+      const items = await convertThroughWebhook(
+        aenv,
+        plan,
+        result.items.map((o) => asStorageVersion(plan, o)),
+        type,
+      );
+      sendBody(res, 200, listBody(engine, type, { ...result, items }, rep), ctx, media);
+      return;
+    }
+    case 'create':
+    case 'update': {
+      const bodyMedia = requireInputMediaType(req);
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = verb === 'create' ? createOptions(query) : updateOptions(query);
+      const body = decodeWriteBody(engine, type, buf, bodyMedia);
+      engine.checkTypeMeta(type, body);
+      const [stored] = await convertThroughWebhook(aenv, plan, [body], storageType);
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        verb === 'create'
+          ? engine.create(storageType, ns, object ?? (stored as KObj), {
+              manager: manager(opts),
+              dryRun,
+              user,
+            })
+          : engine.update(storageType, ns, name, object ?? (stored as KObj), {
+              manager: manager(opts),
+              dryRun,
+              subresource: sub,
+              user,
+            });
+      const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
+      const operation = old === undefined ? 'CREATE' : 'UPDATE';
+      const { mutated, warnings } = await admit(
+        aenv,
+        writeAttributes(
+          operation,
+          storageType,
+          ns,
+          body.metadata.name ?? name,
+          sub,
+          user,
+          opts.dryRun,
+          operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        (object) => write(true, object).object,
+      );
+      const result = write(opts.dryRun, mutated);
+      sendWarnings(res, warnings);
+      sendBody(res, result.code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+      return;
+    }
+    case 'delete': {
+      const opts = await readDeleteOptions(env, req, query, type);
+      const result = engine.delete(storageType, ns, name, opts, env.gc);
+      if (result.gone) {
+        sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
+      } else {
+        const code = opts.orphanDependents === false ? 202 : 200;
+        sendBody(res, code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+      }
+      return;
+    }
+    default:
+      throw conversionUnsupported(plan, verb);
+  }
+}
+
+function admissionEnv(env: HandlerEnv): AdmissionEnv {
+  return {
+    engine: env.engine,
+    registry: env.registry,
+    ...(env.resolveService !== undefined ? { resolveService: env.resolveService } : {}),
+  };
+}
+
+function writeAttributes(
+  operation: AdmissionAttributes['operation'],
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  subresource: string | undefined,
+  user: RequestUser,
+  dryRun: boolean,
+  optionsKind: 'CreateOptions' | 'UpdateOptions' | 'DeleteOptions',
+  fieldManager: string | undefined,
+): AdmissionAttributes {
+  return {
+    operation,
+    type,
+    namespace: type.namespaced ? namespace : undefined,
+    name,
+    subresource,
+    user,
+    dryRun,
+    options: {
+      kind: optionsKind,
+      apiVersion: 'meta.k8s.io/v1',
+      ...(dryRun ? { dryRun: ['All'] } : {}),
+      ...(fieldManager !== undefined ? { fieldManager } : {}),
+    },
+  };
+}
+
+/** Webhook warnings as kube-apiserver sends them (`Warning: 299 - "text"`). */
+function sendWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  res.setHeader(
+    'Warning',
+    warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+  );
 }
 
 /** The engine's list options from parsed ListOptions. */

@@ -17,6 +17,7 @@ import { appsKinds } from './kinds/apps.js';
 import { authorizationKinds } from './kinds/authorization.js';
 import { autoscalingKinds } from './kinds/autoscaling.js';
 import { batchKinds } from './kinds/batch.js';
+import { admissionregistrationKinds } from './kinds/admissionregistration.js';
 import { coordinationKinds } from './kinds/coordination.js';
 import { coreKinds } from './kinds/core.js';
 import { eventKinds } from './kinds/events.js';
@@ -41,5 +42,6 @@ export function builtinTypes(): ResourceType[] {
     ...coordinationKinds(),
     ...authorizationKinds(),
     ...rbacKinds(),
+    ...admissionregistrationKinds(),
   ];
 }

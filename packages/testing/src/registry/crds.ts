@@ -4,7 +4,8 @@
  * `served` flags, `status` subresource), sets `NamesAccepted`/`Established` in CRD status after a
  * short asynchronous step (file 12), updates discovery, and removes the CRs when the CRD is deleted.
  *
- * Does not: run conversion webhooks (all versions convert by rewriting apiVersion, strategy None),
+ * Does not: run conversion webhooks here (versions convert by rewriting apiVersion; a CRD with a
+ * conversion webhook is converted at the HTTP layer, `admission/conversion.ts`),
  * serve `scale`, or validate `additionalPrinterColumns`.
  *
  * @module

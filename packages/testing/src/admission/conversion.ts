@@ -1,0 +1,118 @@
+/**
+ * CRD conversion webhooks in the embedded server: a custom resource whose CRD says
+ * `conversion.strategy: Webhook`, read or written in a version other than the storage version,
+ * is converted by a ConversionReview (`apiextensions.k8s.io/v1`) POSTed to the CRD's
+ * `conversion.webhook.clientConfig`, as kube-apiserver's apiextensions server does
+ * (`apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`).
+ *
+ * Done for get, list, create and update: a write's body is converted to the storage version,
+ * admitted and written as that version, and the answer converted back. Watches and patches in a
+ * non-storage version are refused with a 500 naming the limitation (never served unconverted).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+
+import type { ResourceType } from '../registry/types.js';
+import { ApiError, failure } from '../status.js';
+import type { Json, KObj } from '../store/object.js';
+import { isObject } from '../store/object.js';
+import type { AdmissionEnv } from './webhooks.js';
+import { postReview } from './webhooks.js';
+
+const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
+/** kube-apiserver's conversion webhook timeout (`webhook_converter.go`: 30 s). */
+const TIMEOUT_MS = 30_000;
+
+/** How a request's version is converted: the storage version's type and the webhook. */
+export interface ConversionPlan {
+  readonly storageType: ResourceType;
+  readonly requestType: ResourceType;
+  readonly clientConfig: Json;
+}
+
+/** The plan when `type` is a non-storage version of a CRD with a conversion webhook. */
+export function conversionFor(env: AdmissionEnv, type: ResourceType): ConversionPlan | undefined {
+  if (type.crd === undefined) return undefined;
+  const crd = env.engine.store.get(CRD_KEY, type.crd);
+  const spec = isObject(crd?.['spec']) ? crd['spec'] : undefined;
+  const conversion = isObject(spec?.['conversion']) ? spec['conversion'] : undefined;
+  if (conversion?.['strategy'] !== 'Webhook') return undefined;
+  const versions = Array.isArray(spec?.['versions']) ? spec['versions'].filter(isObject) : [];
+  const storage = versions.find((v) => v['storage'] === true);
+  if (storage === undefined || storage['name'] === type.version) return undefined;
+  const storageType = env.registry.lookup(type.group, String(storage['name']), type.resource);
+  const webhook = isObject(conversion['webhook']) ? conversion['webhook'] : {};
+  const clientConfig = isObject(webhook['clientConfig']) ? webhook['clientConfig'] : undefined;
+  if (storageType === undefined || clientConfig === undefined) return undefined;
+  return { storageType, requestType: type, clientConfig };
+}
+
+/** Converts objects to `to` (a type's apiVersion) through the webhook; 500 when it fails. */
+export async function convertThroughWebhook(
+  env: AdmissionEnv,
+  plan: ConversionPlan,
+  objects: readonly KObj[],
+  to: ResourceType,
+): Promise<KObj[]> {
+  const desired = `${to.group}/${to.version}`;
+  const pending = objects.filter((o) => o['apiVersion'] !== desired);
+  if (pending.length === 0) return [...objects];
+  const uid = randomUUID();
+  const fail = (reason: string): ApiError => {
+    const message = `conversion webhook for ${desired}, Kind=${to.kind} failed: ${reason}`;
+    return new ApiError(
+      failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+    );
+  };
+  let answer: Json;
+  try {
+    answer = await postReview(env, plan.clientConfig, TIMEOUT_MS, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'ConversionReview',
+      request: { uid, desiredAPIVersion: desired, objects: pending },
+    });
+  } catch (error) {
+    throw fail(error instanceof Error ? error.message : String(error));
+  }
+  const response = isObject(answer['response']) ? answer['response'] : undefined;
+  if (response?.['uid'] !== uid) throw fail(`expected response uid ${uid}`);
+  const result = isObject(response['result']) ? response['result'] : {};
+  if (result['status'] !== 'Success')
+    throw fail(typeof result['message'] === 'string' ? result['message'] : 'conversion failed');
+  const converted = Array.isArray(response['convertedObjects'])
+    ? response['convertedObjects'].filter(isObject)
+    : [];
+  if (converted.length !== pending.length) {
+    throw fail(`expected ${String(pending.length)} converted objects, got ${String(converted.length)}`);
+  }
+  let next = 0;
+  return objects.map((o) => {
+    if (o['apiVersion'] === desired) return o;
+    const c = converted[next++] as KObj;
+    if (c['apiVersion'] !== desired)
+      throw fail(`invalid converted object: apiVersion ${String(c['apiVersion'])}, expected ${desired}`);
+    // metadata other than labels and annotations is the API server's (webhook_converter.go restores it)
+    return {
+      ...c,
+      metadata: { ...o.metadata, labels: c.metadata?.labels, annotations: c.metadata?.annotations },
+    };
+  });
+}
+
+/** A stored object in the storage version's wire form. */
+export function asStorageVersion(plan: ConversionPlan, stored: KObj): KObj {
+  return plan.storageType.fromStorage(stored);
+}
+
+/** The refusal of a verb the embedded server does not convert. */
+export function conversionUnsupported(plan: ConversionPlan, verb: string): ApiError {
+  const t = plan.requestType;
+  return new ApiError(
+    failure(
+      500,
+      'InternalError',
+      `the embedded API server does not ${verb} ${t.resource}.${t.group} in ${t.version} through its conversion webhook: use the storage version ${plan.storageType.version}, or a real API server`,
+    ),
+  );
+}
