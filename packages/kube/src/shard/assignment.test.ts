@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { assignBuckets, bucketOf, fnv1a64 } from './assignment.js';
+import { assignBuckets, bucketOf, bucketRange, fnv1a64 } from './assignment.js';
 
 describe('fnv1a64', () => {
   it('matches the published FNV-1a 64 test vectors', () => {
@@ -18,13 +18,28 @@ describe('fnv1a64', () => {
 });
 
 describe('bucketOf', () => {
-  it('is the hash modulo the bucket count', () => {
+  it('puts a key in the bucket whose hash range holds its hash', () => {
     fc.assert(
       fc.property(fc.string(), fc.integer({ min: 1, max: 4096 }), (key, buckets) => {
         const b = bucketOf(key, buckets);
-        expect(b).toBe(Number(fnv1a64(key) % BigInt(buckets)));
         expect(b).toBeGreaterThanOrEqual(0);
         expect(b).toBeLessThan(buckets);
+        const { start, end } = bucketRange(b, buckets);
+        expect(fnv1a64(key) >= start && fnv1a64(key) < end).toBe(true);
+      }),
+    );
+  });
+
+  it('cuts [0, 2^64) into contiguous ranges: 2 buckets are the halves of KEP-5866', () => {
+    expect(bucketRange(0, 2)).toEqual({ start: 0n, end: 0x8000000000000000n });
+    expect(bucketRange(1, 2)).toEqual({ start: 0x8000000000000000n, end: 0x10000000000000000n });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4096 }), (buckets) => {
+        expect(bucketRange(0, buckets).start).toBe(0n);
+        expect(bucketRange(buckets - 1, buckets).end).toBe(1n << 64n);
+        for (let b = 1; b < Math.min(buckets, 50); b++) {
+          expect(bucketRange(b, buckets).start).toBe(bucketRange(b - 1, buckets).end);
+        }
       }),
     );
   });

@@ -1,6 +1,7 @@
 /**
  * Assignment of keys to ring members, as pure functions every member computes alike: a key's
- * bucket is its 64-bit FNV-1a hash modulo the bucket count; a bucket's owner is the live member
+ * bucket is the range of the 64-bit FNV-1a hash space its hash falls in (the space cut into a
+ * fixed number of equal ranges); a bucket's owner is the live member
  * with the highest rendezvous (HRW) weight for it. A membership change moves only the buckets the
  * joining member wins or the leaving member held: about 1/N of them (property-tested).
  *
@@ -31,8 +32,12 @@ export function fnv1a64(text: string): bigint {
   return hash;
 }
 
+const SPACE = 1n << 64n;
+
 /**
- * The bucket of a key: `fnv1a64(key) mod buckets`.
+ * The bucket of a key: the hash space `[0, 2^64)` cut into `buckets` contiguous ranges, so a
+ * set of buckets is a set of hash ranges — what KEP-5866's `shardRange()` selects server-side.
+ * Bucket `b` holds the hashes `h` with `floor(h × buckets / 2^64) = b`.
  *
  * ## Example
  * ```ts
@@ -40,7 +45,20 @@ export function fnv1a64(text: string): bigint {
  * ```
  */
 export function bucketOf(key: string, buckets: number): number {
-  return Number(fnv1a64(key) % BigInt(buckets));
+  return Number((fnv1a64(key) * BigInt(buckets)) >> 64n);
+}
+
+/**
+ * The hash range `[start, end)` of a bucket (`end` of the last bucket is `2^64`).
+ *
+ * ## Example
+ * ```ts
+ * bucketRange(0, 2); // { start: 0n, end: 0x8000000000000000n }
+ * ```
+ */
+export function bucketRange(bucket: number, buckets: number): { start: bigint; end: bigint } {
+  const edge = (b: number): bigint => (BigInt(b) * SPACE + BigInt(buckets) - 1n) / BigInt(buckets);
+  return { start: edge(bucket), end: edge(bucket + 1) };
 }
 
 /** splitmix64's finalizer: spreads FNV's weak low bits so HRW weights are uniform. */
