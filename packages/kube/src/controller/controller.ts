@@ -248,7 +248,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     filter((ready) => ready.every(Boolean)),
     take(1),
   );
-  const requests$ = requests({
+  const triggered$ = requests({
     plan,
     kinds,
     tracker,
@@ -258,6 +258,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     random: options.random,
     scheduler,
   });
+  const requests$ = options.reconcileOn === undefined ? triggered$ : merge(triggered$, options.reconcileOn);
   const recorder = options.recorder;
   const status =
     plan.status === undefined
@@ -304,6 +305,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
             run: finalizerStage(fin, { client, tracker, events: recorder, controller: plan.name, scheduler }),
           },
     report: deps.report,
+    admit: options.admit,
   });
   /** Emits once the applier drained after a shutdown; the recorder stops then. */
   const drained = new Subject<void>();

@@ -41,6 +41,8 @@ export interface WorkDeps<T extends KubeObject> {
       }
     | undefined;
   readonly report: UserCodeReporter;
+  /** `ControllerOptions.admit`: wraps a key's whole work, or refuses it (`undefined`: skipped). */
+  readonly admit?: ((object: T, work: Observable<Action>) => Observable<Action> | undefined) | undefined;
 }
 
 /** `(request, key) => Observable<Action>` for the applier. */
@@ -68,7 +70,7 @@ export function reconcileWork<T extends KubeObject>(
         return throwError(() => asUserCodeError(hook, error, key, deps.controller));
       }
     });
-  return (request, key) =>
+  const run = (request: ObjectRef, key: string): Observable<Action> =>
     deps.synced$.pipe(
       switchMap((): Observable<Action> => {
         const stored = primary.store.get(key);
@@ -99,6 +101,17 @@ export function reconcileWork<T extends KubeObject>(
         const user = userCodeErrorIn(error);
         if (user !== undefined) deps.report.count(user);
         return throwError(() => error);
+      }),
+    );
+  const admit = deps.admit;
+  if (admit === undefined) return run;
+  // The whole work of a key (finalizer included) runs only if admitted, e.g. by a shard's fence.
+  return (request, key) =>
+    deps.synced$.pipe(
+      switchMap((): Observable<Action> => {
+        const stored = primary.store.get(key);
+        if (stored === undefined) return of(SKIPPED);
+        return admit(tracker.latest(stored, primary.plan.resource), run(request, key)) ?? of(SKIPPED);
       }),
     );
 }

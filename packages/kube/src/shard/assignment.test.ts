@@ -46,7 +46,8 @@ describe('bucketOf', () => {
 
   it('spreads uids evenly: every one of 64 buckets within ±35% of 10,000/64', () => {
     const counts = new Array<number>(64).fill(0);
-    for (let i = 0; i < 10_000; i++) counts[bucketOf(`0b8f${i.toString(16).padStart(4, '0')}-uid-${i}`, 64)]! += 1;
+    for (let i = 0; i < 10_000; i++)
+      counts[bucketOf(`0b8f${i.toString(16).padStart(4, '0')}-uid-${i}`, 64)]! += 1;
     for (const c of counts) expect(Math.abs(c - 10_000 / 64)).toBeLessThan(0.35 * (10_000 / 64));
   });
 });
@@ -84,24 +85,20 @@ describe('assignBuckets (rendezvous hashing)', () => {
 
   it('a membership change moves about 1/N of 1024 buckets (within ±50% of B/N)', () => {
     fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.uuid(), { minLength: 2, maxLength: 6 }),
-        fc.uuid(),
-        (members, joiner) => {
-          fc.pre(!members.includes(joiner));
-          const B = 1024;
-          const before = assignBuckets(B, members);
-          const after = assignBuckets(B, [...members, joiner]);
-          const moved = before.filter((owner, bucket) => after[bucket] !== owner).length;
-          const expected = B / (members.length + 1);
-          expect(Math.abs(moved - expected)).toBeLessThan(0.5 * expected);
-          // and each member's share is within ±50% of B/N
-          for (const m of [...members, joiner]) {
-            const share = after.filter((o) => o === m).length;
-            expect(Math.abs(share - expected)).toBeLessThan(0.5 * expected);
-          }
-        },
-      ),
+      fc.property(fc.uniqueArray(fc.uuid(), { minLength: 2, maxLength: 6 }), fc.uuid(), (members, joiner) => {
+        fc.pre(!members.includes(joiner));
+        const B = 1024;
+        const before = assignBuckets(B, members);
+        const after = assignBuckets(B, [...members, joiner]);
+        const moved = before.filter((owner, bucket) => after[bucket] !== owner).length;
+        const expected = B / (members.length + 1);
+        expect(Math.abs(moved - expected)).toBeLessThan(0.5 * expected);
+        // and each member's share is within ±50% of B/N
+        for (const m of [...members, joiner]) {
+          const share = after.filter((o) => o === m).length;
+          expect(Math.abs(share - expected)).toBeLessThan(0.5 * expected);
+        }
+      }),
       { numRuns: 50 },
     );
   });
