@@ -23,3 +23,4 @@ export {
 export type { ShardHandOff, ShardTick } from './shard-ring.js';
 export { fenceLeaseName, memberLeaseName, ShardRing } from './shard-ring.js';
 export { shardSelector } from './selector.js';
+export { ManagerSharding } from './manager-sharding.js';
