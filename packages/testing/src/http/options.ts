@@ -41,6 +41,8 @@ export interface ListQuery {
   readonly allowWatchBookmarks: boolean;
   readonly labelSelector: string | null;
   readonly fieldSelector: string | null;
+  /** KEP-5866 `shardSelector`. */
+  readonly shardSelector?: string | null;
   readonly resourceVersion: string | null;
   readonly resourceVersionMatch: string | null;
   readonly continue: string | null;
@@ -210,6 +212,7 @@ export function listOptions(query: URLSearchParams, watch: boolean): ListQuery {
     allowWatchBookmarks: goBool(query.get('allowWatchBookmarks')),
     labelSelector: query.get('labelSelector'),
     fieldSelector: query.get('fieldSelector'),
+    shardSelector: query.get('shardSelector'),
     resourceVersion: rv,
     resourceVersionMatch: match === '' ? null : match,
     continue: cont,
