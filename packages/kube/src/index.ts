@@ -260,3 +260,6 @@ export {
   withSettings,
 } from './manager/config.js';
 export type { ManagerSettings } from './manager/config.js';
+// Sharding (issue 22): the Manager option's types; the building blocks are in `@rxkube/kube/shard`.
+export type { ShardingOptions } from './shard/options.js';
+export { DuplicateShardIdentityError } from './shard/options.js';

@@ -4,7 +4,7 @@
  * holds a membership Lease and, per bucket it reconciles, a fence Lease; hand-offs drain before
  * they release. Turn it on with `new Manager({ …, sharding: { ring: 'widgets' } })`.
  *
- * @module
+ * @module @rxkube/kube/shard
  */
 export { assignBuckets, bucketOf, bucketRange, fnv1a64, hrwWeight } from './assignment.js';
 export { BucketGate } from './bucket-gate.js';

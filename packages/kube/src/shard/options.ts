@@ -99,7 +99,15 @@ export interface ShardingOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-/** The settings with defaults filled in. */
+/**
+ * The settings with defaults filled in (what a ring runs with).
+ *
+ * ## Example
+ * ```ts
+ * const resolved: ResolvedShardingOptions = resolveShardingOptions({ ring: 'widgets' }, 'op-0_1a2b3c4d');
+ * console.log(resolved.buckets, resolved.leaseDurationMs); // 64 15000
+ * ```
+ */
 export interface ResolvedShardingOptions {
   readonly ring: string;
   readonly buckets: number;
