@@ -182,6 +182,21 @@ describeEachBackend(
         await a.ring.settled();
       })());
 
+    it('a fence lost at the renew deadline but still naming the member is handed back once the bucket is not its own', async () => {
+      const a = member('a');
+      const c = member('c');
+      await join(a);
+      await join(c); // c is a member; every fence is a's
+      // a freezes past its renew deadline: every bucket lost, the fences still name it.
+      a.clock.advance(RETRY + 10_000);
+      expect(owned(a)).toEqual([]);
+      await a.ring.settled(); // its late look renews, takes back its own buckets, hands back c's
+      await step(c, RETRY);
+      const owners = assignBuckets(BUCKETS, ['a', 'c']);
+      expect(owned(c)).toEqual(all.filter((bucket) => owners[bucket] === 'c'));
+      expectDisjoint(a, c);
+    });
+
     it('a graceful leave releases at once: the others take the buckets at their next look', async () => {
       const a = member('a');
       const c = member('c');

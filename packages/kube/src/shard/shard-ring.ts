@@ -379,6 +379,11 @@ export class ShardRing {
         if (fence === undefined || holder === '' || holder === this.identity || !liveSet.has(holder)) {
           work.push(this.take(bucket, fence));
         }
+      } else if (state === undefined && !mine && holder === this.identity) {
+        // A fence still naming us that we do not use (lost at the renew deadline, or left by an
+        // earlier incarnation of this identity): hand it back, or its new owner waits forever.
+        this.states.set(bucket, 'releasing');
+        work.push(lastValueFrom(this.release(bucket), { defaultValue: undefined }).catch(() => undefined));
       }
     }
     await Promise.all(work);
