@@ -18,7 +18,10 @@ const RANGE = /^shardRange\(\s*([a-zA-Z.]+)\s*,\s*'(0x[0-9a-fA-F]+)'\s*,\s*'(0x[
 export interface ShardSelector {
   /** The selector as given (echoed in `shardInfo`). */
   readonly text: string;
-  readonly matches: (meta: { readonly uid?: string; readonly namespace?: string }) => boolean;
+  readonly matches: (meta: {
+    readonly uid?: string | undefined;
+    readonly namespace?: string | undefined;
+  }) => boolean;
 }
 
 /** 64-bit FNV-1a of a string's UTF-8 bytes. */

@@ -315,10 +315,12 @@ export class ShardRing {
     this.tick?.unsubscribe();
     if (!this.running) return;
     this.tick = this.scheduler.schedule(() => {
-      this.inFlight = this.look().then((t) => {
-        this.ticks.next(t);
-        this.schedule(this.options.retryPeriodMs);
-      });
+      this.inFlight = this.look()
+        .catch((error: unknown) => this.report(error, [], []))
+        .then((t) => {
+          this.ticks.next(t);
+          this.schedule(this.options.retryPeriodMs);
+        });
     }, delay);
   }
 
