@@ -24,3 +24,4 @@ export type { ShardHandOff, ShardTick } from './shard-ring.js';
 export { fenceLeaseName, memberLeaseName, ShardRing } from './shard-ring.js';
 export { shardSelector } from './selector.js';
 export { ManagerSharding } from './manager-sharding.js';
+export { supportsShardSelector } from './server-support.js';

@@ -6,6 +6,7 @@ import { KubeClient } from '../client/kube-client.js';
 import type { KubeObject } from '../types.js';
 import { bucketOf } from './assignment.js';
 import { shardSelector } from './selector.js';
+import { supportsShardSelector } from './server-support.js';
 
 const NS = 'shard-selector';
 const PATH = `/api/v1/namespaces/${NS}/configmaps`;
@@ -99,6 +100,20 @@ describeEachBackend(
         await expect(list("shardRange(object.metadata.name, '0x0', '0x1')")).rejects.toMatchObject({
           code: 400,
         });
+      },
+    );
+
+    b.itOn('embedded', 'kube-apiserver v1.24 has no ShardedListAndWatch')(
+      'supportsShardSelector: the embedded server applies the selector (shardInfo echoed)',
+      async () => {
+        expect(await supportsShardSelector(client, { apiVersion: 'v1', kind: 'ConfigMap' }, NS)).toBe(true);
+      },
+    );
+
+    b.itOn('real', 'the embedded server implements KEP-5866')(
+      'supportsShardSelector: kube-apiserver v1.24 does not (no shardInfo), so clients filter themselves',
+      async () => {
+        expect(await supportsShardSelector(client, { apiVersion: 'v1', kind: 'ConfigMap' }, NS)).toBe(false);
       },
     );
 
