@@ -17,6 +17,32 @@ describe('fnv1a64', () => {
   });
 });
 
+/** The textbook FNV-1a 64 in BigInt: the reference the fast implementation must equal. */
+function reference(text: string): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= BigInt(byte);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash;
+}
+
+describe('fnv1a64 and bucketOf against the BigInt reference', () => {
+  it('agree on any string (ASCII and not) and any bucket count', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.uuid()),
+        fc.integer({ min: 1, max: 1 << 22 }),
+        (key, buckets) => {
+          expect(fnv1a64(key)).toBe(reference(key));
+          expect(bucketOf(key, buckets)).toBe(Number((reference(key) * BigInt(buckets)) >> 64n));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
 describe('bucketOf', () => {
   it('puts a key in the bucket whose hash range holds its hash', () => {
     fc.assert(

@@ -9,10 +9,41 @@
  *
  * @module
  */
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
 const MASK = 0xffffffffffffffffn;
+const TWO_32 = 4294967296;
 const encoder = new TextEncoder();
+
+/**
+ * FNV-1a 64 as two 32-bit halves, computed on four 16-bit limbs in small integers (no BigInt, no
+ * float modulo: this runs once per key of every reconcile). The prime 0x100000001b3 is
+ * 2^40 + 0x1b3: limb 0 × 0x1b3, plus limb 2 × 0x100.
+ */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function fnvHalves(text: string): [hi: number, lo: number] {
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  const ascii = isAscii(text);
+  const bytes: ArrayLike<number> | undefined = ascii ? undefined : encoder.encode(text);
+  const length = bytes === undefined ? text.length : bytes.length;
+  for (let i = 0; i < length; i++) {
+    h0 ^= bytes === undefined ? text.charCodeAt(i) : (bytes[i] ?? 0);
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (t1 >>> 16) + h0 * 0x100;
+    const t3 = h3 * 0x1b3 + (t2 >>> 16) + h1 * 0x100;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
+    h3 = t3 & 0xffff;
+  }
+  return [h3 * 0x10000 + h2, h1 * 0x10000 + h0];
+}
 
 /**
  * 64-bit FNV-1a of a string's UTF-8 bytes (the hash KEP-5866 specifies for `shardSelector`).
@@ -24,12 +55,8 @@ const encoder = new TextEncoder();
  * ```
  */
 export function fnv1a64(text: string): bigint {
-  let hash = FNV_OFFSET;
-  for (const byte of encoder.encode(text)) {
-    hash ^= BigInt(byte);
-    hash = (hash * FNV_PRIME) & MASK;
-  }
-  return hash;
+  const [hi, lo] = fnvHalves(text);
+  return (BigInt(hi) << 32n) | BigInt(lo);
 }
 
 const SPACE = 1n << 64n;
@@ -45,6 +72,9 @@ const SPACE = 1n << 64n;
  * ```
  */
 export function bucketOf(key: string, buckets: number): number {
+  const [hi, lo] = fnvHalves(key);
+  // floor((hi·2^32 + lo)·B / 2^64), exact in doubles for B ≤ 2^20.
+  if (buckets <= 1 << 20) return Math.floor((hi * buckets + Math.floor((lo * buckets) / TWO_32)) / TWO_32);
   return Number((fnv1a64(key) * BigInt(buckets)) >> 64n);
 }
 
