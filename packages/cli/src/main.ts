@@ -68,6 +68,7 @@ manager (also from RXKUBE_* environment variables; flags win):
   --leader-elect          elect a leader with a Lease (--lease-name, --lease-namespace)
   --log-level LEVEL       fatal, error, warn, info, debug, trace, silent
   --shutdown-timeout T    how long SIGTERM waits for reconciles in flight (default 30s)
+  --shard-ring RING       shard the controllers over the replicas naming this ring (Leases)
 rbac:
   --operator-namespace NS namespace of the operator's ServiceAccount (default default)
 module:
@@ -278,11 +279,17 @@ async function rbac(runnable: Runnable, modulePath: string, values: Values, io: 
       settingsFromFlags(values),
     );
     const election = options.leaderElection;
-    const mgr = await runnable.manager(
+    const withLease =
       typeof election === 'object' && election.leaseNamespace === undefined
         ? // The lease lives with the operator unless told otherwise.
           { ...options, leaderElection: { ...election, leaseNamespace: namespace } }
-        : options,
+        : options;
+    // So does the shard ring's.
+    const sharding = withLease.sharding;
+    const mgr = await runnable.manager(
+      sharding !== undefined && sharding.namespace === undefined
+        ? { ...withLease, sharding: { ...sharding, namespace } }
+        : withLease,
       moduleOptions,
     );
     let grants: Awaited<ReturnType<typeof managerRbac>>;

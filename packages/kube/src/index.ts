@@ -272,3 +272,6 @@ export type { RunningReconcile, WorkqueueProgressObserver } from './ops/workqueu
 // Streaming lists (WatchList): the port's capability and the end-bookmark annotation.
 export type { StreamingListSupport } from './watcher/source.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watcher/source.js';
+// Sharding (issue 22): the Manager option's types; the building blocks are in `@rxkube/kube/shard`.
+export type { ShardingOptions } from './shard/options.js';
+export { DuplicateShardIdentityError } from './shard/options.js';

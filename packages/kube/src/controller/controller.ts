@@ -251,7 +251,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     take(1),
   );
   const synced = (): boolean => stores.every((s) => s.ready);
-  const requests$ = requests({
+  const triggered$ = requests({
     plan,
     kinds,
     tracker,
@@ -262,6 +262,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     random: options.random,
     scheduler,
   });
+  const requests$ = options.reconcileOn === undefined ? triggered$ : merge(triggered$, options.reconcileOn);
   const recorder = options.recorder;
   const status =
     plan.status === undefined
@@ -320,6 +321,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     shutdown$: options.shutdown === undefined ? undefined : from(options.shutdown),
     timeoutMs: plan.reconcileTimeoutMs,
     scheduler,
+    admit: options.admit,
   });
   /** Emits once the applier drained after a shutdown; the recorder stops then. */
   const drained = new Subject<void>();

@@ -508,6 +508,18 @@ export interface ControllerOptions<T extends KubeObject> {
    * signal here.
    */
   readonly shutdown?: ObservableInput<unknown>;
+  /**
+   * More requests, from a source of the caller's (kube-rs `reconcile_on`): each is reconciled like
+   * a trigger of the primary object it names. The Manager's sharding requests a bucket's keys here
+   * when it acquires the bucket.
+   */
+  readonly reconcileOn?: Observable<ObjectRef>;
+  /**
+   * Wraps the whole work of a key (finalizer included) once its object is read: return `work` (or
+   * an Observable around it) to run it, `undefined` to skip the key (outcome `skipped`). The
+   * Manager's sharding admits only keys of buckets whose fence it holds. Default: all admitted.
+   */
+  readonly admit?: (object: T, work: Observable<Action>) => Observable<Action> | undefined;
 }
 
 /**

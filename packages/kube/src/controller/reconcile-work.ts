@@ -114,6 +114,8 @@ export interface WorkDeps<T extends KubeObject> {
   /** The deadline of one reconcile (after the cache sync); `undefined`: none. */
   readonly timeoutMs: number | undefined;
   readonly scheduler: SchedulerLike;
+  /** `ControllerOptions.admit`: wraps a key's whole work, or refuses it (`undefined`: skipped). */
+  readonly admit?: ((object: T, work: Observable<Action>) => Observable<Action> | undefined) | undefined;
 }
 
 /** `(request, key) => Observable<Action>` for the applier. */
@@ -227,12 +229,23 @@ export function reconcileWork<T extends KubeObject>(
       deps.report.count(new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
     }
   };
+  const admit = deps.admit;
+  // The whole work of a key (finalizer included) runs only if admitted, e.g. by a shard's fence.
+  const admitted =
+    admit === undefined
+      ? timed
+      : (request: ObjectRef, key: string): Observable<Action> =>
+          defer(() => {
+            const stored = primary.store.get(key);
+            if (stored === undefined) return of(SKIPPED);
+            return admit(tracker.latest(stored, primary.plan.resource), timed(request, key)) ?? of(SKIPPED);
+          });
   const synced = deps.synced;
   return (request, key) => {
     if (synced?.() === true) {
       // one pass-through instead of switchMap + catchError: errors are counted, then forwarded
       return new Observable<Action>((subscriber) =>
-        timed(request, key).subscribe({
+        admitted(request, key).subscribe({
           next: (action) => subscriber.next(action),
           error: (error: unknown) => {
             countUserCodeError(error, key);
@@ -243,7 +256,7 @@ export function reconcileWork<T extends KubeObject>(
       );
     }
     return ready$.pipe(
-      switchMap((ready) => (ready ? timed(request, key) : of(SKIPPED))),
+      switchMap((ready) => (ready ? admitted(request, key) : of(SKIPPED))),
       catchError((error: unknown) => {
         countUserCodeError(error, key);
         return throwError(() => error);

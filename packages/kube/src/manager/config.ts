@@ -17,6 +17,7 @@
  * | `--lease-namespace` | `RXKUBE_LEASE_NAMESPACE`, `POD_NAMESPACE` | `leaderElection.leaseNamespace` |
  * | `--log-level` | `RXKUBE_LOG_LEVEL`, `LOG_LEVEL` | `logLevel` |
  * | `--shutdown-timeout` (`30s`, `500ms`, `1m`) | `RXKUBE_SHUTDOWN_TIMEOUT` | `shutdownTimeoutMs` |
+ * | `--shard-ring` | `RXKUBE_SHARD_RING` | `sharding.ring` |
  *
  * A port and a bind address of the same server: the later layer wins (a `--health-port` flag
  * overrides a bind address given in code or the environment, and the reverse).
@@ -51,6 +52,8 @@ export type ManagerSettings = Pick<
   readonly leaderElection?: boolean;
   readonly leaseName?: string;
   readonly leaseNamespace?: string;
+  /** Shard the controllers over the replicas naming this ring (`sharding.ring`). */
+  readonly shardRing?: string;
 };
 
 /**
@@ -106,6 +109,7 @@ export const MANAGER_FLAGS = {
   'lease-namespace': { type: 'string' },
   'log-level': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'shard-ring': { type: 'string' },
 } as const;
 
 function integer(source: string, value: string, min: number): number {
@@ -174,6 +178,17 @@ function namespaces(source: string, values: readonly string[]): string[] {
   return list;
 }
 
+function ringName(source: string, value: string): string {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value) || value.length > 40) {
+    throw new ManagerConfigError(
+      source,
+      value,
+      'expected a DNS label of at most 40 characters, such as widgets',
+    );
+  }
+  return value;
+}
+
 function name(source: string, value: string): string {
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(value)) {
     throw new ManagerConfigError(source, value, 'expected a lower-case DNS name');
@@ -230,6 +245,8 @@ export function settingsFromEnv(
     out.logLevel = level(get('RXKUBE_LOG_LEVEL') !== undefined ? 'RXKUBE_LOG_LEVEL' : 'LOG_LEVEL', lvl);
   const st = get('RXKUBE_SHUTDOWN_TIMEOUT');
   if (st !== undefined) out.shutdownTimeoutMs = duration('RXKUBE_SHUTDOWN_TIMEOUT', st);
+  const ring = get('RXKUBE_SHARD_RING');
+  if (ring !== undefined) out.shardRing = ringName('RXKUBE_SHARD_RING', ring);
   return out;
 }
 
@@ -274,6 +291,8 @@ export function settingsFromFlags(values: Readonly<Record<string, unknown>>): Ma
   if (lvl !== undefined) out.logLevel = level('--log-level', lvl);
   const st = str('shutdown-timeout');
   if (st !== undefined) out.shutdownTimeoutMs = duration('--shutdown-timeout', st);
+  const ring = str('shard-ring');
+  if (ring !== undefined) out.shardRing = ringName('--shard-ring', ring);
   return out;
 }
 
@@ -317,7 +336,7 @@ export function settingsFromArgs(args: readonly string[]): ManagerSettings {
 export function withSettings(options: ManagerOptions, ...layers: readonly ManagerSettings[]): ManagerOptions {
   let out: ManagerOptions = options;
   for (const layer of layers) {
-    const { leaderElection, leaseName, leaseNamespace, ...plain } = layer;
+    const { leaderElection, leaseName, leaseNamespace, shardRing, ...plain } = layer;
     // a port and a bind address of one server: this layer's wins over an earlier layer's
     const { healthProbeBindAddress: _h, ...withoutHealthAddress } = out;
     if (plain.healthPort !== undefined && plain.healthProbeBindAddress === undefined)
@@ -326,6 +345,7 @@ export function withSettings(options: ManagerOptions, ...layers: readonly Manage
     if (plain.metricsPort !== undefined && plain.metricsBindAddress === undefined)
       out = withoutMetricsAddress;
     out = { ...out, ...plain };
+    if (shardRing !== undefined) out = { ...out, sharding: { ...out.sharding, ring: shardRing } };
     const current = out.leaderElection;
     const enabled = leaderElection ?? (current !== undefined && current !== false);
     if (!enabled) {

@@ -59,7 +59,7 @@ export function managedOptions(
   supplies: ManagerSupplies,
   run?: (concurrency: number) => RunSupplies,
 ): ControllerOptions<KubeObject> {
-  const { events: _events, permissions: _permissions, ...rest } = c.options;
+  const { events: _events, permissions: _permissions, single: _single, ...rest } = c.options;
   const concurrency = rest.concurrency ?? supplies.concurrency;
   const reconcileTimeoutMs = rest.reconcileTimeoutMs ?? supplies.reconcileTimeoutMs;
   return {

@@ -10,6 +10,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { KubeClient } from '../client/kube-client.js';
 import type { LeaderElectionOptions } from '../leader/leader-elector.js';
 import type { ControllerMetrics } from '../ops/metrics.js';
+import type { ShardingOptions } from '../shard/options.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
@@ -133,6 +134,12 @@ export interface ManagerOptions {
   readonly warmStandby?: boolean;
   /** Time source of the shutdown deadline and the controllers' timers. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Shard the controllers' keys across the replicas that name the same ring (issue 22, see
+   * `@rxkube/kube/shard` and docs/guides/scaling-out.md). Composes with `leaderElection`:
+   * sharded controllers run on every member, `single` ones under the leader Lease. Default off.
+   */
+  readonly sharding?: ShardingOptions;
 }
 
 /**

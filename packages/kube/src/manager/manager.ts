@@ -66,6 +66,7 @@ import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { SharedWatch } from '../reflector/share-watch.js';
 import { WatchRegistry } from '../reflector/watch-registry.js';
+import { ManagerSharding } from '../shard/manager-sharding.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { ControllerSupervisor } from './controller-supervisor.js';
 import { NamespaceScopeGuard } from './namespace-scope.js';
@@ -169,6 +170,8 @@ export class Manager {
   private readonly namespaceScope: NamespaceScopeGuard;
   /** The restart safety net of controller runs. */
   private readonly supervisor: ControllerSupervisor;
+  /** The shard ring, when `sharding` is set. */
+  readonly sharding: ManagerSharding | undefined;
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -229,6 +232,16 @@ export class Manager {
       this.leadership$ = this.elector.leadership$;
     }
     this.election = this.elector && new ElectionStatus(this.elector, this.log);
+    this.sharding =
+      options.sharding === undefined
+        ? undefined
+        : new ManagerSharding(
+            options.client,
+            options.sharding,
+            this.identity,
+            this.log,
+            this.metrics.registry,
+          );
     this.supervisor = new ControllerSupervisor(this.log, this.scheduler);
     this.results$ = this.results.asObservable();
   }
@@ -426,6 +439,7 @@ export class Manager {
       installedCrds: this.installedCrds,
       leaseNamespace: this.elector?.leaseNamespace,
       leaseName: this.elector?.leaseName,
+      shardNamespace: this.sharding?.ring.options.namespace,
     };
   }
 
@@ -444,6 +458,7 @@ export class Manager {
       this.namespaceScope.check,
     ];
     if (this.election !== undefined) checks.push(this.election.check);
+    if (this.sharding !== undefined) checks.push(this.sharding.check);
     return checks;
   }
 
@@ -494,6 +509,16 @@ export class Manager {
     if (this.options.warmStandby !== false) {
       for (const t of this.targets()) this.subscriptions.push(this.registry.watch(t).events$.subscribe());
     }
+    if (this.sharding !== undefined) {
+      try {
+        await this.sharding.start();
+      } catch (error) {
+        this.state = 'stopped';
+        this.sharding.stop();
+        await this.closeServers();
+        throw error;
+      }
+    }
     const elector = this.elector;
     if (elector !== undefined && this.election !== undefined) {
       this.subscriptions.push(...this.election.start(this.metrics));
@@ -506,12 +531,18 @@ export class Manager {
       // eslint-disable-next-line rxjs-x/no-unsafe-takeuntil
       takeUntil(this.shutdown),
       switchMap((leading) =>
-        leading ? merge(...this.controllers.map((c) => this.runController(c))) : EMPTY,
+        leading
+          ? merge(...this.controllers.filter((c) => !this.everywhere(c)).map((c) => this.runController(c)))
+          : EMPTY,
       ),
+    );
+    // Sharded controllers run on every member: their fences, not the leader Lease, gate them.
+    const sharded$ = merge(
+      ...this.controllers.filter((c) => this.everywhere(c)).map((c) => this.runController(c)),
     );
     let resolveDone!: () => void;
     const done = new Promise<void>((resolve) => (resolveDone = resolve));
-    const subscription = runs$.subscribe({
+    const subscription = merge(runs$, sharded$).subscribe({
       next: (r) => this.results.next(r),
       error: (error: unknown) => {
         this.log.error({ error }, 'a controller failed fatally (misconfiguration)');
@@ -610,6 +641,7 @@ export class Manager {
     for (const r of this.recorders.values()) r.complete();
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions.length = 0;
+    await this.sharding?.leave();
     await this.election?.release(this.metrics);
     await this.closeServers();
     this.results.complete();
@@ -678,7 +710,7 @@ export class Manager {
       concurrency: this.options.concurrency,
       reconcileTimeoutMs: this.options.reconcileTimeoutMs,
     };
-    return managedOptions(
+    const options = managedOptions(
       c,
       scope,
       supplies,
@@ -692,6 +724,19 @@ export class Manager {
           ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
         })),
     );
+    if (run === undefined || this.sharding === undefined) return options;
+    // Sharded: admit only keys of held buckets; request a bucket's keys when it is acquired.
+    const single = c.options.single === true;
+    if (single && this.elector !== undefined) return options;
+    return {
+      ...options,
+      ...this.sharding.hooks(options, single, () => this.built.get(c.name)?.stores.primary),
+    };
+  }
+
+  /** Whether a registration runs on every replica (sharded) rather than under the leader Lease. */
+  private everywhere(c: ManagedController): boolean {
+    return this.sharding !== undefined && (this.elector === undefined || c.options.single !== true);
   }
 
   /** The checked plan of a registration (its watch targets, …): builds nothing. */

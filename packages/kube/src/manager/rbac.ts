@@ -64,6 +64,14 @@ export interface ManagerRbac {
   readonly leaseNamespace?: string;
   /** The watched namespaces; absent: all (cluster-wide). */
   readonly namespaces?: readonly string[];
+  /**
+   * Rules in the shard ring's namespace, when sharding is on: its member and fence Leases are
+   * read one by one and listed by label, created, and written (PUT); never watched, patched or
+   * deleted.
+   */
+  readonly shardRules?: readonly PolicyRule[];
+  /** The shard ring's namespace, when sharding is on. */
+  readonly shardNamespace?: string;
 }
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -250,6 +258,18 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
     leaseRules: leaseNamespace === undefined ? [] : leaseRules(manager.leaseName),
     ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
     ...(restricted ? { namespaces } : {}),
+    ...(manager.shardNamespace !== undefined
+      ? {
+          shardNamespace: manager.shardNamespace,
+          shardRules: [
+            {
+              apiGroups: ['coordination.k8s.io'],
+              resources: ['leases'],
+              verbs: ['get', 'list', 'create', 'update'],
+            },
+          ],
+        }
+      : {}),
   };
 }
 
@@ -360,6 +380,25 @@ export function rbacManifests(
         kind: 'RoleBinding',
         metadata: { name: leaseRole, namespace: ns },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+        subjects: [subject],
+      },
+    );
+  }
+  if (rbac.shardRules !== undefined && rbac.shardRules.length > 0) {
+    const ns = rbac.shardNamespace ?? options.namespace;
+    const shardRole = `${name}-shard-ring`;
+    out.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: shardRole, namespace: ns },
+        rules: rbac.shardRules,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: shardRole, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole },
         subjects: [subject],
       },
     );

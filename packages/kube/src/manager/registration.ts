@@ -44,7 +44,7 @@ export interface PolicyRule {
  */
 export type ManagedControllerOptions<T extends KubeObject> = Omit<
   ControllerOptions<T>,
-  'client' | 'registry' | 'observer' | 'log' | 'recorder' | 'shutdown'
+  'client' | 'registry' | 'observer' | 'log' | 'recorder' | 'shutdown' | 'admit'
 > & {
   /** Give the controller an `EventRecorder` (so `ctx.record` works), reporting as `<manager>/<controller>`. */
   readonly events?: boolean;
@@ -53,6 +53,12 @@ export type ManagedControllerOptions<T extends KubeObject> = Omit<
    * (see `managerRbac`), e.g. creating children.
    */
   readonly permissions?: readonly PolicyRule[];
+  /**
+   * With a sharded Manager: this controller must run on one replica only (a cluster-wide
+   * aggregate). With leader election it runs under the leader Lease; without, on the ring member
+   * holding bucket 0's fence. Default false: its keys are sharded.
+   */
+  readonly single?: boolean;
 };
 
 /**
@@ -94,6 +100,8 @@ export interface ManagerDescription {
   readonly leaseNamespace: string | undefined;
   /** The lease's name when leader election is on (RBAC names it in `resourceNames`). */
   readonly leaseName?: string | undefined;
+  /** The shard ring's Lease namespace when sharding is on. */
+  readonly shardNamespace?: string | undefined;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

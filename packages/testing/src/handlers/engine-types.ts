@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ShardSelector } from '../shard-selector.js';
 import type { RequestUser } from '../auth.js';
 import type { ResourceType } from '../registry/types.js';
 import type { FieldSelector, LabelSelector } from '../selectors.js';
@@ -70,6 +71,8 @@ export interface ListOptions {
   readonly continue?: string | null;
   readonly resourceVersion?: string | null;
   readonly resourceVersionMatch?: string | null;
+  /** KEP-5866 `shardSelector`. */
+  readonly shardSelector?: string | null;
 }
 
 /** A list result in storage form. */
@@ -78,12 +81,16 @@ export interface ListResult {
   readonly items: KObj[];
   readonly continue?: string;
   readonly remainingItemCount?: number;
+  /** KEP-5866: the shard selector applied, echoed in `metadata.shardInfo`. */
+  readonly shardInfo?: { readonly selector: string };
 }
 
 /** Parsed selectors of a list or watch. */
 export interface Selectors {
   readonly label: LabelSelector;
   readonly field: FieldSelector;
+  /** KEP-5866 `shardSelector`, when given. */
+  readonly shard?: ShardSelector;
 }
 
 /** Hooks the controllers install. */

@@ -212,8 +212,9 @@ export class Engine {
     type: ResourceType,
     labelSelector: string | null | undefined,
     fieldSelector: string | null | undefined,
+    shardSelector?: string | null,
   ): Selectors {
-    return parseSelectors(type, labelSelector, fieldSelector);
+    return parseSelectors(type, labelSelector, fieldSelector, shardSelector);
   }
 
   /** Whether a stored object matches selectors. */

@@ -7,6 +7,7 @@
  */
 import type { ResourceType } from '../registry/types.js';
 import { parseFieldSelector, parseLabelSelector, SelectorError } from '../selectors.js';
+import { parseShardSelector } from '../shard-selector.js';
 import { ApiError, badRequest, expired, invalidOptions, resourceVersionTooLarge } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { metaOf } from '../store/object.js';
@@ -19,9 +20,13 @@ export function parseSelectors(
   type: ResourceType,
   labelSelector: string | null | undefined,
   fieldSelector: string | null | undefined,
+  shardSelector?: string | null,
 ): Selectors {
   try {
     return {
+      ...(shardSelector !== undefined && shardSelector !== null && shardSelector !== ''
+        ? { shard: parseShardSelector(shardSelector) }
+        : {}),
       label: parseLabelSelector(labelSelector ?? ''),
       field: parseFieldSelector(fieldSelector ?? '', [
         'metadata.name',
@@ -37,6 +42,7 @@ export function parseSelectors(
 
 /** Whether a stored object matches selectors. */
 export function matchesSelectors(type: ResourceType, sel: Selectors, o: KObj): boolean {
+  if (sel.shard !== undefined && !sel.shard.matches(metaOf(o))) return false;
   if (!sel.label.empty && !sel.label.matches(metaOf(o).labels)) return false;
   if (sel.field.empty) return true;
   const fields: Record<string, string> = {
@@ -54,7 +60,7 @@ export function listObjects(
   namespace: string | undefined,
   q: ListOptions,
 ): ListResult {
-  const sel = engine.selectors(type, q.labelSelector, q.fieldSelector);
+  const sel = engine.selectors(type, q.labelSelector, q.fieldSelector, q.shardSelector);
   const rvText = q.resourceVersion ?? undefined;
   const match = q.resourceVersionMatch ?? undefined;
   if (match && (rvText === undefined || rvText === '')) {
@@ -130,7 +136,7 @@ export function listObjects(
   let i = prefix ? lowerBound(keys, prefix) : 0;
   if (start !== undefined) i = Math.max(i, lowerBound(keys, prefix + start));
   const items: KObj[] = [];
-  const hasSelector = !sel.label.empty || !sel.field.empty;
+  const hasSelector = !sel.label.empty || !sel.field.empty || sel.shard !== undefined;
   let lastKey: string | undefined;
   for (; i < keys.length; i++) {
     const k = keys[i] ?? '';
@@ -166,9 +172,15 @@ export function listObjects(
       }
     }
   }
-  if (!more) return { resourceVersion: atRv, items };
+  const shardInfo = sel.shard === undefined ? {} : { shardInfo: { selector: sel.shard.text } };
+  if (!more) return { resourceVersion: atRv, items, ...shardInfo };
   const tokenStart = (lastKey ?? '').slice(prefix.length) + '\u0000';
-  const result: ListResult = { resourceVersion: atRv, items, continue: encodeContinue(atRv, tokenStart) };
+  const result: ListResult = {
+    resourceVersion: atRv,
+    items,
+    continue: encodeContinue(atRv, tokenStart),
+    ...shardInfo,
+  };
   return hasSelector ? result : { ...result, remainingItemCount: remaining };
 }
 

@@ -532,6 +532,7 @@ function engineListOptions(q: ListQuery): ListOptions {
   return {
     labelSelector: q.labelSelector,
     fieldSelector: q.fieldSelector,
+    shardSelector: q.shardSelector ?? null,
     limit: q.limit > 0 ? String(q.limit) : null,
     continue: q.continue,
     resourceVersion: q.resourceVersion,
@@ -627,6 +628,7 @@ function presentOne(engine: Engine, type: ResourceType, o: KObj, rep: Presentati
 /** The list envelope: built-ins without item TypeMeta, CRs with sorted keys and `continue: ""`. */
 function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presentation): Json {
   const meta: Json = { resourceVersion: String(r.resourceVersion) };
+  if (r.shardInfo !== undefined) meta['shardInfo'] = { ...r.shardInfo };
   if (rep.as === 'Table') {
     if (r.continue !== undefined) meta['continue'] = r.continue;
     if (r.remainingItemCount !== undefined) meta['remainingItemCount'] = r.remainingItemCount;
@@ -658,6 +660,7 @@ function listBody(engine: Engine, type: ResourceType, r: ListResult, rep: Presen
   const crMeta: Json = { continue: r.continue ?? '' };
   if (r.remainingItemCount !== undefined) crMeta['remainingItemCount'] = r.remainingItemCount;
   crMeta['resourceVersion'] = String(r.resourceVersion);
+  if (r.shardInfo !== undefined) crMeta['shardInfo'] = { ...r.shardInfo };
   return {
     apiVersion: type.apiVersion,
     items: r.items.map((o) => engine.present(type, o)),
@@ -676,7 +679,7 @@ function startWatch(
 ): void {
   const { route } = r;
   const { engine } = env;
-  const selectors = engine.selectors(type, opts.labelSelector, opts.fieldSelector);
+  const selectors = engine.selectors(type, opts.labelSelector, opts.fieldSelector, opts.shardSelector);
   const rvText = opts.resourceVersion;
   let fromRv: number | undefined;
   if (rvText !== null && rvText !== '' && rvText !== '0') {

@@ -41,6 +41,8 @@ export interface ListQuery {
   readonly allowWatchBookmarks: boolean;
   readonly labelSelector: string | null;
   readonly fieldSelector: string | null;
+  /** KEP-5866 `shardSelector`. */
+  readonly shardSelector?: string | null;
   readonly resourceVersion: string | null;
   readonly resourceVersionMatch: string | null;
   /** `sendInitialEvents` (WatchList); `undefined` when absent or when WatchList is off. */
@@ -230,6 +232,7 @@ export function listOptions(query: URLSearchParams, watch: boolean, watchList = 
     allowWatchBookmarks: goBool(query.get('allowWatchBookmarks')),
     labelSelector: query.get('labelSelector'),
     fieldSelector: query.get('fieldSelector'),
+    shardSelector: query.get('shardSelector'),
     resourceVersion: rv,
     resourceVersionMatch: match === '' ? null : match,
     sendInitialEvents,

@@ -1,0 +1,139 @@
+/**
+ * What a Manager does with `sharding: { ring }`: one {@link ShardRing} per Manager, and for each
+ * controller the two hooks the controller offers — `admit` (a key's whole work, finalizer
+ * included, runs only while this replica holds the fence of the key's bucket; counted in flight
+ * for the hand-off's drain) and `reconcileOn` (when a bucket is acquired, every primary object of
+ * it in the Store is requested, so keys whose triggers arrived while the bucket was elsewhere are
+ * reconciled). Children and mapped triggers request their primary, so they follow its bucket.
+ *
+ * A controller registered with `single: true` runs on one member: with leader election, under
+ * the leader Lease (the Manager gates it as before); without, all its keys hash to bucket 0, so
+ * the holder of bucket 0's fence runs it, with the same fenced hand-off.
+ *
+ * What it does not do (yet): filter the primary watch to the owned buckets (every replica's Store
+ * holds every object; see docs/guides/scaling-out.md).
+ *
+ * @module
+ */
+import type { Action } from '@rxkube/core';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Observable, Subscription } from 'rxjs';
+import { asyncScheduler, EMPTY, filter, from, merge, mergeMap } from 'rxjs';
+
+import type { KubeClient } from '../client/kube-client.js';
+import type { ControllerOptions } from '../controller/options.js';
+import type { ProbeCheck } from '../ops/probes.js';
+import type { StoreReader } from '../reflector/store-reader.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+import { observeRing } from './metrics.js';
+import type { ShardingOptions } from './options.js';
+import { resolveShardingOptions } from './options.js';
+import { ShardRing } from './shard-ring.js';
+
+/** The bucket every key of a `single` controller maps to. */
+const SINGLE_BUCKET = 0;
+
+/**
+ * The sharding of one Manager.
+ *
+ * ## Example
+ * ```ts
+ * const sharding = new ManagerSharding(client, { ring: 'widgets' }, mgr.identity, log, registry);
+ * await sharding.start();
+ * const hooks = sharding.hooks(options, false, () => mgr.controller('widget')?.stores.primary);
+ * ```
+ */
+export class ManagerSharding {
+  /** The ring. */
+  readonly ring: ShardRing;
+  private subscriptions: Subscription[] = [];
+
+  /** @throws {InvalidArgumentError} for bad settings (see `resolveShardingOptions`). */
+  constructor(
+    client: KubeClient,
+    options: ShardingOptions,
+    identity: string,
+    private readonly log: Logger,
+    private readonly registry: Registry,
+  ) {
+    const resolved = resolveShardingOptions(options, identity);
+    this.ring = new ShardRing(client, resolved, options.scheduler ?? asyncScheduler);
+  }
+
+  /** Joins the ring (metrics and hand-off logs start). @throws {DuplicateShardIdentityError} */
+  async start(): Promise<void> {
+    this.subscriptions = observeRing(this.ring, this.registry, this.log);
+    await this.ring.join();
+    this.log.info(
+      { ring: this.ring.options.ring, identity: this.ring.identity, buckets: this.ring.options.buckets },
+      `shard ring ${this.ring.options.ring}: joined`,
+    );
+  }
+
+  /** Leaves gracefully (drain, release fences, release membership). */
+  async leave(): Promise<void> {
+    await this.ring.leave();
+    for (const s of this.subscriptions) s.unsubscribe();
+    this.subscriptions = [];
+  }
+
+  /** Stops without releasing (the others take over when the membership expires). */
+  stop(): void {
+    this.ring.stop();
+    for (const s of this.subscriptions) s.unsubscribe();
+    this.subscriptions = [];
+  }
+
+  /** `/readyz`: not ready until every bucket assigned to this replica was held once. */
+  readonly check: ProbeCheck = {
+    name: 'shard',
+    check: () =>
+      this.ring.synced
+        ? { ok: true }
+        : {
+            ok: false,
+            reason: `shard ring ${this.ring.options.ring}: the buckets assigned to this replica are not all acquired yet`,
+          },
+  };
+
+  /** The bucket of a controller's key. */
+  bucketOf(object: KubeObject, single: boolean): number {
+    return single ? SINGLE_BUCKET : this.ring.bucketOfObject(object);
+  }
+
+  /**
+   * The controller hooks of one registration: `admit` through the ring's gate, `reconcileOn`
+   * merging the user's own with the keys of each acquired bucket.
+   */
+  hooks(
+    options: Pick<ControllerOptions<KubeObject>, 'reconcileOn' | 'for'>,
+    single: boolean,
+    primary: () => StoreReader | undefined,
+  ): Pick<ControllerOptions<KubeObject>, 'admit' | 'reconcileOn'> {
+    const ring = this.ring;
+    const admit = (object: KubeObject, work: Observable<Action>): Observable<Action> | undefined =>
+      ring.gate.run(this.bucketOf(object, single), work);
+    const acquired$: Observable<ObjectRef> = ring.acquired$.pipe(
+      filter((bucket) => !single || bucket === SINGLE_BUCKET),
+      mergeMap((bucket) =>
+        from(
+          (primary()?.list() ?? [])
+            .filter((o) => single || ring.bucketOfObject(o) === bucket)
+            .map((o) => refOf(options.for, o)),
+        ),
+      ),
+    );
+    return { admit, reconcileOn: merge(acquired$, options.reconcileOn ?? EMPTY) };
+  }
+}
+
+function refOf(type: { readonly apiVersion: string; readonly kind: string }, o: KubeObject): ObjectRef {
+  const namespace = o.metadata.namespace;
+  return {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
+    ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
+    name: o.metadata.name ?? '',
+  };
+}

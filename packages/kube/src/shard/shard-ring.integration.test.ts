@@ -1,0 +1,243 @@
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { firstValueFrom, Observable } from 'rxjs';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+
+import { KubeClient } from '../client/kube-client.js';
+import type { Lease } from '../leader/leader-elector.js';
+import { VirtualClock } from '../leader/virtual-clock.test.helper.js';
+import { assignBuckets } from './assignment.js';
+import { DuplicateShardIdentityError, resolveShardingOptions, SHARD_RING_LABEL } from './options.js';
+import type { ShardTick } from './shard-ring.js';
+import { ShardRing } from './shard-ring.js';
+
+const BUCKETS = 16;
+const RETRY = 2_000;
+const LEASE = 15_000;
+
+// Rings over HTTP against each backend; each member has its own virtual clock (client-go's
+// durations: 15 s lease, 10 s renew deadline, 2 s retry), so a member can be frozen or killed.
+describeEachBackend(
+  'ShardRing (Leases, over HTTP)',
+  (b) => {
+    let client: KubeClient;
+    let ringSeq = 0;
+    let ring = '';
+    const members: ShardRing[] = [];
+    /** Every hand-off of every member, in the order they happened (the test's own record). */
+    let log: string[] = [];
+
+    beforeAll(() => {
+      client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
+    });
+    afterAll(() => client.close());
+    afterEach(() => {
+      for (const m of members.splice(0)) m.stop();
+      ring = `ring-${++ringSeq}-${b.name}`;
+      log = [];
+    });
+    ring = `ring-${ringSeq}-${b.name}`;
+
+    interface Member {
+      readonly ring: ShardRing;
+      readonly clock: VirtualClock;
+    }
+
+    function member(identity: string, options: { drainTimeoutMs?: number } = {}): Member {
+      const clock = new VirtualClock();
+      const r = new ShardRing(
+        client,
+        resolveShardingOptions(
+          { ring, identity, namespace: 'default', buckets: BUCKETS, ...options },
+          identity,
+        ),
+        clock.scheduler,
+      );
+      r.handoffs$.subscribe((h) => log.push(`${identity} ${h.direction} ${h.bucket}`));
+      members.push(r);
+      return { ring: r, clock };
+    }
+
+    /** Advances a member's clock and waits for the look it started and the hand-offs it began. */
+    async function step(m: Member, ms: number): Promise<ShardTick> {
+      const next = firstValueFrom(m.ring.ticks$);
+      m.clock.advance(ms);
+      const tick = await next;
+      await m.ring.settled();
+      return tick;
+    }
+
+    async function join(m: Member): Promise<void> {
+      const joined = m.ring.join();
+      await step(m, 0);
+      await joined;
+    }
+
+    const owned = (m: Member): number[] => [...m.ring.gate.opened].sort((x, y) => x - y);
+    const all = Array.from({ length: BUCKETS }, (_, i) => i);
+
+    function expectDisjoint(...ms: Member[]): void {
+      const seen = new Map<number, string>();
+      for (const m of ms) {
+        for (const bucket of m.ring.gate.opened) {
+          expect(seen.get(bucket), `bucket ${bucket} open on two members`).toBeUndefined();
+          seen.set(bucket, m.ring.identity);
+        }
+      }
+    }
+
+    it('a lone member acquires every bucket at its first look; its Leases carry the ring label', async () => {
+      const a = member('a');
+      await join(a);
+      expect(owned(a)).toEqual(all);
+      expect(a.ring.synced).toBe(true);
+      const leases = await client.list<Lease>(
+        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+        { namespace: 'default', labelSelector: `${SHARD_RING_LABEL}=${ring}` },
+      );
+      expect(leases.items).toHaveLength(BUCKETS + 1);
+      const fence = leases.items.find((l) => l.metadata.name === `${ring}-fence-3`);
+      expect(fence?.spec?.holderIdentity).toBe('a');
+      expect(fence?.metadata.labels).toEqual({ [SHARD_RING_LABEL]: ring, 'rxkube.io/shard-role': 'fence' });
+    });
+
+    it('a joining member gets its rendezvous buckets, each released by the old owner before it is acquired', async () => {
+      const a = member('a');
+      const c = member('c');
+      await join(a);
+      await join(c);
+      // c is a member, but a still holds every fence: c takes nothing yet.
+      expect(owned(c)).toEqual([]);
+      expectDisjoint(a, c);
+      await step(a, RETRY); // a sees c: stops, drains (nothing in flight), releases c's buckets
+      expectDisjoint(a, c);
+      await step(c, RETRY); // c acquires the freed fences
+      expectDisjoint(a, c);
+      const owners = assignBuckets(BUCKETS, ['a', 'c']);
+      expect(owned(c)).toEqual(all.filter((bucket) => owners[bucket] === 'c'));
+      expect(owned(a)).toEqual(all.filter((bucket) => owners[bucket] === 'a'));
+      for (const bucket of owned(c)) {
+        const released = log.indexOf(`a released ${bucket}`);
+        expect(released).toBeGreaterThanOrEqual(0);
+        expect(log.indexOf(`c acquired ${bucket}`)).toBeGreaterThan(released);
+      }
+    });
+
+    it('fencing: a moving bucket with a reconcile in flight is released only after the drain deadline cancelled it', async () => {
+      const a = member('a', { drainTimeoutMs: 5_000 });
+      const c = member('c');
+      await join(a);
+      const moving = assignBuckets(BUCKETS, ['a', 'c']).indexOf('c');
+      let unsubscribed = false;
+      const reconcile$ = new Observable<never>(() => () => (unsubscribed = true)); // never ends by itself
+      a.ring.gate.run(moving, reconcile$)!.subscribe();
+      await join(c);
+      // a's look starts the hand-off; it waits for the reconcile in flight.
+      const next = firstValueFrom(a.ring.ticks$);
+      a.clock.advance(RETRY);
+      await next;
+      expect(a.ring.gate.isOpen(moving)).toBe(false); // intake stopped at once
+      expect(a.ring.gate.inFlight(moving)).toBe(1);
+      await step(c, RETRY);
+      expect(c.ring.gate.isOpen(moving)).toBe(false); // fence still a's: c waits
+      a.clock.advance(5_000); // drain deadline: cancel, then release
+      await a.ring.settled();
+      expect(a.ring.gate.inFlight(moving)).toBe(0);
+      expect(unsubscribed).toBe(true);
+      expect(log).toContain(`a released ${moving}`);
+      await step(c, RETRY);
+      expect(c.ring.gate.isOpen(moving)).toBe(true);
+      expect(log.indexOf(`c acquired ${moving}`)).toBeGreaterThan(log.indexOf(`a released ${moving}`));
+    });
+
+    it('a killed member keeps its buckets until its membership expired, then the others take them', async () => {
+      const a = member('a');
+      const c = member('c');
+      await join(a);
+      await join(c);
+      await step(a, RETRY);
+      await step(c, RETRY);
+      const ofA = owned(a);
+      expect(ofA.length).toBeGreaterThan(0);
+      await step(a, RETRY); // a's last renewal
+      a.ring.stop(); // killed: nothing released
+      await step(c, RETRY); // c first sees a's last record: observed time T0
+      for (let t = RETRY; t < LEASE; t += RETRY) {
+        await step(c, RETRY); // up to T0 + 14 s: a is still a member
+        expect(owned(c).filter((bucket) => ofA.includes(bucket))).toEqual([]);
+      }
+      await step(c, RETRY); // T0 + 16 s ≥ 15 s: a left the ring; c takes every bucket
+      expect(owned(c)).toEqual(all);
+      expect(c.ring.deadMemberBoundMs).toBe(LEASE + 2 * RETRY);
+    });
+
+    it('a member that cannot renew for retryPeriod + renewDeadline closes every bucket at once', () =>
+      (async () => {
+        const a = member('a');
+        await join(a);
+        expect(owned(a)).toEqual(all);
+        // Frozen: 12 s pass before any renewal can complete (the timers run synchronously).
+        a.clock.advance(RETRY + 10_000);
+        expect(owned(a)).toEqual([]);
+        expect(log.filter((l) => l.startsWith('a lost'))).toHaveLength(BUCKETS);
+        await a.ring.settled();
+      })());
+
+    it('a fence lost at the renew deadline but still naming the member is handed back once the bucket is not its own', async () => {
+      const a = member('a');
+      const c = member('c');
+      await join(a);
+      await join(c); // c is a member; every fence is a's
+      // a freezes past its renew deadline: every bucket lost, the fences still name it.
+      a.clock.advance(RETRY + 10_000);
+      expect(owned(a)).toEqual([]);
+      await a.ring.settled(); // its late look renews, takes back its own buckets, hands back c's
+      await step(c, RETRY);
+      const owners = assignBuckets(BUCKETS, ['a', 'c']);
+      expect(owned(c)).toEqual(all.filter((bucket) => owners[bucket] === 'c'));
+      expectDisjoint(a, c);
+    });
+
+    it('a graceful leave releases at once: the others take the buckets at their next look', async () => {
+      const a = member('a');
+      const c = member('c');
+      await join(a);
+      await join(c);
+      await step(a, RETRY);
+      await step(c, RETRY);
+      await c.ring.leave();
+      expect(owned(c)).toEqual([]);
+      await step(a, RETRY);
+      expect(owned(a)).toEqual(all);
+    });
+
+    it('a second replica with the identity of a live one refuses to join', async () => {
+      const a = member('same');
+      await join(a);
+      const twin = member('same');
+      const joined = twin.ring.join();
+      joined.catch(() => undefined);
+      await step(twin, 0); // sees the Lease held by its identity: watches it
+      await step(a, RETRY); // the live replica renews
+      const next = firstValueFrom(twin.ring.ticks$);
+      twin.clock.advance(RETRY);
+      await next;
+      await expect(joined).rejects.toBeInstanceOf(DuplicateShardIdentityError);
+      await expect(joined).rejects.toThrow(/give each replica its own identity/);
+      expect(owned(twin)).toEqual([]);
+    });
+
+    it('a restart under the same identity takes over its stale Lease after one lease duration', async () => {
+      const a = member('same');
+      await join(a);
+      a.ring.stop();
+      const again = member('same');
+      const joined = again.ring.join();
+      await step(again, 0);
+      for (let t = 0; t < LEASE; t += RETRY) await step(again, RETRY);
+      await joined;
+      await step(again, RETRY);
+      expect(owned(again)).toEqual(all);
+    });
+  },
+  { controllerManager: false },
+);
