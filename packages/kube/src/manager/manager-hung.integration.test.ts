@@ -160,7 +160,8 @@ describeEachBackend(
       const report = await mgr.stop();
       expect(report).toMatchObject({ drained: true, cancelled: 0 });
       const line = lines.find((l) => l['msg'] === 'reconcile error' && l['key'] === 'throws/boom');
-      expect(line).toMatchObject({ controller: 'cms', hook: 'reconcile' });
+      // named as user code, not as the ReconcileError wrapping it (issue 19 §2)
+      expect(line).toMatchObject({ controller: 'cms', hook: 'reconcile', errorType: 'UserCodeError' });
       // no line carries the key "controller" twice (pino's child binding and the fields; issue 19 §5)
       expect(raw.filter((l) => l.split('"controller":').length > 2)).toEqual([]);
       expect(raw.some((l) => l.includes('"hook":"reconcile"') && l.includes('"controller":"cms"'))).toBe(
