@@ -190,8 +190,10 @@ describeEachBackend(
       );
       await configMap('unsynced', 'waiting');
       await mgr.start();
-      await waitFor('the primary watch to list', () =>
-        Promise.resolve(mgr.controller('cms')?.stores.primary.size === 1),
+      // the request reached a worker, which waits for the caches (an owned kind not served)
+      await waitFor(
+        'the request to wait in a worker',
+        async () => (await metric(mgr, 'controller_runtime_active_workers{controller="cms"}')) === 1,
       );
       const report = await mgr.stop();
       expect(report).toMatchObject({ drained: true, cancelled: 0 });
