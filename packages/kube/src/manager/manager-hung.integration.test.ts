@@ -160,7 +160,8 @@ describeEachBackend(
       const report = await mgr.stop();
       expect(report).toMatchObject({ drained: true, cancelled: 0 });
       const line = lines.find((l) => l['msg'] === 'reconcile error' && l['key'] === 'throws/boom');
-      expect(line).toMatchObject({ controller: 'cms', hook: 'reconcile' });
+      // named as user code, not as the ReconcileError wrapping it (issue 19 §2)
+      expect(line).toMatchObject({ controller: 'cms', hook: 'reconcile', errorType: 'UserCodeError' });
       // no line carries the key "controller" twice (pino's child binding and the fields; issue 19 §5)
       expect(raw.filter((l) => l.split('"controller":').length > 2)).toEqual([]);
       expect(raw.some((l) => l.includes('"hook":"reconcile"') && l.includes('"controller":"cms"'))).toBe(
@@ -189,8 +190,10 @@ describeEachBackend(
       );
       await configMap('unsynced', 'waiting');
       await mgr.start();
-      await waitFor('the primary watch to list', () =>
-        Promise.resolve(mgr.controller('cms')?.stores.primary.size === 1),
+      // the request reached a worker, which waits for the caches (an owned kind not served)
+      await waitFor(
+        'the request to wait in a worker',
+        async () => (await metric(mgr, 'controller_runtime_active_workers{controller="cms"}')) === 1,
       );
       const report = await mgr.stop();
       expect(report).toMatchObject({ drained: true, cancelled: 0 });

@@ -268,7 +268,8 @@ export interface LoggedReconcile {
 
 /**
  * Logs one line per reconcile outcome: `{ controller, key, result, durationMs, requeueAfterMs?,
- * retryInMs?, hook?, error? }` with message `reconcile <result>` — `info` for success, requeue and
+ * retryInMs?, hook?, error?, errorType? }` (`errorType`: the name of what failed, the cause of a
+ * `ReconcileError`) with message `reconcile <result>` — `info` for success, requeue and
  * skipped, `error` for error and terminal (the error's message, secrets scrubbed).
  *
  * ## Example
@@ -316,7 +317,11 @@ export function logReconcile<R extends LoggedReconcile>(
           : typeof r.error === 'string'
             ? r.error
             : (JSON.stringify(r.error) ?? 'unknown error');
-      if (r.error instanceof Error) fields['errorType'] = r.error.name;
+      // A ReconcileError only wraps what failed: name that (UserCodeError, KubeApiError, …).
+      if (r.error instanceof Error) {
+        const cause: unknown = r.error.cause;
+        fields['errorType'] = cause instanceof Error ? cause.name : r.error.name;
+      }
     }
     if (r.outcome === 'error' || r.outcome === 'terminal') logger.error(fields, `reconcile ${r.outcome}`);
     else logger.info(fields, `reconcile ${r.outcome}`);
