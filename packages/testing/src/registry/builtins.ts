@@ -3,7 +3,8 @@
  * both groups (`events.ts`), apps/v1 (`apps.ts`), autoscaling/v2 (`autoscaling.ts`), batch/v1
  * (`batch.ts`), networking.k8s.io/v1 (`networking.ts`), policy/v1 (`policy.ts`),
  * apiextensions.k8s.io (`apiextensions.ts`), coordination.k8s.io (`coordination.ts`), authorization.k8s.io's reviews (`authorization.ts`),
- * rbac.authorization.k8s.io (`rbac.ts`). A new built-in
+ * rbac.authorization.k8s.io (`rbac.ts`), core/v1 ResourceQuota and LimitRange from one table
+ * (`namespace-policy.ts`). A new built-in
  * kind goes into its group's file (or a new one) and into the list below; `/apis` lists the groups
  * in kube-apiserver's order whatever the order here (`registry.ts`).
  *
@@ -21,6 +22,7 @@ import { admissionregistrationKinds } from './kinds/admissionregistration.js';
 import { coordinationKinds } from './kinds/coordination.js';
 import { coreKinds } from './kinds/core.js';
 import { eventKinds } from './kinds/events.js';
+import { namespacePolicyKinds } from './kinds/namespace-policy.js';
 import { networkingKinds } from './kinds/networking.js';
 import { policyKinds } from './kinds/policy.js';
 import { rbacKinds } from './kinds/rbac.js';
@@ -32,6 +34,7 @@ export { omitEmptyBuiltin } from './kinds/omit-empty.js';
 export function builtinTypes(): ResourceType[] {
   return [
     ...coreKinds(),
+    ...namespacePolicyKinds(),
     ...eventKinds(),
     ...appsKinds(),
     ...autoscalingKinds(),
