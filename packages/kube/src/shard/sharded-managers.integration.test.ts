@@ -223,7 +223,7 @@ describeEachBackend(
       );
       expect(recorder.overlaps).toEqual([]);
       for (const m of all) await m.mgr.stop();
-    });
+    }, 120_000); // ~6 s alone; a loaded CI machine may need several times that
   },
   { controllerManager: false, realTimeoutMs: 180_000 },
 );
