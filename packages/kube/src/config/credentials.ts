@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 
 import { KubeConfigError } from '../errors.js';
 import { ExecCredentialPlugin } from './exec-credential.js';
+import type { Clock } from './exec-credential.js';
 import type { Cluster, User } from './kubeconfig.js';
 
 /** What one request carries: headers, and the client certificate when the user has one. */
@@ -23,10 +24,7 @@ export interface Credentials {
   readonly key?: string | Buffer;
 }
 
-/** A time source (ms since the epoch). */
-export interface Clock {
-  now(): number;
-}
+export type { Clock };
 
 /** client-go re-reads a token file at most once a minute (`transport.NewCachedFileTokenSource`). */
 export const TOKEN_FILE_REREAD_MS = 60_000;

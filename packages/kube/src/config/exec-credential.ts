@@ -13,8 +13,12 @@
 import { spawn } from 'node:child_process';
 
 import { KubeConfigError } from '../errors.js';
-import type { Clock } from './credentials.js';
 import type { Cluster, ExecConfig } from './kubeconfig.js';
+
+/** A time source (ms since the epoch). */
+export interface Clock {
+  now(): number;
+}
 
 /** What a plugin returned: a token, or a client certificate and key (PEM). */
 export interface ExecCredential {

@@ -45,9 +45,10 @@ export function queue(
     const debouncing = new Set<string>();
     const debounced = deps.idle.source();
     let queued$ = requests$.pipe(
+      // The idle tracker only reads whether a count is 0: tell it on 0 ↔ non-0 only, not per event.
       tap((r) => {
         debouncing.add(objectKey(r));
-        debounced.set(debouncing.size);
+        if (debouncing.size === 1) debounced.set(1);
       }),
       debounceByKey(
         keyOf,
@@ -56,8 +57,7 @@ export function queue(
         scheduler,
       ),
       tap((r) => {
-        debouncing.delete(objectKey(r));
-        debounced.set(debouncing.size);
+        if (debouncing.delete(objectKey(r)) && debouncing.size === 0) debounced.set(0);
       }),
       finalize(() => {
         debouncing.clear();
