@@ -30,7 +30,13 @@ export type WatcherFailureKind =
   /** A line that could not be parsed — the watch is aborted and resumed from the last good RV. */
   | 'malformed'
   /** The server ended the watch within 1 s without a single line (client-go's "very short watch"). */
-  | 'short-watch';
+  | 'short-watch'
+  /**
+   * The kind is not served (its CRD is not installed or Established yet, or was deleted): the
+   * message names the kind. The watcher waits (checking again after backoff, discovery refetching
+   * the group-version) and starts when it is served; not counted in `errors`.
+   */
+  | 'not-served';
 
 /**
  * One recoverable failure, as reported in {@link WatcherHealth.lastError}.

@@ -440,14 +440,18 @@ export class WatcherMachine<T extends KubeObject> {
     this.streamingInit = false;
     this.abort();
     const gone = isGoneFailure(classified);
-    const fallback = wasStreaming && this.streamFailed(classified, gone, cause);
-    const effectiveKind: WatcherFailureKind = gone ? 'gone' : kind;
+    const notServed = classified.notServed === true;
+    const fallback = wasStreaming && !notServed && this.streamFailed(classified, gone, cause);
+    const effectiveKind: WatcherFailureKind = gone ? 'gone' : notServed ? 'not-served' : kind;
     if (gone) {
       this.health.gone410s++;
       this.health.relists++;
       this.resumeWith = 'list';
     } else {
-      if (kind === 'list' || kind === 'watch' || kind === 'watch-status' || kind === 'short-watch') {
+      if (
+        !notServed &&
+        (kind === 'list' || kind === 'watch' || kind === 'watch-status' || kind === 'short-watch')
+      ) {
         this.health.errors++;
       }
       this.resumeWith = wasListing ? 'list' : 'watch';
