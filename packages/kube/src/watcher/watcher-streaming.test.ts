@@ -257,6 +257,23 @@ describe('watcher: streaming lists', () => {
     expect(s?.watchCalls.every((c) => c.sendInitialEvents === true)).toBe(true);
   });
 
+  it('does not fall back when the watch is refused (403): RBAC says nothing about streaming lists', () => {
+    const ts = newScheduler();
+    const shared = support();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      const forbidden = cold<RawWatchEvent>('-#', undefined, httpError(403, { reason: 'Forbidden' }));
+      const ok = cold('-B', { B: endBookmark('10') });
+      s = scriptedSource(ts, [], [forbidden, ok]);
+      expectObservable(watcher({ ...s.source, streamingLists: shared }, exact, ts), '^ 900ms !').toBe(
+        'I 800ms ID',
+        { I, D },
+      );
+    });
+    expect(shared.refusals).toEqual([]);
+    expect(s?.listCalls).toEqual([]);
+  });
+
   it('never falls back when streaming is forced (streamingLists: true), and never streams when it is off', () => {
     const ts = newScheduler();
     let forced: ReturnType<typeof scriptedSource> | undefined;

@@ -9,7 +9,8 @@
  *        └─ backoff ◀── 410 ── backoff ──▶ watch (last good RV)
  *
  * A stream that fails before its end bookmark for a reason other than the network, 429, 410 or a
- * too-large resourceVersion falls back to pages, remembered for the server (`streamingLists`).
+ * too-large resourceVersion, 401/403 or a kind not served falls back to pages, remembered for the
+ * server (`streamingLists`).
  *
  * The relist keeps one table: `known` holds a mark entry while a list is in progress; every listed
  * object moves behind it (keeping the cached instance when its resourceVersion did not change), so
@@ -499,7 +500,10 @@ export class WatcherMachine<T extends KubeObject> {
     }
     // An error on the request's error channel without an HTTP status: the connection failed.
     const transport = cause !== undefined && classified.code === undefined;
-    if (transport || classified.code === 429) return false;
+    // 401/403: the server refused the watch verb, which says nothing about streaming lists (a paged
+    // list would be followed by the same refused watch); retried like any refusal.
+    const refused = classified.code === 401 || classified.code === 403;
+    if (transport || refused || classified.code === 429) return false;
     if (this.config.streamingLists !== undefined) return false;
     const first = this.source.streamingLists?.unsupported(classified.message) ?? true;
     if (first) {
