@@ -36,7 +36,13 @@ export type WatcherFailureKind =
    * it cannot parse or select on). Not transient: retried only every `backoff.maxMs`, and
    * `WatchHealthChecks` keeps `/readyz` failing, naming it, until a request succeeds.
    */
-  | 'invalid';
+  | 'invalid'
+  /**
+   * The kind is not served (its CRD is not installed or Established yet, or was deleted): the
+   * message names the kind. The watcher waits (checking again after backoff, discovery refetching
+   * the group-version) and starts when it is served; not counted in `errors`.
+   */
+  | 'not-served';
 
 /**
  * One recoverable failure, as reported in {@link WatcherHealth.lastError}.

@@ -6,9 +6,10 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
-import { defer, from, map, switchMap } from 'rxjs';
+import { catchError, defer, from, map, switchMap, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
 
+import { isNotFound, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/watch-line-decoder.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type {
@@ -71,7 +72,9 @@ export interface ListWatchOptions {
  *   packages/testing/fixtures/kube-wire/README.md).
  * - unsubscribe: the request is aborted and its socket destroyed.
  * - The kind is resolved through discovery on every call (cached), so a CRD installed later is
- *   picked up when the watcher retries.
+ *   picked up when the watcher retries. A 404 from a list or watch of a resolved kind (its CRD was
+ *   deleted) drops the cached discovery and errors with `ResourceNotFoundError`, as for a kind
+ *   never served: the watcher reports `not-served` and waits for it to come back.
  *
  * @throws {InvalidArgumentError} at call time for an unusable client, resource or option.
  */
@@ -153,6 +156,7 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
             }),
           ).pipe(map((list) => toPage(list, api, metadataOnly))),
         ),
+        catchError((error: unknown) => notServed(error)),
       );
     },
     watch(params: WatchParams): Observable<RawWatchEvent<T>> {
@@ -178,9 +182,24 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
             maxLineBytes,
           ),
         ),
+        catchError((error: unknown) => notServed(error)),
       );
     },
   };
+
+  /** A 404 for a resolved kind: it stopped being served (its CRD was deleted). */
+  function notServed(error: unknown): Observable<never> {
+    if (!isNotFound(error)) return throwError(() => error);
+    client.discovery.invalidate();
+    return throwError(
+      () =>
+        new ResourceNotFoundError(
+          resource.apiVersion,
+          resource.kind,
+          'the server answered 404 for its path: its CustomResourceDefinition was deleted or is not Established',
+        ),
+    );
+  }
 }
 
 /** Streaming-list support, per client (a client talks to one server). */

@@ -1,6 +1,8 @@
 // Streaming lists (WatchList, KEP-3157) in the watcher's state machine, under TestScheduler.
 // The facts these follow: packages/testing/fixtures/watch-list/README.md.
 import { tap } from 'rxjs';
+
+import { ResourceNotFoundError } from '../errors.js';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -255,6 +257,23 @@ describe('watcher: streaming lists', () => {
     expect(s?.watchCalls.every((c) => c.sendInitialEvents === true)).toBe(true);
   });
 
+  it('does not fall back when the watch is refused (403): RBAC says nothing about streaming lists', () => {
+    const ts = newScheduler();
+    const shared = support();
+    let s: ReturnType<typeof scriptedSource> | undefined;
+    ts.run(({ cold, expectObservable }) => {
+      const forbidden = cold<RawWatchEvent>('-#', undefined, httpError(403, { reason: 'Forbidden' }));
+      const ok = cold('-B', { B: endBookmark('10') });
+      s = scriptedSource(ts, [], [forbidden, ok]);
+      expectObservable(watcher({ ...s.source, streamingLists: shared }, exact, ts), '^ 900ms !').toBe(
+        'I 800ms ID',
+        { I, D },
+      );
+    });
+    expect(shared.refusals).toEqual([]);
+    expect(s?.listCalls).toEqual([]);
+  });
+
   it('never falls back when streaming is forced (streamingLists: true), and never streams when it is off', () => {
     const ts = newScheduler();
     let forced: ReturnType<typeof scriptedSource> | undefined;
@@ -331,5 +350,33 @@ describe('watcher: relists keep unchanged instances (paged)', () => {
       .map((e) => (e as { object: KubeObject }).object);
     expect(objects[2]).toBe(objects[0]);
     expect(objects[3]).not.toBe(objects[1]);
+  });
+});
+
+describe('watcher: a kind that is not served (its CRD missing)', () => {
+  it('waits, saying which kind, without counting errors or falling back, and starts once it is served', () => {
+    const ts = newScheduler();
+    const healths: WatcherHealth[] = [];
+    const shared = support();
+    ts.run(({ cold, expectObservable }) => {
+      const missing = (): Error =>
+        new ResourceNotFoundError('example.com/v1', 'Widget', 'the server does not serve the group-version');
+      const first = cold<RawWatchEvent>('-#', undefined, missing());
+      const second = cold<RawWatchEvent>('-#', undefined, missing());
+      const served = cold('-a-B', { a: added(a1), B: endBookmark('10') });
+      const s = scriptedSource(ts, [], [first, second, served]);
+      const source = { ...s.source, streamingLists: shared };
+      expectObservable(watcher(source, { ...exact, health: (h) => healths.push(h) }, ts), '^ 2500ms !').toBe(
+        'I 800ms I 1600ms Ia-D',
+        { I, D, a: initApply(a1) },
+      );
+    });
+    const waiting = healths.find((h) => h.lastError?.kind === 'not-served');
+    expect(waiting?.lastError?.message).toContain(
+      'kind "Widget" of apiVersion "example.com/v1" is not served',
+    );
+    expect(waiting?.synced).toBe(false);
+    expect(healths.at(-1)).toMatchObject({ synced: true, errors: 0, initialList: 'streaming' });
+    expect(shared.refusals).toEqual([]);
   });
 });

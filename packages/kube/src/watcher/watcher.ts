@@ -60,7 +60,7 @@ export interface WatcherOptions extends ListWatchOptions, WatcherConfig {}
  *   resume point does not move: they are not ordered), the `BOOKMARK` annotated
  *   `k8s.io/initial-events-end` is `InitDone` and its resourceVersion the resume point, and the
  *   same request goes on as the watch. A server that refuses it (a 422 from Kubernetes < 1.27, a
- *   stream that ends or stalls before the bookmark, any failure but the network, 429, 410 or a
+ *   stream that ends or stalls before the bookmark, any failure but the network, 429, 401/403, 410, a kind not served or a
  *   too-large resourceVersion) gets paged lists from then on (remembered per client, said once
  *   through `debug`): the pages (`limit` = `pageSize`, following `continue`), then a watch from
  *   the list's resourceVersion. `streamingLists: true | false` forces either. Every watch has

@@ -8,6 +8,8 @@ import type { WatchStatus } from '../source.js';
 /** What the watcher's state machine needs to know about one failure. */
 export interface Classified {
   readonly message: string;
+  /** The kind is not served (`ResourceNotFoundError`): its CRD is missing. */
+  readonly notServed?: boolean;
   readonly code?: number;
   readonly reason?: string;
   readonly retryAfterMs?: number;
@@ -61,6 +63,7 @@ export function classifyError(error: unknown): Classified {
         ? error
         : `non-Error failure: ${String(error)}`;
   if (e === undefined) return { message };
+  if (e['_tag'] === 'ResourceNotFoundError') return { message, notServed: true };
   const code = codeOf(e);
   const reason = reasonOf(e);
   const ra = retryAfterSeconds(e);

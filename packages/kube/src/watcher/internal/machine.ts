@@ -11,7 +11,8 @@
  * A 400 (the request itself is wrong: a selector the server cannot parse, a field it cannot
  * select on) is not transient: it waits `maxMs` before every retry and is reported as `invalid`.
  * A stream that fails before its end bookmark for a reason other than the network, 429, 410 or a
- * too-large resourceVersion falls back to pages, remembered for the server (`streamingLists`).
+ * too-large resourceVersion, 401/403 or a kind not served falls back to pages, remembered for the
+ * server (`streamingLists`).
  *
  * The relist keeps one table: `known` holds a mark entry while a list is in progress; every listed
  * object moves behind it (keeping the cached instance when its resourceVersion did not change), so
@@ -469,16 +470,26 @@ export class WatcherMachine<T extends KubeObject> {
     this.streamingInit = false;
     this.abort();
     const gone = isGoneFailure(classified);
-    const fallback = wasStreaming && this.streamFailed(classified, gone, cause);
+    const notServed = classified.notServed === true;
+    const fallback = wasStreaming && !notServed && this.streamFailed(classified, gone, cause);
     // A 400 that made a stream fall back to pages says "no WatchList here", not "bad request".
-    const invalid = !gone && !fallback && isInvalidFailure(classified);
-    const effectiveKind: WatcherFailureKind = gone ? 'gone' : invalid ? 'invalid' : kind;
+    const invalid = !gone && !notServed && !fallback && isInvalidFailure(classified);
+    const effectiveKind: WatcherFailureKind = gone
+      ? 'gone'
+      : notServed
+        ? 'not-served'
+        : invalid
+          ? 'invalid'
+          : kind;
     if (gone) {
       this.health.gone410s++;
       this.health.relists++;
       this.resumeWith = 'list';
     } else {
-      if (kind === 'list' || kind === 'watch' || kind === 'watch-status' || kind === 'short-watch') {
+      if (
+        !notServed &&
+        (kind === 'list' || kind === 'watch' || kind === 'watch-status' || kind === 'short-watch')
+      ) {
         this.health.errors++;
       }
       this.resumeWith = wasListing ? 'list' : 'watch';
@@ -570,7 +581,10 @@ export class WatcherMachine<T extends KubeObject> {
     }
     // An error on the request's error channel without an HTTP status: the connection failed.
     const transport = cause !== undefined && classified.code === undefined;
-    if (transport || classified.code === 429) return false;
+    // 401/403: the server refused the watch verb, which says nothing about streaming lists (a paged
+    // list would be followed by the same refused watch); retried like any refusal.
+    const refused = classified.code === 401 || classified.code === 403;
+    if (transport || refused || classified.code === 429) return false;
     if (this.config.streamingLists !== undefined) return false;
     const first = this.source.streamingLists?.unsupported(classified.message) ?? true;
     if (first) {
