@@ -1,13 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@rxkube/kube';
 import { KubeClient, loadKubeConfigFile } from '@rxkube/kube';
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { main } from './main.js';
 
@@ -92,6 +92,7 @@ function build(): void {
 /** The suite of the embedded server the CLI starts itself (`--embedded`), and of what needs no server. */
 describe('rxkube CLI', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   beforeAll(build, 120_000);
 

@@ -1,11 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { parseTokenFile } from './auth.js';
 import { parseArgs } from './cli.js';
+
+/** The token files' directory; removed after the file's tests. */
+const TMP = mkdtempSync(join(tmpdir(), 'rxkube-cli-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 describe('rxkube-apiserver arguments', () => {
   it('parses the options', () => {
@@ -28,7 +32,7 @@ describe('rxkube-apiserver arguments', () => {
   });
 
   it('--token-auth-file turns on authentication and RBAC; --enable-admission-plugins', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'rxkube-cli-')), 'tokens.csv');
+    const file = join(TMP, 'tokens.csv');
     writeFileSync(file, '# users\nadmin-token,admin,admin-uid,"system:masters"\nbob-token,bob,bob-uid\n');
     expect(
       parseArgs([

@@ -167,7 +167,7 @@ describeEachBackend('copyrator (HTTP, Manager)', (b) => {
     expect((await ruleOf('settings'))?.status).toMatchObject({ copies: all, sources: 1 });
     expect(await ready('settings')).toMatchObject({
       reason: 'Synced',
-      message: `${all} copies of 1 source(s) in ${all} namespace(s)`,
+      message: `${all} copies of 1 source(s) in ${all} namespace(s) (every Active namespace: spec.targetNamespaces is unset)`,
     });
 
     // A namespace created later gets its copy.
@@ -225,10 +225,10 @@ describeEachBackend('copyrator (HTTP, Manager)', (b) => {
         (await ruleOf('settings'))?.status?.copies === 0,
     );
     expect(await object('configmaps', 'platform', 'settings')).toBeDefined(); // the source itself stays
-    expect(await ready('settings')).toMatchObject({
-      status: 'True',
-      message: `0 copies of 0 source(s) in ${all + 1} namespace(s)`,
-    });
+    // nothing to copy is not "Synced": the condition says what was not found
+    const nothing = await ready('settings');
+    expect(nothing).toMatchObject({ status: 'False', reason: 'NoSources' });
+    expect(nothing?.message).toMatch(/^no ConfigMap in namespace platform matches spec\.selector /);
   });
 
   it('copies a Secret into the listed namespaces without ever logging its value; deleting the rule removes its copies', async () => {

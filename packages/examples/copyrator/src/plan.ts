@@ -62,6 +62,10 @@ export interface CopyPlan {
   readonly conflicts: readonly PlanConflict[];
   /** Wanted copies already in sync. */
   readonly unchanged: number;
+  /** Whether `spec.sourceNamespace` exists and is Active. */
+  readonly sourceNamespaceFound?: boolean;
+  /** Names of `spec.targetNamespaces` that do not exist or are not Active, sorted. */
+  readonly targetsNotFound?: readonly string[];
 }
 
 function isActive(ns: Namespace): boolean {
@@ -206,6 +210,8 @@ export function planCopies(input: PlanInput): CopyPlan {
   for (const e of stale) del.push({ ref: refOf(e), ...uidOf(e), reason: 'stale' });
 
   return {
+    sourceNamespaceFound: spec?.sourceNamespace !== undefined && active.has(spec.sourceNamespace),
+    targetsNotFound: [...new Set(spec?.targetNamespaces ?? [])].filter((ns) => !active.has(ns)).sort(),
     sources: sources.map(keyOf),
     targets,
     desired,

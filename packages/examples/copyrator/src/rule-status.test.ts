@@ -26,7 +26,8 @@ describe('ruleStatus', () => {
         type: 'Ready',
         status: 'True',
         reason: 'Synced',
-        message: '2 copies of 1 source(s) in 2 namespace(s)',
+        message:
+          '2 copies of 1 source(s) in 2 namespace(s) (every Active namespace: spec.targetNamespaces is unset)',
         observedGeneration: 3,
       },
     });
@@ -45,6 +46,36 @@ describe('ruleStatus', () => {
     );
     expect(failed.ready).toMatchObject({ status: 'False', reason: 'CopyFailed' });
     expect(failed.ready.message).toContain('apply ConfigMap a/settings: 403 Forbidden');
+  });
+
+  it('says what it could not find instead of "0 copies of 0 source(s)": source namespace, sources, targets', () => {
+    const missingSource = planCopies(input({ rule: rule({ sourceNamespace: 'platfrom' }), candidates: [] }));
+    const missing = ruleStatus(rule({ sourceNamespace: 'platfrom' }), missingSource, report()).ready;
+    expect(missing).toMatchObject({ status: 'False', reason: 'SourceNamespaceNotFound' });
+    expect(missing.message).toContain('spec.sourceNamespace "platfrom" does not exist or is not Active');
+    const none = planCopies(input({ candidates: [] }));
+    expect(ruleStatus(rule(), none, report()).ready).toMatchObject({
+      status: 'False',
+      reason: 'NoSources',
+      message:
+        'no ConfigMap in namespace src matches spec.selector {"matchLabels":{"copy":"yes"}}: nothing to copy; check the selector\'s keys and values',
+    });
+    const typo = rule({ targetNamespaces: ['tema-a'] });
+    const noTarget = ruleStatus(
+      typo,
+      planCopies(input({ rule: typo, candidates: [settings] })),
+      report(),
+    ).ready;
+    expect(noTarget).toMatchObject({ status: 'False', reason: 'TargetNamespacesNotFound' });
+    expect(noTarget.message).toContain('not found: tema-a');
+    const partly = rule({ targetNamespaces: ['a', 'tema-a'] });
+    expect(
+      ruleStatus(partly, planCopies(input({ rule: partly, candidates: [settings] })), report()).ready,
+    ).toMatchObject({
+      status: 'True',
+      reason: 'Synced',
+      message: '1 copy of 1 source(s) in 1 namespace(s); target namespace(s) not found, skipped: tema-a',
+    });
   });
 });
 

@@ -106,13 +106,59 @@ export function ruleStatus(rule: CopyratorRule, plan: CopyPlan, report: Executio
       },
     };
   }
+  // Nothing to copy is never "Synced": say what could not be found.
+  const spec = rule.spec;
+  const kind = spec?.ruleType === 'secret' ? 'Secret' : 'ConfigMap';
+  if (plan.sourceNamespaceFound === false) {
+    return {
+      ...counts,
+      ready: {
+        type: 'Ready',
+        status: 'False',
+        reason: 'SourceNamespaceNotFound',
+        message: `spec.sourceNamespace ${JSON.stringify(spec?.sourceNamespace ?? '')} does not exist or is not Active: nothing to copy; check its spelling`,
+        ...og,
+      },
+    };
+  }
+  if (plan.sources.length === 0) {
+    return {
+      ...counts,
+      ready: {
+        type: 'Ready',
+        status: 'False',
+        reason: 'NoSources',
+        message: `no ${kind} in namespace ${spec?.sourceNamespace ?? '?'} matches spec.selector ${JSON.stringify(spec?.selector ?? {})}: nothing to copy; check the selector's keys and values`,
+        ...og,
+      },
+    };
+  }
+  const notFound = plan.targetsNotFound ?? [];
+  if (spec?.targetNamespaces !== undefined && plan.targets.length === 0) {
+    return {
+      ...counts,
+      ready: {
+        type: 'Ready',
+        status: 'False',
+        reason: 'TargetNamespacesNotFound',
+        message: `none of spec.targetNamespaces exists and is Active (not found: ${listText(notFound)}), or it names only the source namespace: nothing to copy into`,
+        ...og,
+      },
+    };
+  }
+  const into =
+    spec?.targetNamespaces === undefined
+      ? ' (every Active namespace: spec.targetNamespaces is unset)'
+      : notFound.length > 0
+        ? `; target namespace(s) not found, skipped: ${listText(notFound)}`
+        : '';
   return {
     ...counts,
     ready: {
       type: 'Ready',
       status: 'True',
       reason: 'Synced',
-      message: `${copies} cop${copies === 1 ? 'y' : 'ies'} of ${plan.sources.length} source(s) in ${plan.targets.length} namespace(s)`,
+      message: `${copies} cop${copies === 1 ? 'y' : 'ies'} of ${plan.sources.length} source(s) in ${plan.targets.length} namespace(s)${into}`,
       ...og,
     },
   };

@@ -45,6 +45,33 @@ describe('ruleProblems', () => {
       ruleProblems(rule({ selector: { matchExpressions: [{ key: 'a', operator: 'In' }] } })).join(),
     ).toMatch(/matchExpressions\[0\] \(In\) needs at least one value/);
   });
+
+  it('refuses label keys and values no label can have, and names that are no namespace', () => {
+    expect(ruleProblems(rule({ selector: { matchLabels: { 'bad key': 'yes' } } }))).toEqual([
+      expect.stringMatching(
+        /^spec\.selector\.matchLabels key "bad key" is not a label key .*no label can match it$/,
+      ),
+    ]);
+    expect(ruleProblems(rule({ selector: { matchLabels: { 'Example.com/app': 'yes' } } })).join()).toMatch(
+      /prefix that is not a DNS subdomain/,
+    );
+    expect(ruleProblems(rule({ selector: { matchLabels: { app: 'a b' } } })).join()).toMatch(
+      /matchLabels\["app"\] value "a b" is not a label value/,
+    );
+    expect(
+      ruleProblems(rule({ selector: { matchExpressions: [{ key: '-tier', operator: 'Exists' }] } })).join(),
+    ).toMatch(/matchExpressions\[0\]\.key "-tier" is not a label key/);
+    expect(ruleProblems(rule({ sourceNamespace: 'Platform', targetNamespaces: ['team_a'] }))).toEqual([
+      expect.stringContaining('spec.sourceNamespace "Platform" is not a namespace name'),
+      expect.stringContaining('spec.targetNamespaces "team_a" is not a namespace name'),
+    ]);
+    // valid keys, prefixed and not, and an empty value
+    expect(
+      ruleProblems(
+        rule({ selector: { matchLabels: { 'example.com/app': '', 'app.kubernetes.io_x': 'v-1' } } }),
+      ),
+    ).toEqual([]);
+  });
 });
 
 // ── planning: desired vs existing → apply / delete ──────────────────────────────────────────

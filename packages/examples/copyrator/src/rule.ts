@@ -69,6 +69,34 @@ export function selectorMatches(
   return true;
 }
 
+/** A namespace name: an RFC 1123 label. */
+const NAMESPACE_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** The name part of a label key, and a non-empty label value. */
+const LABEL_NAME = /^(?=.{1,63}$)[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/** A label key's prefix: a DNS subdomain. */
+const DNS_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why `key` is no label key (`[prefix/]name`, Kubernetes' qualified name), or undefined. */
+function labelKeyProblem(key: string): string | undefined {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash < 0 ? undefined : key.slice(0, slash);
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  if (prefix !== undefined && !DNS_SUBDOMAIN.test(prefix)) {
+    return `has a prefix that is not a DNS subdomain (lower-case, "." separated, at most 253 characters): no label can match it`;
+  }
+  if (!LABEL_NAME.test(name)) {
+    return 'is not a label key (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric, after an optional "prefix/"): no label can match it';
+  }
+  return undefined;
+}
+
+/** Why `value` is no label value, or undefined. */
+function labelValueProblem(value: string): string | undefined {
+  return value === '' || LABEL_NAME.test(value)
+    ? undefined
+    : 'is not a label value (at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric): no label can match it';
+}
+
 /**
  * What is wrong with a rule that the CRD schema cannot say: an empty selector (which would copy
  * everything), a name too long to be a label value, `In`/`NotIn` without values. Empty when usable.
@@ -102,9 +130,45 @@ export function ruleProblems(rule: CopyratorRule): string[] {
       'spec.selector must have at least one matchLabels entry or matchExpressions requirement: an empty selector would copy every object of the source namespace',
     );
   }
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem !== undefined)
+      problems.push(`spec.selector.matchLabels key ${JSON.stringify(key)} ${keyProblem}`);
+    const valueProblem = labelValueProblem(value);
+    if (valueProblem !== undefined) {
+      problems.push(
+        `spec.selector.matchLabels[${JSON.stringify(key)}] value ${JSON.stringify(value)} ${valueProblem}`,
+      );
+    }
+  }
   for (const [i, r] of (selector.matchExpressions ?? []).entries()) {
     if ((r.operator === 'In' || r.operator === 'NotIn') && (r.values ?? []).length === 0) {
       problems.push(`spec.selector.matchExpressions[${i}] (${r.operator}) needs at least one value`);
+    }
+    const keyProblem = labelKeyProblem(r.key);
+    if (keyProblem !== undefined) {
+      problems.push(`spec.selector.matchExpressions[${i}].key ${JSON.stringify(r.key)} ${keyProblem}`);
+    }
+    for (const v of r.values ?? []) {
+      const valueProblem = labelValueProblem(v);
+      if (valueProblem !== undefined) {
+        problems.push(`spec.selector.matchExpressions[${i}] value ${JSON.stringify(v)} ${valueProblem}`);
+      }
+    }
+  }
+  for (const [field, names] of [
+    [
+      'spec.sourceNamespace',
+      typeof spec.sourceNamespace === 'string' && spec.sourceNamespace !== '' ? [spec.sourceNamespace] : [],
+    ],
+    ['spec.targetNamespaces', spec.targetNamespaces ?? []],
+  ] as const) {
+    for (const ns of names) {
+      if (!NAMESPACE_NAME.test(ns)) {
+        problems.push(
+          `${field} ${JSON.stringify(ns)} is not a namespace name (lower-case letters, digits and "-", at most 63 characters)`,
+        );
+      }
     }
   }
   return problems;

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 import { startTestBackend, waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 
 import {
   isAlreadyExists,
@@ -13,7 +13,8 @@ import {
   KubeApiError,
   ResourceNotFoundError,
 } from '../errors.js';
-import type { KubeObject } from '../types.js';
+import type { CacheReader } from '../controller/options.js';
+import type { KubeObject, ResourceType } from '../types.js';
 import { KubeClient } from './kube-client.js';
 import { widgetCrd } from './widget-crd.test.helper.js';
 
@@ -422,5 +423,18 @@ describeEachBackend('KubeClient over HTTP', (b) => {
         await limited.stop();
       }
     });
+  });
+});
+
+describe('KubeClient.list types (checked by tsc)', () => {
+  it('is typed by the ResourceType<T> it is given, as cache.list is', () => {
+    const widgets: ResourceType<Widget> = WIDGET;
+    const _listed = (client: KubeClient) => client.list(widgets);
+    const _cached = (cache: CacheReader) => cache.list(widgets);
+    expectTypeOf<Awaited<ReturnType<typeof _listed>>['items']>().toEqualTypeOf<Widget[]>();
+    expectTypeOf<Awaited<ReturnType<typeof _listed>>['items']>().toEqualTypeOf<ReturnType<typeof _cached>>();
+    // an untyped kind lists KubeObjects
+    const _untyped = (client: KubeClient) => client.list(CM);
+    expectTypeOf<Awaited<ReturnType<typeof _untyped>>['items']>().toEqualTypeOf<KubeObject[]>();
   });
 });

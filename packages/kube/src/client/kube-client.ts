@@ -14,7 +14,7 @@ import { connectionFromKubeConfig, loadDefaultKubeConfig } from '../config/conne
 import type { RequestTarget, Status } from '../errors.js';
 import type { HttpRequest, TransportOptions } from '../transport/http-transport.js';
 import { HttpTransport } from '../transport/http-transport.js';
-import type { ObjectRef, ResourceType } from '../types.js';
+import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import type { ApiResource } from './api-resource.js';
 import type { Clock } from './discovery.js';
 import { Discovery } from './discovery.js';
@@ -177,10 +177,11 @@ export class KubeClient {
   /**
    * Lists objects of a kind: all pages (default, `limit` per page) or one page (`allPages: false`
    * or a `continue` token). All pages of one call are read at the first page's resourceVersion;
-   * a `continue` token that expired mid-way rejects with a 410 (`isGone`): list again.
+   * a `continue` token that expired mid-way rejects with a 410 (`isGone`): list again. Typed by
+   * the `ResourceType<T>` it is given, as `cache.list` is.
    */
-  async list<T = Record<string, unknown>>(
-    type: ResourceType,
+  async list<T extends KubeObject = KubeObject>(
+    type: ResourceType<T>,
     options: ListOptions = {},
   ): Promise<ObjectList<T>> {
     const resource = await this.discovery.resolve(type);

@@ -1,3 +1,4 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -5,12 +6,16 @@ import { fileURLToPath } from 'node:url';
 
 import { InvalidArgumentError } from '@rxkube/core';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { crdToTypeScript } from './crd-to-typescript.js';
 import type { CustomResourceDefinition } from './custom-resource-definition.js';
 import { main } from './gen-types.js';
+
+/** Every directory the tests write; removed after the file's tests. */
+const TMP = mkdtempSync(join(tmpdir(), 'rxkube-gen-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
 const SRC = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -129,7 +134,7 @@ const crd = (): CustomResourceDefinition => parse(CRD_YAML) as CustomResourceDef
 
 /** Type-checks `files` (name → source) with the repository's strict settings; returns the diagnostics. */
 async function typecheck(files: Record<string, string>): Promise<string[]> {
-  const dir = await mkdtemp(join(tmpdir(), 'rxkube-gen-'));
+  const dir = await mkdtemp(join(TMP, 'typecheck-'));
   // '@rxkube/kube' → the real Resource and ResourceType declarations
   await writeFile(
     join(dir, 'kube.ts'),
@@ -238,7 +243,7 @@ export { size, noSpec, widgets };
 
 describe('gen-types CLI', () => {
   it('prints the types of a CRD file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rxkube-cli-'));
+    const dir = await mkdtemp(join(TMP, 'cli-'));
     const file = join(dir, 'crd.yaml');
     await writeFile(file, CRD_YAML);
     let out = '';
@@ -254,7 +259,7 @@ describe('gen-types CLI', () => {
   });
 
   it('reports an invalid CRD and usage errors with exit codes', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rxkube-cli-'));
+    const dir = await mkdtemp(join(TMP, 'cli-'));
     const file = join(dir, 'bad.yaml');
     await writeFile(file, CRD_YAML.replace('scope: Namespaced', 'scope: Everywhere'));
     let err = '';

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -127,11 +127,20 @@ describeEachBackend(
 
     it('reads a file path', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'rxkube-crd-'));
-      const file = join(dir, 'crd.yaml');
-      await writeFile(file, GADGET_YAML.replaceAll('gadget', 'doohickey').replaceAll('Gadget', 'Doohickey'));
-      const { resources } = await ensureCrd(client, file, { pollIntervalMs: 5 });
-      expect(resources[0]?.plural).toBe('doohickeys');
-      await expect(ensureCrd(client, join(dir, 'missing.yaml'))).rejects.toThrow(/reading it failed: ENOENT/);
+      try {
+        const file = join(dir, 'crd.yaml');
+        await writeFile(
+          file,
+          GADGET_YAML.replaceAll('gadget', 'doohickey').replaceAll('Gadget', 'Doohickey'),
+        );
+        const { resources } = await ensureCrd(client, file, { pollIntervalMs: 5 });
+        expect(resources[0]?.plural).toBe('doohickeys');
+        await expect(ensureCrd(client, join(dir, 'missing.yaml'))).rejects.toThrow(
+          /reading it failed: ENOENT/,
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('refuses an invalid CRD locally, naming every field, without sending anything', async () => {

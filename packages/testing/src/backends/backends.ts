@@ -98,7 +98,8 @@ export function selectedBackends(env: NodeJS.ProcessEnv = process.env): BackendS
       name: 'real',
       enabled: raw !== '', // asked for: run, and fail with the assets error
       required: raw !== '',
-      reason: `real-server tier off: ${assets.reason}`,
+      // the first sentence only: how to turn the tier on is said once, at the start of the run
+      reason: `real-server tier off: ${assets.reason.split(/\.\s/)[0] ?? assets.reason}`,
     };
   }
   return [embedded, real];

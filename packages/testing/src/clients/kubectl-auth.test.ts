@@ -5,11 +5,11 @@
  * (`--token`), on each test backend; the expected output was recorded from kube-apiserver v1.24
  * with kubectl 1.32.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 
 import type { TestCluster } from '../cluster/cluster.js';
@@ -17,13 +17,17 @@ import { ALICE_RBAC, TOKENS } from '../internal/rbac-cluster.js';
 import { Kubectl } from './kubectl.js';
 import { kubectlFound, kubectlSuite } from './suite.js';
 
+/** Where the users' kubeconfigs are written; removed after the file's tests. */
+const TMP = mkdtempSync(join(tmpdir(), 'rxkube-kubectl-user-'));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
 /** kubectl as another user of the token file: its own kubeconfig, with that token. */
 function kubectlAs(cluster: TestCluster, token: string): Kubectl {
   const config = parse(readFileSync(cluster.kubeconfigPath, 'utf8')) as {
     users: { user: { token?: string } }[];
   };
   for (const u of config.users) u.user = { token };
-  const path = join(mkdtempSync(join(tmpdir(), 'rxkube-kubectl-user-')), 'kubeconfig');
+  const path = join(mkdtempSync(join(TMP, 'user-')), 'kubeconfig');
   writeFileSync(path, stringify(config), { mode: 0o600 });
   return new Kubectl(kubectlFound.found ? kubectlFound.path : 'kubectl', path);
 }

@@ -5,6 +5,7 @@
  *
  * @module @rxkube/testing/vitest/global-setup
  */
+import type { BackendSelection } from '../backends/backends.js';
 import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
 
 /**
@@ -19,20 +20,30 @@ import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
  * ```
  */
 export default function setup(): void {
-  const backends = selectedBackends();
+  console.log(backendLines(selectedBackends()).join('\n'));
+}
+
+/**
+ * The lines {@link setup} prints: which backends run, and for each skipped one why — with how to
+ * turn the real tier on said once (the skipped suites and the closing summary name only the
+ * short reason).
+ *
+ * ## Example
+ * ```ts
+ * backendLines(selectedBackends({})); // ['rxkube: test backends: embedded', 'rxkube: real backend skipped (…); to run …']
+ * ```
+ */
+export function backendLines(backends: readonly BackendSelection[]): string[] {
   const on = backends.filter((b) => b.enabled).map((b) => b.name);
   const lines = [`rxkube: test backends: ${on.join(' and ')}`];
   for (const b of backends) {
-    if (!b.enabled) lines.push(`rxkube: ${b.name} backend skipped (${b.reason ?? 'not selected'})`);
+    if (b.enabled) continue;
+    const skipped = `rxkube: ${b.name} backend skipped (${b.reason ?? 'not selected'})`;
+    const howTo =
+      b.name === 'real' && !b.required && !(b.reason ?? '').includes('RXKUBE_TEST_BACKEND')
+        ? `; to run the real-server tier too, ${REAL_TIER_HOW}`
+        : '';
+    lines.push(skipped + howTo);
   }
-  const real = backends.find((b) => b.name === 'real');
-  if (
-    real !== undefined &&
-    !real.enabled &&
-    !real.required &&
-    !(real.reason ?? '').includes('RXKUBE_TEST_BACKEND')
-  ) {
-    lines.push(`rxkube: to run the real-server tier too, ${REAL_TIER_HOW}`);
-  }
-  console.log(lines.join('\n'));
+  return lines;
 }
