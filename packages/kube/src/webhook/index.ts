@@ -43,3 +43,5 @@ export type {
   WebhookRegistrations,
 } from './manifests.js';
 export { lintWebhookConfigurations, webhookManifests } from './manifests.js';
+export type { CaBundleTargets } from './inject-ca-bundle.js';
+export { injectCaBundle } from './inject-ca-bundle.js';
