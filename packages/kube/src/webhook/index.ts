@@ -45,3 +45,5 @@ export type {
 export { lintWebhookConfigurations, webhookManifests } from './manifests.js';
 export type { CaBundleTargets } from './inject-ca-bundle.js';
 export { injectCaBundle } from './inject-ca-bundle.js';
+export type { EnsureCertificatesOptions } from './ensure-certificates.js';
+export { ensureWebhookCertificates } from './ensure-certificates.js';
