@@ -43,3 +43,7 @@ export type {
   WebhookRegistrations,
 } from './manifests.js';
 export { lintWebhookConfigurations, webhookManifests } from './manifests.js';
+export type { CaBundleTargets } from './inject-ca-bundle.js';
+export { injectCaBundle } from './inject-ca-bundle.js';
+export type { EnsureCertificatesOptions } from './ensure-certificates.js';
+export { ensureWebhookCertificates } from './ensure-certificates.js';

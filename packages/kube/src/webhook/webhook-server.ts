@@ -532,6 +532,25 @@ export class WebhookServer {
   }
 
   /**
+   * Serves a new certificate and key (PEM) from the next connection on, without a restart — after
+   * `ensureWebhookCertificates` renewed them.
+   *
+   * ## Example
+   * ```ts
+   * import { WebhookServer, type WebhookCertificates } from '@rxkube/kube/webhook';
+   * declare const server: WebhookServer;
+   * declare const renewed: WebhookCertificates;
+   * server.setCertificate({ cert: renewed.cert, key: renewed.key });
+   * ```
+   * @throws {Error} for a pair that does not load (the current one stays).
+   */
+  setCertificate(pair: { readonly cert: string; readonly key: string }): void {
+    createSecureContext(pair); // throws for a mismatched or partial pair
+    this.server?.setSecureContext({ ...pair, minVersion: 'TLSv1.2' });
+    this.options.log?.info('webhook serving certificate replaced');
+  }
+
+  /**
    * Re-reads the certificate files now (also done when they change); a pair that does not load
    * keeps the current one, logged.
    *
