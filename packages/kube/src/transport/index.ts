@@ -13,3 +13,4 @@ import '../node-version.js';
 export { HttpTransport, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http-transport.js';
 export type { HttpRequest, TransportOptions } from './http-transport.js';
 export { DEFAULT_MAX_LINE_BYTES } from './watch-line-decoder.js';
+export type { RawWatchEvent, WatchStatus } from './raw-watch-event.js';

@@ -13,7 +13,7 @@
 import ndjson from 'ndjson';
 
 import type { KubeObject } from '../types.js';
-import type { RawWatchEvent } from '../watcher/source.js';
+import type { RawWatchEvent } from './raw-watch-event.js';
 
 /**
  * Default bound on one watch line: far above the API server's 3 MiB request limit.

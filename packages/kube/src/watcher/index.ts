@@ -22,13 +22,5 @@ export type { WatcherBackoffConfig, WatcherConfig } from './config.js';
 export { INITIAL_WATCHER_HEALTH } from './health.js';
 export type { WatcherFailure, WatcherFailureKind, WatcherHealth, WatcherPhase } from './health.js';
 export type { ListWatchOptions } from './list-watch-source.js';
-export {} from '../types.js';
 export type { WatchEvent } from '../types.js';
-export type {
-  ListPage,
-  ListParams,
-  ListWatchSource,
-  RawWatchEvent,
-  WatchParams,
-  WatchStatus,
-} from './source.js';
+export type { ListPage, ListParams, ListWatchSource, WatchParams } from './source.js';
