@@ -1,6 +1,6 @@
-// Every ```ts block of a TSDoc comment in @rxkube/kube's sources (the `## Example` of each export)
-// is type-checked, strict, against the sources — as scripts/docs-typecheck.test.mjs does for the
-// guides. A block is a snippet: it may use every name the package's entries export without
+// Every ```ts block of a TSDoc comment in the sources of @rxkube/kube, core and testing (the
+// `## Example` of each export) is type-checked, strict, against the sources — as
+// scripts/docs-typecheck.test.mjs does for the guides. A block is a snippet: it may use every name the package's entries export without
 // importing it (the imports are added, from the most specific entry), and the names of
 // `tsdoc-prelude.ts` without declaring them (a client, a Manager, the Widget resource, …).
 // A block that is a shape rather than code is fenced ```ts fragment: counted and listed, not compiled.
@@ -19,10 +19,27 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { entryNames } from '../api/entry-names.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const PACKAGES = ['kube'];
+const PACKAGES = ['kube', 'core', 'testing'];
 
 /** Blocks per file that do not compile yet (issue 20's baseline); may only go down. */
 const NOT_YET_COMPILING = {
+  'packages/core/src/action.ts': 1,
+  'packages/core/src/applier-types.ts': 2,
+  'packages/core/src/applier.ts': 1,
+  'packages/core/src/backoff.ts': 2,
+  'packages/core/src/debounce-by-key.ts': 2,
+  'packages/core/src/errors.ts': 2,
+  'packages/core/src/group-by-key.ts': 3,
+  'packages/core/src/internal/keyed-run.ts': 3,
+  'packages/core/src/invalid-argument-error.ts': 1,
+  'packages/core/src/predicates/annotations-changed.ts': 1,
+  'packages/core/src/predicates/changed-by.ts': 2,
+  'packages/core/src/predicates/labels-changed.ts': 1,
+  'packages/core/src/predicates/meta-object.ts': 1,
+  'packages/core/src/predicates/resource-version-changed.ts': 1,
+  'packages/core/src/rate-limiter.ts': 3,
+  'packages/core/src/run-by-key.ts': 1,
+  'packages/core/src/sink-by-key.ts': 3,
   'packages/kube/src/children/apply-children.ts': 5,
   'packages/kube/src/children/set-controller-reference.ts': 1,
   'packages/kube/src/config/connection.ts': 1,
@@ -59,6 +76,51 @@ const NOT_YET_COMPILING = {
   'packages/kube/src/user-code-error.ts': 2,
   'packages/kube/src/watcher/health.ts': 1,
   'packages/kube/src/watcher/list-watch-source.ts': 1,
+  'packages/testing/src/apply/conflicts.ts': 1,
+  'packages/testing/src/apply/field-manager.ts': 4,
+  'packages/testing/src/apply/reset-fields.ts': 1,
+  'packages/testing/src/apply/smd-type.ts': 1,
+  'packages/testing/src/audit.ts': 3,
+  'packages/testing/src/clients/kubectl.ts': 1,
+  'packages/testing/src/clients/normalize.ts': 1,
+  'packages/testing/src/clients/suite.ts': 1,
+  'packages/testing/src/control-plane/assets.ts': 1,
+  'packages/testing/src/controller/scripted-watch-registry.ts': 2,
+  'packages/testing/src/controller/stub-client.ts': 3,
+  'packages/testing/src/controller/watch-events.ts': 2,
+  'packages/testing/src/faults.ts': 10,
+  'packages/testing/src/fixtures/kube-wire.ts': 3,
+  'packages/testing/src/handlers/go-json.ts': 2,
+  'packages/testing/src/handlers/watch.ts': 1,
+  'packages/testing/src/internal/differential.ts': 1,
+  'packages/testing/src/openapi/type-schema.ts': 2,
+  'packages/testing/src/patch/merge-patch.ts': 1,
+  'packages/testing/src/patch/strategic-merge.ts': 2,
+  'packages/testing/src/preload.ts': 3,
+  'packages/testing/src/protobuf/codec.ts': 1,
+  'packages/testing/src/protobuf/declarations.ts': 2,
+  'packages/testing/src/rbac/attributes.ts': 1,
+  'packages/testing/src/rbac/authorizer.ts': 1,
+  'packages/testing/src/rbac/bootstrap.ts': 1,
+  'packages/testing/src/rbac/escalation.ts': 1,
+  'packages/testing/src/rbac/grant.ts': 1,
+  'packages/testing/src/rbac/impersonation.ts': 1,
+  'packages/testing/src/rbac/owner-references.ts': 2,
+  'packages/testing/src/rbac/policy.ts': 1,
+  'packages/testing/src/rbac/types.ts': 1,
+  'packages/testing/src/registry/custom-kinds.ts': 3,
+  'packages/testing/src/registry/kinds/authorization.ts': 1,
+  'packages/testing/src/registry/kinds/rbac.ts': 1,
+  'packages/testing/src/server.ts': 2,
+  'packages/testing/src/status.ts': 2,
+  'packages/testing/src/store/object.ts': 3,
+  'packages/testing/src/validation/names.ts': 2,
+  'packages/testing/src/validation/object-meta.ts': 1,
+  'packages/testing/src/validation/schema.ts': 2,
+  'packages/testing/src/vitest/describe-each-backend.ts': 3,
+  'packages/testing/src/vitest/global-setup.ts': 1,
+  'packages/testing/src/vitest/test-scheduler.ts': 1,
+  'packages/testing/src/wait-for.ts': 3,
 };
 
 function sources(dir, out = []) {
@@ -105,7 +167,9 @@ const declaredIn = (code) =>
 
 describe.each(PACKAGES)('TSDoc examples of @rxkube/%s', (pkg) => {
   const pkgDir = join(root, 'packages', pkg);
-  const tmp = join(pkgDir, `.tsdoc-examples-${process.pid}`);
+  // Inside @rxkube/kube, which depends on the others: every import of a block and of the prelude
+  // resolves there.
+  const tmp = join(root, 'packages/kube', `.tsdoc-examples-${process.pid}-${pkg}`);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   const blocks = sources(join(pkgDir, 'src')).flatMap((file) =>
@@ -119,7 +183,7 @@ describe.each(PACKAGES)('TSDoc examples of @rxkube/%s', (pkg) => {
       `tsdoc examples of @rxkube/${pkg}: ${blocks.length} blocks, ${checked.length} checked, ${fragments.length} fragments` +
         fragments.map((b) => `\n  fragment: ${b.file}:${b.line}`).join(''),
     );
-    expect(checked.length).toBeGreaterThan(200);
+    expect(checked.length).toBeGreaterThan(40);
   });
 
   it('type-checks every block that is not a fragment, strict, against the sources', () => {
@@ -132,7 +196,7 @@ describe.each(PACKAGES)('TSDoc examples of @rxkube/%s', (pkg) => {
     const entries = [...entryNames()].filter(([entry]) => !entry.endsWith('global-setup'));
     for (const [entry, names] of entries.sort((a, b) => b[0].split('/').length - a[0].split('/').length))
       for (const n of names) if (!home.has(n)) home.set(n, entry);
-    const require = createRequire(join(pkgDir, 'package.json'));
+    const require = createRequire(join(root, 'packages/kube/package.json'));
     for (const [spec, mod] of [
       ['rxjs', require('rxjs')],
       ['rxjs/testing', require('rxjs/testing')],
