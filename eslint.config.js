@@ -14,6 +14,10 @@ export default tseslint.config(
       'scripts/pack/consumer/**',
       // Test reports and the docs' TypeScript blocks while scripts/docs-typecheck.test.mjs checks them.
       '.rxkube/**',
+      // The TSDoc examples' context: compiled by scripts/docs/tsdoc-examples.test.mjs from inside a
+      // package (its imports resolve there), as are the examples while it checks them.
+      'scripts/docs/tsdoc-prelude.ts',
+      'packages/*/.tsdoc-examples-*/**',
     ],
   },
   js.configs.recommended,

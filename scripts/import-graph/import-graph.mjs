@@ -1,6 +1,8 @@
 // The import graph of a package's sources (tests left out), type-only imports included: a cycle
 // of types is still two modules that cannot be understood, changed or moved one without the
 // other (docs/design.md, "Layers"). Resolution is TypeScript's own (NodeNext: `./x.js` → x.ts).
+// `LAYERS` ranks the folders of the layered packages; `upwardImports` lists every import that
+// goes up (or sideways between two folders of one rank).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
@@ -13,6 +15,7 @@ const isSource = (file) =>
 
 function sourceFiles(dir, out = []) {
   for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
     const path = join(dir, entry);
     if (statSync(path).isDirectory()) sourceFiles(path, out);
     else if (isSource(path)) out.push(path);
@@ -79,6 +82,102 @@ export function importCycles(srcDir, root = srcDir) {
   };
   for (const v of graph.keys()) if (!meta.has(v)) visit(v);
   return cycles;
+}
+
+/**
+ * The ranks of each layered package's folders and top-level files, lowest first
+ * (docs/design.md, "Layers"). A file may import a file of its own folder, or of a folder of a
+ * lower rank; never one of a higher rank, nor of another folder of its own rank — except in rank 0,
+ * the shared modules everything may use (their cycles are caught by `importCycles`). A unit is a
+ * folder (`controller`), a top-level file (`errors.ts`), or a more specific path listed here
+ * (`internal/applier-loop.ts`), which wins over its folder. Every unit must have a rank.
+ */
+export const LAYERS = {
+  'packages/kube/src': [
+    // the shared vocabulary: objects, errors, Status, user-code errors, Node check
+    [
+      'internal',
+      'node-version.ts',
+      'status.ts',
+      'errors.ts',
+      'types.ts',
+      'resource.ts',
+      'user-code-error.ts',
+    ],
+    ['config'],
+    ['transport'],
+    ['client'],
+    ['watcher'],
+    ['reflector'],
+    // what a reconcile writes through; the controller's context uses them, so they rank below it
+    ['sink', 'finalizer', 'events', 'children', 'crd', 'leader'],
+    ['controller'],
+    // what the Manager runs beside controllers (shard/ and webhook/ are being added, issues 22, 23)
+    ['ops', 'shard', 'webhook'],
+    ['manager'],
+    // the entries: the root and ./watch re-export the folders' index.ts
+    ['index.ts', 'watch.ts'],
+  ],
+  'packages/core/src': [
+    ['invalid-argument-error.ts', 'errors.ts', 'action.ts', 'internal', 'predicates/meta-object.ts'],
+    [
+      'backoff.ts',
+      'rate-limiter.ts',
+      'predicates',
+      'run-by-key.ts',
+      'sink-by-key.ts',
+      'debounce-by-key.ts',
+      'group-by-key.ts',
+    ],
+    ['applier-types.ts'],
+    ['internal/applier-loop.ts'],
+    ['applier.ts'],
+    ['index.ts'],
+  ],
+  'packages/cli/src': [
+    ['errors.ts'],
+    ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts'],
+    ['load-module.ts'],
+    ['main.ts'],
+    ['index.ts'],
+    // operator modules the CLI's tests load, written as users write them (through the entry)
+    ['fixtures'],
+  ],
+};
+
+/** The unit of a file: the most specific path of `ranked` it falls under, else its first segment. */
+function unitOf(path, ranked) {
+  const specific = ranked
+    .filter((u) => path === u || path.startsWith(`${u}/`))
+    .sort((a, b) => b.length - a.length);
+  return specific[0] ?? path.split('/')[0];
+}
+
+/**
+ * Every import of `srcDir` that breaks `levels` (a `LAYERS` value), as
+ * `from → to (unit rank → unit rank)`, and every unit without a rank.
+ */
+export function upwardImports(srcDir, levels) {
+  const graph = importGraph(srcDir);
+  const ranked = levels.flat();
+  const rank = (unit) => levels.findIndex((level) => level.includes(unit));
+  const problems = new Set();
+  for (const [file, edges] of graph) {
+    const from = relative(srcDir, file);
+    const a = unitOf(from, ranked);
+    if (rank(a) < 0) {
+      problems.add(`${a} has no rank: add it to LAYERS in scripts/import-graph/import-graph.mjs`);
+      continue;
+    }
+    for (const target of edges) {
+      const to = relative(srcDir, target);
+      const b = unitOf(to, ranked);
+      if (a === b || rank(b) < 0) continue;
+      if (rank(b) < rank(a) || (rank(a) === 0 && rank(b) === 0)) continue;
+      problems.add(`${from} → ${to} (${a} rank ${rank(a)} → ${b} rank ${rank(b)})`);
+    }
+  }
+  return [...problems].sort();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

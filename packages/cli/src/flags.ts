@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { MANAGER_FLAGS } from '@rxkube/kube';
+import { MANAGER_FLAGS } from '@rxkube/kube/manager';
 
 /** `parseArgs` options of every flag `rxkube` reads itself. */
 export const CLI_FLAGS = {

@@ -17,15 +17,8 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { KubeClient, ManagerOptions } from '@rxkube/kube';
-import {
-  ManagerConfigError,
-  managerRbac,
-  rbacManifests,
-  ResourceNotFoundError,
-  settingsFromEnv,
-  settingsFromFlags,
-  withSettings,
-} from '@rxkube/kube';
+import { ResourceNotFoundError, settingsFromEnv, withSettings } from '@rxkube/kube';
+import { ManagerConfigError, managerRbac, rbacManifests, settingsFromFlags } from '@rxkube/kube/manager';
 import type { ApiServer } from '@rxkube/testing';
 import { stringify } from 'yaml';
 

@@ -9,7 +9,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { controlPlaneAssetsAvailable, startApiServer, startControlPlane } from '@rxkube/testing';
+import { startApiServer, startControlPlane } from '@rxkube/testing';
+import { controlPlaneAssetsAvailable } from '@rxkube/testing/control-plane';
 
 import { envInt, median } from './common.mjs';
 

@@ -60,11 +60,13 @@ export interface KubeApiErrorInit {
  *
  * ## Example
  * ```ts
- * try {
- *   await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'x' });
- * } catch (e) {
- *   if (isNotFound(e)) return undefined;
- *   throw e;
+ * async function configMapOrUndefined(name: string) {
+ *   try {
+ *     return await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name });
+ *   } catch (e) {
+ *     if (isNotFound(e)) return undefined;
+ *     throw e;
+ *   }
  * }
  * ```
  */
@@ -247,7 +249,7 @@ export function isNotFound(e: unknown): e is KubeApiError {
  *
  * ## Example
  * ```ts
- * if (isConflict(e)) return requeue(0); // re-read and try again
+ * const onError = (e: unknown) => (isConflict(e) ? Action.requeue(0) : Action.requeue(5_000)); // conflict: re-read now
  * ```
  */
 export function isConflict(e: unknown): e is KubeApiError {
@@ -271,7 +273,7 @@ export function isAlreadyExists(e: unknown): e is KubeApiError {
  *
  * ## Example
  * ```ts
- * if (isGone(e)) relist();
+ * const relistFromScratch = isGone(e); // the resourceVersion was compacted away
  * ```
  */
 export function isGone(e: unknown): e is KubeApiError {
@@ -285,7 +287,7 @@ export function isGone(e: unknown): e is KubeApiError {
  *
  * ## Example
  * ```ts
- * if (forbiddenCause(e) === 'namespace-terminating') return; // the namespace is going away
+ * const goingAway = forbiddenCause(e) === 'namespace-terminating'; // the namespace is being deleted
  * ```
  */
 export function forbiddenCause(e: unknown): ForbiddenCause | undefined {
@@ -325,7 +327,7 @@ export function isForbidden(e: unknown): e is KubeApiError {
  *
  * ## Example
  * ```ts
- * if (isUnauthorized(e)) log.error('check the kubeconfig user', e.message);
+ * if (isUnauthorized(e)) log.error({ err: e }, 'check the kubeconfig user');
  * ```
  */
 export function isUnauthorized(e: unknown): e is KubeApiError {
@@ -349,7 +351,7 @@ export function isInvalid(e: unknown): e is KubeApiError {
  *
  * ## Example
  * ```ts
- * if (isTooManyRequests(e)) return requeue((retryAfterSeconds(e) ?? 1) * 1000);
+ * const onError = (e: unknown) => (isTooManyRequests(e) ? Action.requeue((retryAfterSeconds(e) ?? 1) * 1000) : undefined);
  * ```
  */
 export function isTooManyRequests(e: unknown): e is KubeApiError {

@@ -106,7 +106,7 @@ export class UserCodeError extends Error {
  *
  * ## Example
  * ```ts
- * if (isUserCodeError(error)) metrics.inc({ hook: error.hook });
+ * if (isUserCodeError(error)) console.error(`the ${error.hook} hook threw`, error.cause);
  * ```
  */
 export function isUserCodeError(e: unknown): e is UserCodeError {

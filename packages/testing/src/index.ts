@@ -2,17 +2,17 @@
  * An in-memory Kubernetes API server that speaks the real wire protocol, with fault injection, and
  * a real control plane (envtest's binaries) behind the same handle, for tests and demos.
  *
+ * This entry holds what a test of an operator uses; the server's building blocks have entries named
+ * after their folders: `@rxkube/testing/backends`, `/control-plane`, `/rbac`, `/apply`, `/patch`,
+ * `/validation` (docs/design.md, "Entry points").
+ *
  * @module @rxkube/testing
  */
-export {};
+
+// The embedded API server, its faults, audit and users
 export { startApiServer, testCertificates } from './server.js';
 export type { ApiServer, ApiServerOptions, ApiServerLogger } from './server.js';
 export { Faults } from './faults.js';
-export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
-export { KindDefinitionError } from './registry/custom-kinds.js';
-export type { KindDefinition, PrinterColumn } from './registry/custom-kinds.js';
-export { PreloadError, readManifests } from './preload.js';
-export type { Manifests } from './preload.js';
 export type {
   FaultCounts,
   FailRule,
@@ -21,43 +21,23 @@ export type {
   PendingFault,
   InjectedErrorCount,
 } from './faults.js';
+export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
+export { KindDefinitionError } from './registry/custom-kinds.js';
+export type { KindDefinition, PrinterColumn } from './registry/custom-kinds.js';
+export { PreloadError, readManifests } from './preload.js';
+export type { Manifests } from './preload.js';
 export { parseTokenFile } from './auth.js';
 export type { AuthOptions, AuthUser } from './auth.js';
 export type { AuditEvent, AuditObjectRef, AuditUser } from './audit.js';
-export { rbacGrant } from './rbac/grant.js';
-export type { RbacGrantOptions } from './rbac/grant.js';
-export type { PolicyRule, Subject, RoleRef } from './rbac/types.js';
-export type { AdmissionPlugin } from './rbac/owner-references.js';
 export type { StatusBody, StatusCause, StatusDetails } from './status.js';
 export type { Json, KObj, Meta, OwnerRef } from './store/object.js';
-export { parseLabelSelector, parseFieldSelector, SelectorError } from './selectors.js';
-export type { LabelSelector, FieldSelector } from './selectors.js';
-export { applyJsonPatch, PatchError } from './patch/json-patch.js';
-export { applyMergePatch } from './patch/merge-patch.js';
-export { applyStrategicMergePatch } from './patch/strategic-merge.js';
-export type { StrategicTarget } from './patch/strategic-merge.js';
-export { validateObjectName } from './validation/names.js';
-export type { FieldCause, NameRule } from './validation/names.js';
-export { validateAgainstSchema, pruneUnknownFields, applySchemaDefaults } from './validation/schema.js';
-export type { JSONSchemaProps } from './validation/schema.js';
-export { serverSideApply, recordUpdate, ApplyConflictError, ApplyError } from './apply/field-manager.js';
-export type {
-  ManagedFieldsEntry,
-  ApplyConflict,
-  ApplyOptions,
-  UpdateOptions,
-} from './apply/field-manager.js';
-export { startControlPlane } from './control-plane/control-plane.js';
-export type { ControlPlane, ControlPlaneOptions, ControlPlaneUser } from './control-plane/control-plane.js';
-export {
-  ControlPlaneAssetsError,
-  controlPlaneAssetsAvailable,
-  findControlPlaneAssets,
-} from './control-plane/assets.js';
-export type { ControlPlaneBinary } from './control-plane/assets.js';
-export type { TestCluster } from './cluster/cluster.js';
-export { REAL_TIER_HOW, selectedBackends, startTestBackend, TEST_BACKEND_ENV } from './backends/backends.js';
-export type { BackendName, BackendSelection, TestBackend, TestBackendOptions } from './backends/backends.js';
+
+// Backends, the real control plane, RBAC, waiting
+export { selectedBackends, startTestBackend } from './backends/index.js';
+export type { BackendName, TestBackend, TestCluster } from './backends/index.js';
+export { startControlPlane } from './control-plane/index.js';
+export type { ControlPlane } from './control-plane/index.js';
+export { rbacGrant } from './rbac/index.js';
 export { waitFor } from './wait-for.js';
 export type { Settled, WaitForOptions } from './wait-for.js';
 export type { ResolvedService, ServiceResolver } from './admission/webhooks.js';

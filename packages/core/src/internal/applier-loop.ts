@@ -10,7 +10,7 @@ import { Observable, Subject, defer, finalize, from, map, merge, tap } from 'rxj
 import type { ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 
 import { Action } from '../action.js';
-import type { ApplierOptions, ReconcileResult } from '../applier.js';
+import type { ApplierOptions, ReconcileResult } from '../applier-types.js';
 import { DEFAULT_BACKOFF_BASE_MS, PerKeyBackoff } from '../backoff.js';
 import type { ReconcileError } from '../errors.js';
 import { TerminalError, findTerminalError, isTerminalError, toReconcileError } from '../errors.js';

@@ -5,7 +5,8 @@
  * with a generous bound that names the last reconcile results when it is hit) — never a sleep.
  */
 import type { KubeObject, ControllerResult, PolicyRule } from '@rxkube/kube';
-import { KubeClient, Manager, createLogger, loadKubeConfigFile, managerRbac } from '@rxkube/kube';
+import { KubeClient, Manager, createLogger, loadKubeConfigFile } from '@rxkube/kube';
+import { managerRbac } from '@rxkube/kube/manager';
 import type { KObj } from '@rxkube/testing';
 import { waitFor } from '@rxkube/testing';
 import type { BackendContext } from '@rxkube/testing/vitest';

@@ -15,7 +15,8 @@
  */
 import { KubeClient } from '@rxkube/kube';
 import type { TestCluster } from '@rxkube/testing';
-import { ControlPlaneAssetsError, startApiServer, startControlPlane } from '@rxkube/testing';
+import { startApiServer, startControlPlane } from '@rxkube/testing';
+import { ControlPlaneAssetsError } from '@rxkube/testing/control-plane';
 
 import { runHasherDemo } from '../../configmap-hasher/src/demo.js';
 import { runCoreDemo } from '../core-demo.js';

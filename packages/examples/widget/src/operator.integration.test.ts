@@ -13,17 +13,9 @@
  * concurrency 1 and its queue is FIFO, so once a later-created barrier Widget is reconciled,
  * every trigger delivered before it has been handled.
  */
-import {
-  KubeClient,
-  Manager,
-  type ControllerResult,
-  ensureCrd,
-  managerRbac,
-  type ObjectRef,
-  type StatusPatch,
-  type StatusPort,
-  statusPortFromClient,
-} from '@rxkube/kube';
+import { KubeClient, Manager, type ControllerResult, ensureCrd, type ObjectRef } from '@rxkube/kube';
+import { managerRbac } from '@rxkube/kube/manager';
+import { type StatusPatch, type StatusPort, statusPortFromClient } from '@rxkube/kube/sink';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { defer, from } from 'rxjs';

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import type { KubeClient, Manager, ResourceType, StatusPort } from '@rxkube/kube';
+import type { KubeClient, Manager, ResourceType } from '@rxkube/kube';
+import type { StatusPort } from '@rxkube/kube/sink';
 import { findCondition } from '@rxkube/kube';
 import { tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';

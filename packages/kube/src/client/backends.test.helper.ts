@@ -6,7 +6,8 @@
 import { request } from 'node:https';
 
 import { KubeConfig } from '@kubernetes/client-node';
-import type { TestBackend, TestBackendOptions } from '@rxkube/testing';
+import type { TestBackend } from '@rxkube/testing';
+import type { TestBackendOptions } from '@rxkube/testing/backends';
 
 import { KubeClient } from './kube-client.js';
 

@@ -19,7 +19,7 @@ import type { RequestTarget } from '../errors.js';
 import { KubeApiError, KubeConfigError, KubeTransportError } from '../errors.js';
 import { parseStatus } from '../status.js';
 import type { KubeObject } from '../types.js';
-import type { RawWatchEvent } from '../watcher/source.js';
+import type { RawWatchEvent } from './raw-watch-event.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';
 
 /**

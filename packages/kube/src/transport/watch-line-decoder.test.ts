@@ -2,7 +2,7 @@ import { kubeWireTranscript } from '@rxkube/testing/fixtures';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import type { RawWatchEvent } from '../watcher/source.js';
+import type { RawWatchEvent } from './raw-watch-event.js';
 import { WatchLineDecoder } from './watch-line-decoder.js';
 
 function decode(chunks: readonly (string | Buffer)[], maxLineBytes?: number, end = true) {

@@ -1,19 +1,17 @@
 /**
- * The watch line decoder: bytes of a watch response body in, {@link RawWatchEvent}s out. Every line
- * is parsed by `ndjson`'s row parser (the agreed dependency: its `JSON.parse` wrapper and its strict
- * bad-row report); this file splits the lines itself — in the one pass that also bounds the line
- * length — and hands each complete line to that parser, instead of writing the bytes through
- * ndjson's stream (split2's `Transform` over readable-stream, which split and decoded every chunk a
- * second time: ~3 µs per event). Lines that are not JSON or not a watch event become `MALFORMED`
- * events instead of throwing, and events keep the order of the lines. Not exported from the
- * package.
+ * The watch line decoder: bytes of a watch response body in, {@link RawWatchEvent}s out. It splits
+ * the lines itself — in the one pass that also bounds the line length — and parses each complete
+ * line with `JSON.parse`. No library: ndjson's public API is a stream (split2's `Transform` over
+ * readable-stream) that splits and decodes every chunk a second time (~3 µs per event) and cannot
+ * bound a line before buffering it; what it adds per row is `JSON.parse` in a `try`, which is what
+ * this file does (docs/design.md, "Dependencies"). Lines that are not JSON or not a watch event
+ * become `MALFORMED` events instead of throwing, and events keep the order of the lines. Not
+ * exported from the package.
  *
  * @module
  */
-import ndjson from 'ndjson';
-
 import type { KubeObject } from '../types.js';
-import type { RawWatchEvent } from '../watcher/source.js';
+import type { RawWatchEvent } from './raw-watch-event.js';
 
 /**
  * Default bound on one watch line: far above the API server's 3 MiB request limit.
@@ -28,19 +26,6 @@ export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** How much of a bad line a `MALFORMED` event carries. */
 const LINE_PREFIX_BYTES = 256;
-
-/**
- * What `ndjson.parse()` returns at run time: a split2 stream whose `mapper` is ndjson's row parser
- * (`JSON.parse` of a non-empty row; in strict mode a bad row emits `error` on the stream and yields
- * `undefined`). Only the row parser and the `error` event are used: no bytes go through the stream.
- */
-interface NdjsonParseStream {
-  readonly mapper?: unknown;
-  on(event: 'error', listener: (error: Error) => void): void;
-}
-
-/** ndjson's row parser; called with its stream as `this` (where it reports a bad row). */
-type RowParser = (this: NdjsonParseStream, row: string) => unknown;
 
 /**
  * Decodes one watch response body. Feed it the body's chunks as they arrive, in order; events are
@@ -69,40 +54,22 @@ type RowParser = (this: NdjsonParseStream, row: string) => unknown;
  * At most `maxLineBytes` of an unfinished line (as the chunk slices it arrived in) plus one chunk.
  */
 export class WatchLineDecoder<T extends KubeObject = KubeObject> {
-  /** ndjson's parse stream: its row parser parses every line, its `error` event flags bad rows. */
-  private readonly parser: NdjsonParseStream;
-  private readonly parseRow: RowParser;
   private readonly maxLineBytes: number;
   /** Bytes of the current (unterminated) line seen so far. */
   private lineBytes = 0;
   /** The slices of the current line that arrived in earlier chunks. */
   private parts: Buffer[] = [];
-  /** Set by the parser's `error` listener while a row is parsed. */
-  private rowFailed = false;
   private done = false;
 
   /**
    * @param onEvent receives every decoded event, in order.
    * @param maxLineBytes the longest accepted line, in bytes (without the `\n`).
-   * @throws {Error} when the installed ndjson no longer exposes its row parser.
    */
   constructor(
     private readonly onEvent: (event: RawWatchEvent<T>) => void,
     maxLineBytes: number = DEFAULT_MAX_LINE_BYTES,
   ) {
     this.maxLineBytes = maxLineBytes;
-    this.parser = ndjson.parse({ strict: true });
-    const mapper = this.parser.mapper;
-    if (typeof mapper !== 'function') {
-      throw new Error(
-        "WatchLineDecoder: ndjson.parse() no longer exposes its row parser (the split2 stream's " +
-          '`mapper`); ndjson 2 over split2 3 is expected — check the installed versions',
-      );
-    }
-    this.parseRow = mapper as RowParser;
-    this.parser.on('error', () => {
-      this.rowFailed = true;
-    });
   }
 
   /** True once the decoder stopped (an over-long line) or the body ended. */
@@ -167,10 +134,15 @@ export class WatchLineDecoder<T extends KubeObject = KubeObject> {
   private decode(line: string): void {
     const row = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
     if (row === '') return;
-    this.rowFailed = false;
-    const value = this.parseRow.call(this.parser, row);
+    let value: unknown;
+    let parsed = true;
+    try {
+      value = JSON.parse(row);
+    } catch {
+      parsed = false;
+    }
     let event: RawWatchEvent<T> | undefined;
-    if (this.rowFailed) {
+    if (!parsed) {
       event = { type: 'MALFORMED', line: clipBytes(row), error: 'not valid JSON' };
     } else {
       const checked = checkEvent<T>(value);

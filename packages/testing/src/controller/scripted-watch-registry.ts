@@ -4,7 +4,8 @@
  *
  * @module
  */
-import type { KubeObject, WatchEvent, WatchRegistryOptions, WatchTarget } from '@rxkube/kube';
+import type { KubeObject, WatchEvent, WatchTarget } from '@rxkube/kube';
+import type { WatchRegistryOptions } from '@rxkube/kube/reflector';
 import { WatchRegistry } from '@rxkube/kube';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { concat, from, NEVER } from 'rxjs';

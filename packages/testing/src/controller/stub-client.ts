@@ -9,22 +9,20 @@
  *
  * @module
  */
+import type { Client, KubeObject, ObjectLike, ObjectRef, ResourceType } from '@rxkube/kube';
 import type {
   ApiResource,
-  Client,
   DeleteOptions,
-  KubeObject,
   ListOptions,
-  ObjectLike,
   ObjectList,
-  ObjectRef,
   Patch,
   PatchOptions,
-  ResourceType,
   Status,
   WriteOptions,
-} from '@rxkube/kube';
-import { KubeApiError, labelMatcher, resourcePath } from '@rxkube/kube';
+} from '@rxkube/kube/client';
+import { KubeApiError } from '@rxkube/kube';
+import { resourcePath } from '@rxkube/kube/client';
+import { labelMatcher } from '@rxkube/kube/reflector';
 
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';

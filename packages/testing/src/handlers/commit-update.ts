@@ -9,7 +9,7 @@ import { recordUpdate } from '../apply/field-manager.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Json, KObj } from '../store/object.js';
 import { clone, deepEqual, isObject } from '../store/object.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { WriteAttributes, WriteOptions, WriteResult } from './engine-types.js';
 import { checkManagedFields, fieldManagerType } from './field-manager-options.js';
 import { validateUpdate } from './validate-write.js';

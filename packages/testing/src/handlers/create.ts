@@ -12,7 +12,7 @@ import type { ResourceType } from '../registry/types.js';
 import { alreadyExists, ApiError } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { checkNamespace, sanitize } from './decode.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { WriteAttributes, WriteOptions, WriteResult } from './engine-types.js';
 import { checkManagedFields, fieldManagerType } from './field-manager-options.js';
 import { checkNamespaceForCreate, validateCreate } from './validate-write.js';

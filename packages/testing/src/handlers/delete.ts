@@ -9,7 +9,7 @@ import type { ResourceType } from '../registry/types.js';
 import { ApiError, failure, notFound } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { clone, deepEqual, isObject } from '../store/object.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { DeleteOptions, DeleteResult } from './engine-types.js';
 
 /** DELETE of one object. */

@@ -9,6 +9,7 @@ import type { ResourceType } from '../registry/types.js';
 import type { FieldSelector, LabelSelector } from '../selectors.js';
 import type { StatusCause } from '../status.js';
 import type { KObj } from '../store/object.js';
+import type { ObjectStore } from '../store/store.js';
 
 /** Options of a write. */
 export interface WriteOptions {
@@ -121,4 +122,52 @@ export interface EngineConfig {
   readonly now: () => number;
   /** How long a list snapshot stays readable for continue tokens (ms). */
   readonly continueTokenTtlMs: number;
+}
+
+/**
+ * What the verb files (create, update, patch, delete, list, commit-update, validate-write) need of
+ * the `Engine`: `Engine` implements it and they name this instead of the class, so that imports go
+ * one way, engine.ts → verb file (docs/design.md, "Layers": no import cycles).
+ */
+export interface EngineCore {
+  hooks: EngineHooks;
+  readonly store: ObjectStore;
+  readonly config: EngineConfig;
+  nowIso(): string;
+  keyOf(type: ResourceType, namespace: string | undefined, name: string): string;
+  present(type: ResourceType, stored: KObj): KObj;
+  etcdKey(type: ResourceType, namespace: string | undefined, name: string): string;
+  getStored(type: ResourceType, namespace: string | undefined, name: string): KObj;
+  checkNamespace(type: ResourceType, obj: KObj, namespace: string | undefined): void;
+  create(
+    type: ResourceType,
+    namespace: string | undefined,
+    body: KObj,
+    opts: WriteOptions,
+    applied?: boolean,
+  ): WriteResult;
+  commitUpdate(
+    type: ResourceType,
+    key: string,
+    old: KObj,
+    candidate: KObj,
+    opts: WriteOptions,
+    appliedManagedFields: unknown[] | undefined,
+    requestedManagedFields?: unknown,
+  ): WriteResult;
+  controllerUpdate(
+    type: ResourceType,
+    key: string,
+    next: KObj,
+    manager: string,
+    subresource?: 'status',
+  ): void;
+  removeNow(type: ResourceType, key: string, last: KObj): KObj;
+  selectors(
+    type: ResourceType,
+    labelSelector: string | null | undefined,
+    fieldSelector: string | null | undefined,
+  ): Selectors;
+  matches(type: ResourceType, sel: Selectors, o: KObj): boolean;
+  isExpired(rv: number): boolean;
 }

@@ -23,6 +23,7 @@ import type {
   DeleteOptions,
   DeleteResult,
   EngineConfig,
+  EngineCore,
   EngineHooks,
   ListOptions,
   ListResult,
@@ -50,7 +51,7 @@ export type {
 export { encodeContinue, parseResourceVersion } from './continue-token.js';
 
 /** The object semantics. */
-export class Engine {
+export class Engine implements EngineCore {
   hooks: EngineHooks = {};
 
   constructor(

@@ -12,7 +12,7 @@ import { ApiError, badRequest, expired, invalidOptions, resourceVersionTooLarge 
 import type { KObj } from '../store/object.js';
 import { metaOf } from '../store/object.js';
 import { decodeContinue, encodeContinue, parseResourceVersion } from './continue-token.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { ListOptions, ListResult, Selectors } from './engine-types.js';
 
 /** Parses selectors (400 on bad input). */

@@ -34,7 +34,7 @@ import {
 } from './patch-body.js';
 import { parseResourceVersion } from './continue-token.js';
 import { sanitize } from './decode.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { WriteOptions, WriteResult } from './engine-types.js';
 
 const PATCH_TYPES = [

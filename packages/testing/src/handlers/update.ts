@@ -20,7 +20,7 @@ import { clone, isObject } from '../store/object.js';
 import { commitUpdate } from './commit-update.js';
 import { parseResourceVersion } from './continue-token.js';
 import { checkNamespace, sanitize } from './decode.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 import type { WriteOptions, WriteResult } from './engine-types.js';
 import { nameUndeterminable } from './patch-body.js';
 

@@ -13,7 +13,7 @@ import type { Json, KObj } from '../store/object.js';
 import type { MetaValidation } from '../validation/object-meta.js';
 import { metaUpdateCauses, validateObjectMeta } from '../validation/object-meta.js';
 import { validateAgainstSchema } from '../validation/schema.js';
-import type { Engine } from './engine.js';
+import type { EngineCore as Engine } from './engine-types.js';
 
 const DEFAULT_BUILTIN_META: MetaValidation = { flavor: 'core', onUpdate: 'update' };
 const DEFAULT_CR_META: MetaValidation = { flavor: 'generic', onUpdate: 'update' };

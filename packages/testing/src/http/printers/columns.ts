@@ -9,7 +9,14 @@
  */
 import { readFileSync } from 'node:fs';
 
-import type { TableColumn } from '../table.js';
+/** One column of a Table, as sent. */
+export interface TableColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  readonly priority: number;
+}
 
 let recorded: Readonly<Record<string, readonly TableColumn[]>> | undefined;
 

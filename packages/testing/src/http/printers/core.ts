@@ -8,7 +8,7 @@
  */
 import type { KObj } from '../../store/object.js';
 import { isObject } from '../../store/object.js';
-import { age } from '../table.js';
+import { age } from './duration.js';
 import { formatLabels, num, obj, str, text } from './format.js';
 
 /** A row of cells of one object. */

@@ -7,7 +7,7 @@
  */
 import type { Json } from '../../store/object.js';
 import { isObject } from '../../store/object.js';
-import { age } from '../table.js';
+import { age } from './duration.js';
 import type { RowPrinter } from './core.js';
 import { formatSelector, intOrString, num, obj, str, text } from './format.js';
 

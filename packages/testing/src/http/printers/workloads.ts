@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { age, humanDuration } from '../table.js';
+import { age, humanDuration } from './duration.js';
 import type { RowPrinter } from './core.js';
 import { containersAndImages, formatLabels, formatSelector, num, obj, str } from './format.js';
 
