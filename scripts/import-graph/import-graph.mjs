@@ -104,7 +104,7 @@ export const LAYERS = {
       'resource.ts',
       'user-code-error.ts',
     ],
-    ['config'],
+    ['config', 'selector'],
     ['transport'],
     ['client'],
     ['watcher'],
@@ -112,8 +112,10 @@ export const LAYERS = {
     // what a reconcile writes through; the controller's context uses them, so they rank below it
     ['sink', 'finalizer', 'events', 'children', 'crd', 'leader'],
     ['controller'],
-    // what the Manager runs beside controllers (shard/ and webhook/ are being added, issues 22, 23)
-    ['ops', 'shard', 'webhook'],
+    // what the Manager runs beside controllers: metrics, probes and logs; webhooks (issue 23)
+    ['ops', 'webhook'],
+    // sharding (issue 22) gates controllers and reports through ops' probes
+    ['shard'],
     ['manager'],
     // the entries: the root and ./watch re-export the folders' index.ts
     ['index.ts', 'watch.ts'],

@@ -8,8 +8,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import type { Kubeconfig } from '@rxkube/kube';
-import { isUnauthorized, KubeClient, loadDefaultKubeConfig, loadKubeConfigFile } from '@rxkube/kube';
+import { KubeClient, loadDefaultKubeConfig, loadKubeConfigFile } from '@rxkube/kube';
+import { isUnauthorized } from '@rxkube/kube/client';
+import type { Kubeconfig } from '@rxkube/kube/config';
 
 import { CliError } from './errors.js';
 

@@ -3,7 +3,7 @@ import {
   parseFieldSelector as testingParseFieldSelector,
   parseLabelSelector as testingParseLabelSelector,
   SelectorError,
-} from '@rxkube/testing';
+} from '@rxkube/testing/validation';
 import { describe, expect, it } from 'vitest';
 
 import { parseFieldSelector } from './field-selector.js';

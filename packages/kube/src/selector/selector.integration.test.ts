@@ -5,7 +5,7 @@
  * select on) is reported as a configuration failure that `/readyz` names, not retried as transient.
  */
 import type { TestBackend } from '@rxkube/testing';
-import { parseLabelSelector as testingParseLabelSelector } from '@rxkube/testing';
+import { parseLabelSelector as testingParseLabelSelector } from '@rxkube/testing/validation';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { NEVER } from 'rxjs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';

@@ -167,6 +167,7 @@ export interface EngineCore {
     type: ResourceType,
     labelSelector: string | null | undefined,
     fieldSelector: string | null | undefined,
+    shardSelector?: string | null,
   ): Selectors;
   matches(type: ResourceType, sel: Selectors, o: KObj): boolean;
   isExpired(rv: number): boolean;
