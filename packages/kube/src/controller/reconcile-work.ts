@@ -16,7 +16,20 @@
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import { catchError, defer, finalize, from, map, Observable, of, race, switchMap, take, throwError, timeout } from 'rxjs';
+import {
+  catchError,
+  defer,
+  finalize,
+  from,
+  map,
+  Observable,
+  of,
+  race,
+  switchMap,
+  take,
+  throwError,
+  timeout,
+} from 'rxjs';
 import type { ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
