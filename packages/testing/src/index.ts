@@ -20,6 +20,8 @@ export type {
   RequestMatcher,
   PendingFault,
   InjectedErrorCount,
+  StallRule,
+  StalledRequest,
 } from './faults.js';
 export { parseTokenFile } from './auth.js';
 export type { AuthOptions, AuthUser } from './auth.js';
