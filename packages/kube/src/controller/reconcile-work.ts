@@ -16,7 +16,20 @@
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import { catchError, defer, finalize, from, map, Observable, of, race, switchMap, take, throwError, timeout } from 'rxjs';
+import {
+  catchError,
+  defer,
+  finalize,
+  from,
+  map,
+  Observable,
+  of,
+  race,
+  switchMap,
+  take,
+  throwError,
+  timeout,
+} from 'rxjs';
 import type { ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
@@ -187,6 +200,7 @@ export function reconcileWork<T extends KubeObject>(
       (current) =>
         userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current, signal))),
       (current) => fin.cleanup(current, deps.contextOf(key, current, signal)),
+      signal,
     );
   };
   /** The work under the deadline; `ctx.signal` aborts on timeout, cancellation and settling. */
