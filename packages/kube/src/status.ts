@@ -135,7 +135,14 @@ const MAX_MESSAGE_CHARS = 2_000;
  * if (e instanceof KubeTransportError && e.failure === 'tls') console.error(e.message);
  * ```
  */
-export type TransportFailure = 'network' | 'tls' | 'timeout' | 'body-too-large' | 'protocol';
+export type TransportFailure =
+  | 'network'
+  | 'tls'
+  | 'timeout'
+  | 'body-too-large'
+  | 'protocol'
+  /** The caller's `AbortSignal` cancelled the request (`cause` is the signal's reason). */
+  | 'aborted';
 
 /**
  * Why a 403 `Forbidden` was answered, read from kube-apiserver's own words:

@@ -42,6 +42,8 @@ export interface FaultCounts {
   malformedLines: number;
   /** Requests delayed. */
   requestsDelayed: number;
+  /** Requests held unanswered by {@link Faults.stall}. */
+  requestsStalled: number;
   /** History compactions that dropped history (compacting an already compacted history is none). */
   compactions: number;
   /** Server restarts. */
@@ -97,6 +99,36 @@ export interface DelayRule extends RequestMatcher {
 }
 
 /**
+ * Requests to hold unanswered ({@link Faults.stall}).
+ *
+ * ## Example
+ * ```ts
+ * const hangingGet: StallRule = { method: 'GET', path: /\/configmaps\/a$/, count: 1 };
+ * server.faults.stall(hangingGet);
+ * ```
+ */
+export interface StallRule extends RequestMatcher {
+  /** How many matching requests are held (default: all until {@link Faults.reset}). */
+  readonly count?: number;
+}
+
+/**
+ * A request the server holds unanswered ({@link Faults.stalledRequests}).
+ *
+ * ## Example
+ * ```ts
+ * const held: StalledRequest[] = server.faults.stalledRequests();
+ * expect(held).toEqual([{ method: 'GET', path: '/api/v1/namespaces/default/configmaps/a' }]);
+ * ```
+ */
+export interface StalledRequest {
+  /** The request's HTTP method. */
+  readonly method: string;
+  /** The request path without its query string. */
+  readonly path: string;
+}
+
+/**
  * A fault rule waiting for requests or watches to hit it ({@link Faults.pending}).
  * `remaining` is `Infinity` for a delay without a count.
  *
@@ -110,6 +142,7 @@ export interface DelayRule extends RequestMatcher {
 export type PendingFault =
   | { readonly kind: 'failNext'; readonly rule: FailRule; readonly remaining: number }
   | { readonly kind: 'delay'; readonly rule: DelayRule; readonly remaining: number }
+  | { readonly kind: 'stall'; readonly rule: StallRule; readonly remaining: number }
   | { readonly kind: 'expireNextWatch'; readonly remaining: number }
   | { readonly kind: 'cutWatchesMidLine'; readonly remaining: number };
 
@@ -191,11 +224,14 @@ export class Faults {
     streamsCut: 0,
     malformedLines: 0,
     requestsDelayed: 0,
+    requestsStalled: 0,
     compactions: 0,
     restarts: 0,
   };
   private failRules: Pending<FailRule>[] = [];
   private delayRules: Pending<DelayRule>[] = [];
+  private stallRules: Pending<StallRule>[] = [];
+  private readonly held = new Set<StalledRequest>();
   private expireWatches = 0;
   private readonly injected = new Map<string, InjectedErrorCount>();
 
@@ -273,6 +309,27 @@ export class Faults {
   }
 
   /**
+   * Holds matching requests unanswered — no status, no bytes — for as long as their client keeps
+   * the connection open; a request is released (and listed no more by
+   * {@link Faults.stalledRequests}) when its connection closes: the client gave up or aborted, or
+   * the server stopped. Counted in {@link FaultCounts.requestsStalled}; not for watches.
+   */
+  stall(rule: StallRule = {}): void {
+    const count = rule.count ?? Number.POSITIVE_INFINITY;
+    if (!(count >= 1) || (Number.isFinite(count) && !Number.isInteger(count)))
+      throw new RangeError(`stall: count must be a positive integer, got ${String(rule.count)}`);
+    this.stallRules.push({ rule, left: count });
+  }
+
+  /**
+   * The requests held by {@link Faults.stall} whose connection is still open, oldest first: the
+   * server's view of requests in flight that a client has not given up.
+   */
+  stalledRequests(): StalledRequest[] {
+    return [...this.held].map((r) => ({ ...r }));
+  }
+
+  /**
    * Compacts the history: watches and continue tokens from older RVs get 410. Returns the
    * compacted RV; counted only when history was dropped.
    */
@@ -291,6 +348,7 @@ export class Faults {
   reset(): void {
     this.failRules = [];
     this.delayRules = [];
+    this.stallRules = [];
     this.expireWatches = 0;
   }
 
@@ -308,6 +366,7 @@ export class Faults {
     const out: PendingFault[] = [
       ...this.failRules.map((p) => ({ kind: 'failNext' as const, rule: p.rule, remaining: p.left })),
       ...this.delayRules.map((p) => ({ kind: 'delay' as const, rule: p.rule, remaining: p.left })),
+      ...this.stallRules.map((p) => ({ kind: 'stall' as const, rule: p.rule, remaining: p.left })),
     ];
     if (this.expireWatches > 0) out.push({ kind: 'expireNextWatch', remaining: this.expireWatches });
     const cuts = this.target.pendingCuts();
@@ -361,6 +420,28 @@ export class Faults {
       }
     }
     return 0;
+  }
+
+  /**
+   * @internal holds the request if a stall rule matches (consumes it): resolves true once its
+   * connection closed, false at once when no rule matches.
+   */
+  async takeStall(
+    method: string,
+    path: string,
+    connection: { once(event: 'close', listener: () => void): unknown; readonly destroyed: boolean },
+  ): Promise<boolean> {
+    const p = this.stallRules.find((s) => s.left > 0 && matches(s.rule, method, path));
+    if (p === undefined) return false;
+    p.left--;
+    this.stallRules = this.stallRules.filter((x) => x.left > 0);
+    this.counts.requestsStalled++;
+    if (connection.destroyed) return true;
+    const entry: StalledRequest = { method, path: path.split('?')[0] ?? path };
+    this.held.add(entry);
+    await new Promise<void>((resolve) => connection.once('close', resolve));
+    this.held.delete(entry);
+    return true;
   }
 
   /** @internal whether the next watch must be expired (consumes it). */

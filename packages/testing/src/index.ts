@@ -20,6 +20,8 @@ export type {
   RequestMatcher,
   PendingFault,
   InjectedErrorCount,
+  StallRule,
+  StalledRequest,
 } from './faults.js';
 export { MALFORMED_WATCH_LINE } from './handlers/watch.js';
 export { KindDefinitionError } from './registry/custom-kinds.js';

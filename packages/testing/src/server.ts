@@ -549,6 +549,7 @@ class ApiServerImpl implements ApiServer {
     const pathWithQuery = url.pathname + url.search;
     const delay = this.faults.takeDelay(method, pathWithQuery);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+    if (await this.faults.takeStall(method, pathWithQuery, res)) return;
     if (res.destroyed) return;
     let user: RequestUser | undefined = ADMIN_USER;
     if (this.options.auth) user = authenticate(this.options.auth, req.headers.authorization);

@@ -87,6 +87,9 @@ const DEFAULT_PAGE_SIZE = 500;
  *   `options.namespace`) for single-object verbs; a namespace on a cluster-scoped kind is refused.
  *   Bad arguments throw `InvalidArgumentError` before anything is sent.
  * - A `subresource` must be one discovery lists for the kind.
+ * - `options.signal` cancels a call: an abort destroys its HTTP request (every page of a list) and
+ *   the call rejects with a `KubeTransportError` of failure `aborted` whose `cause` is the signal's
+ *   reason; an already aborted signal sends nothing.
  * - Objects come back as parsed JSON. Items of a full (not metadata-only) list get the list's
  *   `apiVersion` and `kind` when the server leaves them out (built-in lists do), so list items and
  *   watch objects have the same shape.
@@ -171,6 +174,7 @@ export class KubeClient {
       path: resource.path({ ...ns(namespace), name, ...sub(options.subresource) }),
       accept: options.metadataOnly ? ACCEPT_METADATA : ACCEPT_JSON,
       target: target('get', resource, namespace, name, options.subresource),
+      ...signalOf(options),
     });
   }
 
@@ -213,6 +217,7 @@ export class KubeClient {
         },
         accept: options.metadataOnly ? ACCEPT_METADATA_LIST : ACCEPT_JSON,
         target: target('list', resource, options.namespace),
+        ...signalOf(options),
       }).then((page) => fillTypeMeta(normalizeList(page), resource, options.metadataOnly === true));
     const first = await request(options.continue);
     if (onePage) return first;
@@ -241,6 +246,7 @@ export class KubeClient {
       body: JSON.stringify(object),
       contentType: 'application/json',
       target: await this.withOwners(target('create', resource, namespace, name, options.subresource), object),
+      ...signalOf(options),
     });
   }
 
@@ -269,6 +275,7 @@ export class KubeClient {
       body: JSON.stringify(object),
       contentType: 'application/json',
       target: await this.withOwners(target('update', resource, namespace, name, options.subresource), object),
+      ...signalOf(options),
     });
   }
 
@@ -302,6 +309,7 @@ export class KubeClient {
         target('patch', resource, namespace, name, options.subresource),
         patch.body,
       ),
+      ...signalOf(options),
     });
   }
 
@@ -368,6 +376,7 @@ export class KubeClient {
       body: JSON.stringify(body),
       contentType: 'application/json',
       target: target('delete', resource, namespace, name),
+      ...signalOf(options),
     });
   }
 
@@ -428,6 +437,11 @@ export class KubeClient {
 
 function ns(namespace: string | undefined): { namespace?: string } {
   return namespace !== undefined ? { namespace } : {};
+}
+
+/** The request's `signal` option, when the caller gave one. */
+function signalOf(options: { readonly signal?: AbortSignal }): { signal?: AbortSignal } {
+  return options.signal !== undefined ? { signal: options.signal } : {};
 }
 
 function sub(subresource: string | undefined): { subresource?: string } {

@@ -47,16 +47,22 @@ export interface ObjectList<T> {
 }
 
 /**
- * Options every verb accepts.
+ * Options every single-object verb accepts.
  *
  * ## Example
  * ```ts
  * await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'web' }, { subresource: 'scale' });
+ * await client.get(ref, { signal: AbortSignal.timeout(5_000) }); // cancelled after 5 s
  * ```
  */
 export interface SubresourceOptions {
   /** e.g. `status`. */
   readonly subresource?: string;
+  /**
+   * Cancels the call: an abort destroys its HTTP request and the call rejects with a
+   * `KubeTransportError` of failure `aborted` whose `cause` is `signal.reason` (pass `ctx.signal`).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -98,6 +104,11 @@ export interface ListOptions {
   /** `resourceVersion` semantics of the list; unset = a consistent read (the default, paginated). */
   readonly resourceVersion?: string;
   readonly resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  /**
+   * Cancels the call: an abort destroys its HTTP request and the call rejects with a
+   * `KubeTransportError` of failure `aborted` whose `cause` is `signal.reason` (pass `ctx.signal`).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -194,4 +205,9 @@ export interface DeleteOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
   readonly gracePeriodSeconds?: number;
   readonly dryRun?: boolean;
+  /**
+   * Cancels the call: an abort destroys its HTTP request and the call rejects with a
+   * `KubeTransportError` of failure `aborted` whose `cause` is `signal.reason` (pass `ctx.signal`).
+   */
+  readonly signal?: AbortSignal;
 }

@@ -76,6 +76,11 @@ export function reconcileContext<T extends KubeObject>(
       );
     });
   };
+  /** `options` with `ctx.signal`: an abort destroys the call's HTTP request. */
+  const sig = <O extends object>(options: O | undefined): O & { signal: AbortSignal } => ({
+    ...(options as O),
+    signal,
+  });
   const client = raw;
   /** Runs a write counted in flight for its object, recording its response as this key's write. */
   const tracked = async <R>(
@@ -108,7 +113,7 @@ export function reconcileContext<T extends KubeObject>(
   const trackedDelete = (ref: ObjectRef, options: DeleteOptions | undefined) =>
     tracked(
       refTarget(ref),
-      () => client.delete<KubeObject>(ref, options),
+      () => client.delete<KubeObject>(ref, sig(options)),
       (before, result) => {
         if (isObject(result) && result.kind !== 'Status') tracker.recorded(before, result, key);
         else tracker.deleted(before ?? refTarget(ref), key, ref);
@@ -137,16 +142,16 @@ export function reconcileContext<T extends KubeObject>(
     cache: deps.cache,
     client: {
       discovery: raw.discovery,
-      get: (ref, options) => guarded(() => raw.get(ref, options)),
-      list: (type, options) => guarded(() => raw.list(type, options)),
+      get: (ref, options) => guarded(() => raw.get(ref, sig(options))),
+      list: (type, options) => guarded(() => raw.list(type, sig(options))),
       create: ((body: ObjectLike, options?: WriteOptions) =>
-        tracked(body, () => raw.create(body, options), recordWrite)) as Client['create'],
+        tracked(body, () => raw.create(body, sig(options)), recordWrite)) as Client['create'],
       replace: ((body: ObjectLike, options?: WriteOptions) =>
-        tracked(body, () => raw.replace(body, options), recordWrite)) as Client['replace'],
+        tracked(body, () => raw.replace(body, sig(options)), recordWrite)) as Client['replace'],
       patch: (ref: ObjectRef, patch: Patch, options?: PatchOptions) =>
-        tracked(refTarget(ref), () => raw.patch(ref, patch, options), recordWrite),
+        tracked(refTarget(ref), () => raw.patch(ref, patch, sig(options)), recordWrite),
       apply: ((body: ObjectLike, options: ApplyOptions) =>
-        tracked(body, () => raw.apply(body, options), recordWrite)) as Client['apply'],
+        tracked(body, () => raw.apply(body, sig(options)), recordWrite)) as Client['apply'],
       delete: ((ref: ObjectRef, options?: DeleteOptions) => trackedDelete(ref, options)) as Client['delete'],
     },
     signal,
@@ -173,8 +178,14 @@ export function reconcileContext<T extends KubeObject>(
         typeof desired === 'function'
           ? { object: base, update: desired as StatusRecipe<object> }
           : { object: base, status: desired.status as object };
+      const { port } = deps.status;
+      // the status port's requests carry ctx.signal too
+      const signalled: StatusPort<T> = {
+        patchStatus: (ref, patch) => port.patchStatus(ref, patch, { signal }),
+        getLatest: (ref) => port.getLatest(ref, { signal }),
+      };
       return writeStatus(
-        deps.status.port as unknown as StatusPort<KubeObject<unknown, object>>,
+        signalled as unknown as StatusPort<KubeObject<unknown, object>>,
         write,
         deps.status.options,
         tracker,
@@ -200,19 +211,19 @@ export function reconcileContext<T extends KubeObject>(
     apply: (body, options) =>
       tracked(
         body,
-        () => client.apply(body, { fieldManager: deps.fieldManager, force: true, ...options }),
+        () => client.apply(body, { fieldManager: deps.fieldManager, force: true, ...options, signal }),
         recordWrite,
       ),
     patch: <O extends ObjectLike = KubeObject>(ref: ObjectRef, patch: Patch, options?: PatchOptions) =>
-      tracked(refTarget(ref), () => client.patch<O>(ref, patch, options), recordWrite),
-    create: (body, options) => tracked(body, () => client.create(body, options), recordWrite),
+      tracked(refTarget(ref), () => client.patch<O>(ref, patch, sig(options)), recordWrite),
+    create: (body, options) => tracked(body, () => client.create(body, sig(options)), recordWrite),
     delete: (ref, options) => trackedDelete(ref, options),
     applyChildren: (desired, options = {}) => {
       const children: ChildrenClient = {
         discovery: client.discovery,
         apply: (body, o) => ctx.apply(body, o),
         delete: ((ref: ObjectRef, o?: DeleteOptions) => ctx.delete(ref, o)) as ChildrenClient['delete'],
-        list: (type, o) => guarded(() => client.list(type, o)),
+        list: (type, o) => guarded(() => client.list(type, sig(o))),
       };
       return applyChildren(children, object, desired, {
         fieldManager: deps.fieldManager,

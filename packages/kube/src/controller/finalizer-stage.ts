@@ -27,6 +27,7 @@ export type FinalizedRun<T extends KubeObject> = (
   object: T,
   apply: (object: T) => ObservableInput<Action>,
   cleanup: (object: T) => ObservableInput<unknown>,
+  signal?: AbortSignal,
 ) => Observable<Action>;
 
 /** What the finalizer stage needs. */
@@ -59,6 +60,7 @@ export function finalizerStage<T extends KubeObject>(
     string,
     {
       object: T;
+      signal: AbortSignal | undefined;
       apply: (object: T) => ObservableInput<Action>;
       cleanup: (object: T) => ObservableInput<unknown>;
     }
@@ -69,9 +71,11 @@ export function finalizerStage<T extends KubeObject>(
       port: {
         patch: (ref, ops) => {
           const key = objectKey(ref);
-          const before = running.get(key)?.object;
+          const run = running.get(key);
+          const before = run?.object;
+          const signal = run?.signal;
           return deps.tracker.track(writeId(ref, ref), () =>
-            from(port.patch(ref, ops)).pipe(
+            from(port.patch(ref, ops, signal !== undefined ? { signal } : {})).pipe(
               last(),
               tap((after) => deps.tracker.recorded(before, after, key)),
             ),
@@ -114,8 +118,8 @@ export function finalizerStage<T extends KubeObject>(
     },
     deps.scheduler,
   );
-  return (_request, key, object, apply, cleanup) => {
-    running.set(key, { object, apply, cleanup });
+  return (_request, key, object, apply, cleanup, signal) => {
+    running.set(key, { object, signal, apply, cleanup });
     return wrapped(object).pipe(finalize(() => running.delete(key)));
   };
 }

@@ -200,6 +200,7 @@ export function reconcileWork<T extends KubeObject>(
       (current) =>
         userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current, signal))),
       (current) => fin.cleanup(current, deps.contextOf(key, current, signal)),
+      signal,
     );
   };
   /** The work under the deadline; `ctx.signal` aborts on timeout, cancellation and settling. */

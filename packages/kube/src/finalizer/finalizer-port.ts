@@ -19,8 +19,15 @@ import type { KubeObject, ObjectRef } from '../types.js';
  * ```
  */
 export interface FinalizerPort<T extends KubeObject> {
-  /** `PATCH` with `application/json-patch+json`; emits the updated object. */
-  patch(ref: ObjectRef, ops: readonly JsonPatchOperation[]): ObservableInput<T>;
+  /**
+   * `PATCH` with `application/json-patch+json`; emits the updated object. `options.signal` (the
+   * reconcile's `ctx.signal`) cancels the request.
+   */
+  patch(
+    ref: ObjectRef,
+    ops: readonly JsonPatchOperation[],
+    options?: { readonly signal?: AbortSignal },
+  ): ObservableInput<T>;
 }
 
 /**
@@ -37,7 +44,7 @@ export function finalizerPortFromClient<T extends KubeObject>(
 ): FinalizerPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
   return {
-    patch: (ref, ops): Observable<T> =>
-      defer(() => client.patch<T>(ref, { type: 'json', body: ops }, manager)),
+    patch: (ref, ops, call = {}): Observable<T> =>
+      defer(() => client.patch<T>(ref, { type: 'json', body: ops }, { ...manager, ...call })),
   };
 }

@@ -193,6 +193,8 @@ export function transportHint(failure: TransportFailure, url: string, errorCode:
       return `No answer from ${origin} in time: is the API server reachable and healthy (try /readyz)?`;
     case 'body-too-large':
       return 'Lower the list page size (limit) or raise maxResponseBytes.';
+    case 'aborted':
+      return 'It was cancelled on purpose (e.g. ctx.signal at the reconcile deadline): see the cause.';
     case 'protocol':
       return `${origin} did not answer like a Kubernetes API server: check the server URL of the kubeconfig's cluster.`;
     case 'network':

@@ -48,10 +48,17 @@ export interface StatusApplyBody {
  * ```
  */
 export interface StatusPort<T extends KubeObject> {
-  /** `PATCH …/status` with the patch's content type; emits the updated object. */
-  patchStatus(ref: ObjectRef, patch: StatusPatch): ObservableInput<T>;
-  /** `GET` the object from the API server (not from a cache); emits it. */
-  getLatest(ref: ObjectRef): ObservableInput<T>;
+  /**
+   * `PATCH …/status` with the patch's content type; emits the updated object. `options.signal`
+   * (a reconcile's `ctx.signal`) cancels the request.
+   */
+  patchStatus(
+    ref: ObjectRef,
+    patch: StatusPatch,
+    options?: { readonly signal?: AbortSignal },
+  ): ObservableInput<T>;
+  /** `GET` the object from the API server (not from a cache); emits it. `options.signal` cancels it. */
+  getLatest(ref: ObjectRef, options?: { readonly signal?: AbortSignal }): ObservableInput<T>;
 }
 
 /**
@@ -87,7 +94,7 @@ export function statusPortFromClient<T extends KubeObject>(
 ): StatusPort<T> {
   const manager = options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {};
   return {
-    patchStatus: (ref, patch): Observable<T> =>
+    patchStatus: (ref, patch, call = {}): Observable<T> =>
       defer(() =>
         patch.type === 'apply'
           ? // The controller owns its status: force takes fields over from earlier Update writers.
@@ -95,9 +102,10 @@ export function statusPortFromClient<T extends KubeObject>(
               subresource: 'status',
               fieldManager: options.fieldManager ?? 'rxkube',
               force: true,
+              ...call,
             })
-          : client.patch<T>(ref, patch, { subresource: 'status', ...manager }),
+          : client.patch<T>(ref, patch, { subresource: 'status', ...manager, ...call }),
       ),
-    getLatest: (ref): Observable<T> => defer(() => client.get<T>(ref)),
+    getLatest: (ref, call = {}): Observable<T> => defer(() => client.get<T>(ref, call)),
   };
 }

@@ -74,6 +74,7 @@ export interface TransportOptions {
  *   path: '/api/v1/namespaces/default/configmaps',
  *   query: { limit: 10 },
  *   target: { verb: 'list', group: '', resource: 'configmaps', namespace: 'default' },
+ *   signal: AbortSignal.timeout(5_000), // optional: cancels the request
  * };
  * const page = await transport.request<ObjectList<KubeObject>>(req);
  * ```
@@ -92,6 +93,12 @@ export interface HttpRequest {
   readonly accept?: string;
   /** What the request is about (error messages, RBAC hints). */
   readonly target: RequestTarget;
+  /**
+   * Cancels the request: when it aborts, the request is destroyed (its socket closed, never
+   * returned to the pool) and the call rejects with a {@link KubeTransportError} of failure
+   * `aborted` whose `cause` is `signal.reason`; already aborted, nothing is sent.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -135,11 +142,25 @@ export class HttpTransport {
    * Sends one request and parses the JSON answer.
    * @throws {KubeApiError} on an error status.  @throws {KubeTransportError} when no usable answer came.
    * @throws {KubeConfigError} when credentials cannot be obtained.
+   * @throws {KubeTransportError} of failure `aborted` when `req.signal` aborts (nothing is sent
+   * when it already has).
    */
   async request<T>(req: HttpRequest): Promise<T> {
     const url = this.url(req);
+    const { signal } = req;
+    if (signal?.aborted) throw abortedError(req.method, url, signal);
     const { headers, agent } = await this.connection.auth();
-    return new Promise<T>((resolve, reject) => {
+    if (signal?.aborted) throw abortedError(req.method, url, signal);
+    return new Promise<T>((resolve, rejectWith) => {
+      // whatever breaks once the signal aborted (the socket, a body cut short) is the abort
+      const reject = (e: unknown): void =>
+        rejectWith(
+          signal?.aborted
+            ? abortedError(req.method, url, signal)
+            : e instanceof Error
+              ? e
+              : new Error(String(e)),
+        );
       const r = this.send(req, url, headers, agent);
       r.setTimeout(this.requestTimeoutMs, () => {
         r.destroy(
@@ -287,7 +308,12 @@ export class HttpTransport {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = Buffer.byteLength(req.body);
     }
-    const options: http.RequestOptions = { method: req.method, headers, agent };
+    const options: http.RequestOptions = {
+      method: req.method,
+      headers,
+      agent,
+      ...(req.signal !== undefined ? { signal: req.signal } : {}),
+    };
     return url.protocol === 'https:' ? https.request(url, options) : http.request(url, options);
   }
 
@@ -389,6 +415,19 @@ const TLS_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'EPROTO',
 ]);
+
+/** The rejection of a request whose signal aborted: its cause is the signal's reason. */
+function abortedError(method: string, url: URL, signal: AbortSignal): KubeTransportError {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+  return new KubeTransportError(
+    method,
+    url.toString(),
+    'aborted',
+    reason,
+    `the request was cancelled by its AbortSignal (${why})`,
+  );
+}
 
 function toTransportError(method: string, url: URL, e: unknown, detail?: string): Error {
   if (e instanceof KubeTransportError || e instanceof KubeApiError || e instanceof KubeConfigError) return e;
