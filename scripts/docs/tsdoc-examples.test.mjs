@@ -122,7 +122,6 @@ const NOT_YET_COMPILING = process.env.TSDOC_ALL
       'packages/testing/src/validation/object-meta.ts': 1,
       'packages/testing/src/validation/schema.ts': 2,
       'packages/testing/src/vitest/describe-each-backend.ts': 3,
-      'packages/testing/src/vitest/global-setup.ts': 1,
       'packages/testing/src/vitest/test-scheduler.ts': 1,
       'packages/testing/src/wait-for.ts': 3,
     };

@@ -36,6 +36,8 @@ export class SelectorError extends Error {
  *
  * ## Example
  * ```ts
+ * import { parseLabelSelector, type LabelSelector } from '@rxkube/testing/validation';
+ *
  * const sel: LabelSelector = parseLabelSelector('app=web,tier!=db');
  * sel.matches({ app: 'web' }); // true
  * ```
@@ -52,6 +54,8 @@ export interface LabelSelector {
  *
  * ## Example
  * ```ts
+ * import { parseFieldSelector, type FieldSelector } from '@rxkube/testing/validation';
+ *
  * const sel: FieldSelector = parseFieldSelector('metadata.name=a', ['metadata.name', 'metadata.namespace']);
  * sel.matches({ 'metadata.name': 'a', 'metadata.namespace': 'default' }); // true
  * ```
@@ -462,6 +466,8 @@ function unescapeValue(value: string): string {
  *
  * ## Example
  * ```ts
+ * import { parseFieldSelector } from '@rxkube/testing/validation';
+ *
  * parseFieldSelector('metadata.name=s04-p3', ['metadata.name', 'metadata.namespace'])
  *   .matches({ 'metadata.name': 's04-p3', 'metadata.namespace': 'wire' }); // true
  * parseFieldSelector('data.i=1', ['metadata.name', 'metadata.namespace']);

@@ -115,6 +115,8 @@ export interface Context {
  *
  * ## Example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ *
  * const kc = Kubeconfig.fromYaml(readFileSync('/tmp/kubeconfig', 'utf8'), '/tmp/kubeconfig');
  * console.log(kc.getCurrentCluster()?.server);
  * ```

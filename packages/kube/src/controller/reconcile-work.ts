@@ -63,8 +63,9 @@ export function isReconcileFailure(error: unknown): boolean {
  *
  * ## Example
  * ```ts
- * results$.subscribe((r) => {
- *   if (isReconcileTimeoutError(r.error?.cause)) console.warn(r.key, 'took longer than', r.error.cause.timeoutMs);
+ * controller({ for: widgetType, client }).run(reconcile).subscribe((r) => {
+ *   const cause = r.error?.cause;
+ *   if (isReconcileTimeoutError(cause)) console.warn(r.key, 'took longer than', cause.timeoutMs, 'ms');
  * });
  * ```
  */
@@ -93,6 +94,10 @@ export class ReconcileTimeoutError extends Error {
  *
  * ## Example
  * ```ts
+ * import { Counter } from 'prom-client';
+ *
+ * declare const result: ControllerResult;
+ * const timeouts = new Counter({ name: 'widget_reconcile_timeouts_total', help: 'Reconciles past their deadline' });
  * if (isReconcileTimeoutError(result.error?.cause)) timeouts.inc();
  * ```
  */

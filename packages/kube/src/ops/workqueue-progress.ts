@@ -36,6 +36,7 @@ const MAX_NAMED = 5;
  *
  * ## Example
  * ```ts
+ * declare const progress: WorkqueueProgress;
  * const oldest: RunningReconcile | undefined = progress.running()[0];
  * ```
  */
@@ -51,6 +52,7 @@ export interface RunningReconcile {
  *
  * ## Example
  * ```ts
+ * declare const progress: WorkqueueProgress;
  * const observer: WorkqueueProgressObserver = progress.observer('widgets');
  * ```
  */

@@ -635,7 +635,8 @@ export function labelMatcher(
  *
  * ## Example
  * ```ts
- * registry.watch({ resource: pods, labelSelector: formatLabelSelector(rule.spec.selector) });
+ * declare const rule: { spec: { selector: LabelSelectorInput } };
+ * registry.watch({ resource: podType, labelSelector: formatLabelSelector(rule.spec.selector) });
  * ```
  *
  * @throws as {@link toLabelSelector}.

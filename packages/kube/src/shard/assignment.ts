@@ -118,7 +118,8 @@ export function hrwWeight(member: string, bucket: number): bigint {
  *
  * ## Example
  * ```ts
- * const owners = assignBuckets(64, ['op-0_1a2b', 'op-1_3c4d']);
+ * const identity = 'op-0_1a2b'; // this replica's
+ * const owners = assignBuckets(64, [identity, 'op-1_3c4d']);
  * const mine = owners.flatMap((owner, bucket) => (owner === identity ? [bucket] : []));
  * ```
  */

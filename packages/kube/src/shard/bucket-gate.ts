@@ -15,6 +15,7 @@ import { BehaviorSubject, defer, filter, finalize, map, Subject, take, takeUntil
  *
  * ## Example
  * ```ts
+ * declare const reconcile$: Observable<Action>; // one key's reconcile
  * const gate = new BucketGate();
  * gate.open(3);
  * const run$ = gate.run(3, reconcile$); // undefined when bucket 3 takes no keys

@@ -28,6 +28,7 @@ import {
  *
  * ## Example
  * ```ts
+ * declare const steps: ReleaseSteps;
  * releaseBucket(steps, 10_000).subscribe((step: ReleaseStep) => log.debug({ step }, 'hand-off'));
  * ```
  */
@@ -38,6 +39,8 @@ export type ReleaseStep = 'stopped' | 'drained' | 'cancelled' | 'released';
  *
  * ## Example
  * ```ts
+ * declare const gate: BucketGate;
+ * declare function releaseFence(bucket: number): Promise<void>; // writes the fence Lease back released
  * const steps: ReleaseSteps = {
  *   stopIntake: () => gate.close(7),
  *   drained$: gate.drained$(7),
@@ -60,6 +63,10 @@ export interface ReleaseSteps {
  *
  * ## Example
  * ```ts
+ * declare const stopIntake: () => void;
+ * declare const drained$: Observable<void>;
+ * declare const cancel: () => void;
+ * declare const release: () => Promise<void>;
  * releaseBucket({ stopIntake, drained$, cancel, release }, 10_000).subscribe({
  *   complete: () => log.info('released'),
  * });
@@ -117,6 +124,8 @@ export function releaseBucket(
  *
  * ## Example
  * ```ts
+ * declare const gate: BucketGate;
+ * declare function tryAcquireFence(bucket: number): Promise<boolean>; // false: another holds it
  * acquireBucket(() => tryAcquireFence(7), () => gate.open(7)).subscribe((held) => held && log.info('bucket 7 acquired'));
  * ```
  *

@@ -39,9 +39,9 @@ const SINGLE_BUCKET = 0;
  *
  * ## Example
  * ```ts
- * const sharding = new ManagerSharding(client, { ring: 'widgets' }, mgr.identity, log, registry);
+ * const sharding = new ManagerSharding(client, { ring: 'widgets' }, mgr.identity, log, metrics.registry);
  * await sharding.start();
- * const hooks = sharding.hooks(options, false, () => mgr.controller('widget')?.stores.primary);
+ * const hooks = sharding.hooks({ for: widgetType }, false, () => mgr.controller('widget')?.stores.primary);
  * ```
  */
 export class ManagerSharding {

@@ -29,6 +29,7 @@ export const DEFAULT_SHARD_BUCKETS = 64;
  *
  * ## Example
  * ```ts
+ * declare const requested: number;
  * const buckets = Math.min(requested, MAX_SHARD_BUCKETS);
  * ```
  */
@@ -49,6 +50,8 @@ export const DEFAULT_SHARD_DRAIN_TIMEOUT_MS = 10_000;
  *
  * ## Example
  * ```ts
+ * declare const leaseType: ResourceType<Lease>;
+ * declare const namespace: string;
  * const leases = await client.list(leaseType, { namespace, labelSelector: `${SHARD_RING_LABEL}=widgets` });
  * ```
  */
@@ -58,6 +61,7 @@ export const SHARD_RING_LABEL = 'rxkube.io/shard-ring';
  *
  * ## Example
  * ```ts
+ * declare const leases: ObjectList<Lease>;
  * const members = leases.items.filter((l) => l.metadata.labels?.[SHARD_ROLE_LABEL] === 'member');
  * ```
  */

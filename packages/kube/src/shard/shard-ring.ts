@@ -56,6 +56,7 @@ const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' } as const;
  *
  * ## Example
  * ```ts
+ * declare const ring: ShardRing;
  * ring.handoffs$.subscribe((h: ShardHandOff) => log.info(h, `bucket ${h.bucket} ${h.direction}`));
  * ```
  */
@@ -79,6 +80,7 @@ export interface ShardHandOff {
  *
  * ## Example
  * ```ts
+ * declare const ring: ShardRing;
  * ring.ticks$.subscribe((t: ShardTick) => t.error && log.warn({ err: t.error }, 'shard ring look failed'));
  * ```
  */
@@ -124,6 +126,7 @@ export function fenceLeaseName(ring: string, bucket: number): string {
  *
  * ## Example
  * ```ts
+ * declare const reconcile$: Observable<Action>; // one key's reconcile
  * const ring = new ShardRing(client, resolveShardingOptions({ ring: 'widgets' }, mgr.identity));
  * await ring.join(); // DuplicateShardIdentityError if the identity is in use
  * const run$ = ring.gate.run(ring.bucketOfObject(widget), reconcile$); // undefined: not ours now

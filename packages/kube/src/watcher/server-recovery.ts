@@ -43,6 +43,7 @@ export interface ServerRecoveryOptions {
  *
  * ## Example
  * ```ts
+ * declare const probe: () => Promise<unknown>; // a request to the API server
  * new ServerRecovery({ probe, probeIntervalMs: 2 * DEFAULT_RECOVERY_PROBE_INTERVAL_MS });
  * ```
  */
@@ -55,6 +56,7 @@ export const DEFAULT_RECOVERY_PROBE_INTERVAL_MS = 1_000;
  *
  * ## Example
  * ```ts
+ * declare const secrets: ApiResource;
  * const recovery = new ServerRecovery({ probe: () => client.transport.request({ method: 'GET', path: '/api', target: { verb: 'get' } }) });
  * watcher(client, configMaps, { recovery }).subscribe();
  * watcher(client, secrets, { recovery }).subscribe(); // after an outage both reconnect together

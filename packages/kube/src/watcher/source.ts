@@ -69,6 +69,7 @@ export interface WatchParams {
  *
  * ## Example
  * ```ts
+ * declare const event: RawWatchEvent;
  * const end = event.type === 'BOOKMARK' && event.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
  * ```
  */
@@ -81,6 +82,8 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
  *
  * ## Example
  * ```ts
+ * declare const list: ListWatchSource['list'];
+ * declare const watch: ListWatchSource['watch'];
  * const support: StreamingListSupport = { supported: () => true, unsupported: () => false };
  * const source: ListWatchSource = { list, watch, streamingLists: support };
  * ```

@@ -14,6 +14,8 @@ import { REAL_TIER_HOW, selectedBackends } from '../backends/backends.js';
  * ## Example
  * ```ts
  * // vitest.config.ts
+ * import { defineConfig } from 'vitest/config';
+ *
  * export default defineConfig({
  *   test: { globalSetup: ['@rxkube/testing/vitest/global-setup'] },
  * });
@@ -30,6 +32,8 @@ export default function setup(): void {
  *
  * ## Example
  * ```ts
+ * import { backendLines } from '@rxkube/testing/vitest/global-setup';
+ *
  * backendLines(selectedBackends({})); // ['rxkube: test backends: embedded', 'rxkube: real backend skipped (…); to run …']
  * ```
  */
