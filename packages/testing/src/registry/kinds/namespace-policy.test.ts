@@ -165,19 +165,22 @@ describeEachBackend('ResourceQuota and LimitRange', (b) => {
         containers: [
           { name: 'a', image: 'example.com/a:1' },
           { name: 'b', image: 'example.com/b:1', resources: { requests: { cpu: '200m' } } },
+          { name: 'c', image: 'example.com/c:1', resources: { limits: { cpu: '1' } } },
         ],
       },
     });
     expect(pod.status, pod.text).toBe(201);
     expect(pod.body.metadata.annotations).toEqual({
       'kubernetes.io/limit-ranger':
-        'LimitRanger plugin set: cpu, memory request for container a; cpu, memory limit for container a; memory request for container b; cpu, memory limit for container b; cpu, memory request for init container init; cpu, memory limit for init container init',
+        'LimitRanger plugin set: cpu, memory request for container a; cpu, memory limit for container a; memory request for container b; cpu, memory limit for container b; memory request for container c; memory limit for container c; cpu, memory request for init container init; cpu, memory limit for init container init',
     });
     const resources = (list: { name: string; resources: unknown }[]) =>
       Object.fromEntries(list.map((c) => [c.name, c.resources]));
     expect(resources(pod.body.spec.containers)).toEqual({
       a: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
       b: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '200m', memory: '128Mi' } },
+      // SetDefaults_Pod copied the cpu limit into the requests before LimitRanger ran
+      c: { limits: { cpu: '1', memory: '256Mi' }, requests: { cpu: '1', memory: '128Mi' } },
     });
     expect(resources(pod.body.spec.initContainers)).toEqual({
       init: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
@@ -190,10 +193,18 @@ describeEachBackend('ResourceQuota and LimitRange', (b) => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'plain' },
-      spec: { containers: [{ name: 'a', image: 'example.com/a:1' }] },
+      spec: {
+        containers: [
+          { name: 'a', image: 'example.com/a:1' },
+          { name: 'l', image: 'example.com/l:1', resources: { limits: { cpu: '1', memory: '1Gi' } } },
+        ],
+      },
     });
     expect(plain.status, plain.text).toBe(201);
     expect(plain.body.metadata.annotations).toBeUndefined();
-    expect(plain.body.spec.containers[0].resources).toEqual({});
+    expect(resources(plain.body.spec.containers)).toEqual({
+      a: {},
+      l: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } },
+    });
   });
 });
