@@ -79,7 +79,9 @@ describe('kinds added at start', () => {
 
   it('serves them with discovery, as built-ins in a built-in group and as custom resources elsewhere', async () => {
     const storage = await call(server.url, 'GET', '/apis/storage.k8s.io/v1');
+    // beside the served CSIStorageCapacity, in kube-apiserver's (alphabetical) order
     expect(storage.body.resources).toEqual([
+      expect.objectContaining({ name: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true }),
       expect.objectContaining({
         name: 'storageclasses',
         singularName: '',

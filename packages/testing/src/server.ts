@@ -45,6 +45,7 @@ import { forbiddenError } from './rbac/forbidden.js';
 import { ImpersonationHeaderError, impersonate } from './rbac/impersonation.js';
 import type { InstalledAuthorization } from './rbac/install.js';
 import { installAuthorization } from './rbac/install.js';
+import { limitRangerDefaults } from './admission/limit-ranger.js';
 import type { AdmissionPlugin } from './rbac/owner-references.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
@@ -406,6 +407,16 @@ class ApiServerImpl implements ApiServer {
       },
       log,
     );
+    // LimitRanger (on by default in kube-apiserver): mutating admission, before the registry's checks
+    const limitRanger = limitRangerDefaults(this.engine.store);
+    const registryChecks = this.engine.hooks;
+    this.engine.hooks = {
+      ...registryChecks,
+      beforeValidate: (w) => {
+        limitRanger(w);
+        registryChecks.beforeValidate?.(w);
+      },
+    };
     this.env = {
       engine: this.engine,
       registry: this.registry,

@@ -53,6 +53,15 @@ export interface SubresourceRequest {
 const SCALE_GROUP = { group: 'autoscaling', kind: 'Scale' };
 
 /** `metav1.LabelSelector` → its string form (`app=x,tier in (a,b)`), as Scale `status.selector`. */
+/** A label map as `labels.SelectorFromSet(m).String()` writes it: `k=v` sorted, comma-joined. */
+function mapSelectorString(selector: unknown): string {
+  if (!isObject(selector)) return '';
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .sort()
+    .join(',');
+}
+
 export function selectorString(selector: unknown): string {
   if (!isObject(selector)) return '';
   const parts: string[] = [];
@@ -79,7 +88,11 @@ export function scaleOf(o: KObj): Json {
   const metadata: Json = {};
   for (const k of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp'] as const)
     if (m[k] !== undefined) metadata[k] = m[k];
-  const selector = selectorString(spec['selector']);
+  // a ReplicationController's selector is a plain label map (labels.SelectorFromSet)
+  const selector =
+    o['kind'] === 'ReplicationController'
+      ? mapSelectorString(spec['selector'])
+      : selectorString(spec['selector']);
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',

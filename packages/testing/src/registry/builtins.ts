@@ -4,7 +4,9 @@
  * (`batch.ts`), networking.k8s.io/v1 (`networking.ts`), policy/v1 (`policy.ts`),
  * apiextensions.k8s.io (`apiextensions.ts`), coordination.k8s.io (`coordination.ts`), authorization.k8s.io's reviews (`authorization.ts`),
  * rbac.authorization.k8s.io (`rbac.ts`), core/v1 ResourceQuota and LimitRange from one table
- * (`namespace-policy.ts`). A new built-in
+ * (`namespace-policy.ts`), and the other kinds operators own (PodTemplate, ReplicationController,
+ * ControllerRevision, IngressClass, PriorityClass, CSIStorageCapacity) from one table
+ * (`operator-kinds.ts`). A new built-in
  * kind goes into its group's file (or a new one) and into the list below; `/apis` lists the groups
  * in kube-apiserver's order whatever the order here (`registry.ts`).
  *
@@ -23,6 +25,7 @@ import { coordinationKinds } from './kinds/coordination.js';
 import { coreKinds } from './kinds/core.js';
 import { eventKinds } from './kinds/events.js';
 import { namespacePolicyKinds } from './kinds/namespace-policy.js';
+import { operatorKinds } from './kinds/operator-kinds.js';
 import { networkingKinds } from './kinds/networking.js';
 import { policyKinds } from './kinds/policy.js';
 import { rbacKinds } from './kinds/rbac.js';
@@ -46,5 +49,6 @@ export function builtinTypes(): ResourceType[] {
     ...authorizationKinds(),
     ...rbacKinds(),
     ...admissionregistrationKinds(),
+    ...operatorKinds(),
   ];
 }

@@ -172,6 +172,18 @@ export function coreKinds(): ResourceType[] {
         const spec = isObject(o['spec']) ? o['spec'] : {};
         defaultPodSpec(spec);
         spec['enableServiceLinks'] ??= true;
+        // SetDefaults_Pod (not templates): a container's limits fill its missing requests
+        for (const list of ['containers', 'initContainers']) {
+          const cs = spec[list];
+          if (!Array.isArray(cs)) continue;
+          for (const c of cs) {
+            const resources = isObject(c) && isObject(c['resources']) ? c['resources'] : undefined;
+            if (!resources || !isObject(resources['limits'])) continue;
+            const requests = isObject(resources['requests']) ? resources['requests'] : {};
+            for (const [k, v] of Object.entries(resources['limits'])) if (!(k in requests)) requests[k] = v;
+            if (Object.keys(requests).length > 0) resources['requests'] = requests;
+          }
+        }
         o['spec'] = spec;
       },
       // pod strategy PrepareForCreate: `status` is `{phase: Pending, qosClass}` whatever was sent; a

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument -- response bodies are untyped JSON */
 /**
  * ResourceQuota and LimitRange (issue 18 §8) on both backends: served, with the defaults
  * kube-apiserver v1.24 stores (the expected specs below were read from the real server), listed,
@@ -135,6 +135,76 @@ describeEachBackend('ResourceQuota and LimitRange', (b) => {
     );
     expect(again.body.spec).toEqual({
       limits: [{ type: 'Container', max: { cpu: '1' }, default: { cpu: '1' }, defaultRequest: { cpu: '1' } }],
+    });
+  });
+
+  it('a Pod created in a namespace with a LimitRange gets its defaults and the limit-ranger annotation (LimitRanger)', async () => {
+    const ns = `${NS}-pods`;
+    expect((await send('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status).toBe(201);
+    const lr = await send('POST', `/api/v1/namespaces/${ns}/limitranges`, {
+      apiVersion: 'v1',
+      kind: 'LimitRange',
+      metadata: { name: 'defaults' },
+      spec: {
+        limits: [
+          {
+            type: 'Container',
+            default: { cpu: '500m', memory: '256Mi' },
+            defaultRequest: { cpu: '100m', memory: '128Mi' },
+          },
+        ],
+      },
+    });
+    expect(lr.status, lr.text).toBe(201);
+    const pod = await send('POST', `/api/v1/namespaces/${ns}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {
+        initContainers: [{ name: 'init', image: 'example.com/init:1' }],
+        containers: [
+          { name: 'a', image: 'example.com/a:1' },
+          { name: 'b', image: 'example.com/b:1', resources: { requests: { cpu: '200m' } } },
+          { name: 'c', image: 'example.com/c:1', resources: { limits: { cpu: '1' } } },
+        ],
+      },
+    });
+    expect(pod.status, pod.text).toBe(201);
+    expect(pod.body.metadata.annotations).toEqual({
+      'kubernetes.io/limit-ranger':
+        'LimitRanger plugin set: cpu, memory request for container a; cpu, memory limit for container a; memory request for container b; cpu, memory limit for container b; memory request for container c; memory limit for container c; cpu, memory request for init container init; cpu, memory limit for init container init',
+    });
+    const resources = (list: { name: string; resources: unknown }[]) =>
+      Object.fromEntries(list.map((c) => [c.name, c.resources]));
+    expect(resources(pod.body.spec.containers)).toEqual({
+      a: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+      b: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '200m', memory: '128Mi' } },
+      // SetDefaults_Pod copied the cpu limit into the requests before LimitRanger ran
+      c: { limits: { cpu: '1', memory: '256Mi' }, requests: { cpu: '1', memory: '128Mi' } },
+    });
+    expect(resources(pod.body.spec.initContainers)).toEqual({
+      init: { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+    });
+    expect(pod.body.status.qosClass).toBe('Burstable');
+    // a namespace without LimitRanges leaves Pods as they are
+    const bare = `${NS}-bare`;
+    expect((await send('POST', '/api/v1/namespaces', { metadata: { name: bare } })).status).toBe(201);
+    const plain = await send('POST', `/api/v1/namespaces/${bare}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'plain' },
+      spec: {
+        containers: [
+          { name: 'a', image: 'example.com/a:1' },
+          { name: 'l', image: 'example.com/l:1', resources: { limits: { cpu: '1', memory: '1Gi' } } },
+        ],
+      },
+    });
+    expect(plain.status, plain.text).toBe(201);
+    expect(plain.body.metadata.annotations).toBeUndefined();
+    expect(resources(plain.body.spec.containers)).toEqual({
+      a: {},
+      l: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } },
     });
   });
 });
