@@ -18,11 +18,14 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { KubeClient } from '../client/kube-client.js';
 import type { ControllerResult } from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
-import type { KubeObject } from '../types.js';
+import { Manager } from '../manager/manager.js';
+import type { ReconcileContext } from '../controller/options.js';
+import type { KubeObject, ObjectRef } from '../types.js';
 import { reconcileTracing, TRACEPARENT_ANNOTATION, wroteOrFailed } from './index.js';
 
 const NS = 'trace-ctl';
 const TAIL_NS = 'trace-tail';
+const MGR_NS = 'trace-mgr';
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 type ConfigMap = KubeObject & { data?: Record<string, string> };
@@ -49,6 +52,7 @@ describeEachBackend('reconcile traces over HTTP', (b) => {
     client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: TAIL_NS } });
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: MGR_NS } });
   });
   afterEach(() => exporter.reset());
   afterAll(async () => {
@@ -250,6 +254,41 @@ describeEachBackend('reconcile traces over HTTP', (b) => {
       );
     } finally {
       sub.unsubscribe();
+    }
+  });
+
+  it('traces the controllers of a Manager with its tracing, unless a registration sets its own', async () => {
+    const mgr = new Manager({
+      client,
+      name: 'trace-test',
+      logLevel: 'silent',
+      tracing: reconcileTracing(tracer),
+    });
+    const reconcile = (request: ObjectRef, ctx: ReconcileContext<KubeObject>) =>
+      defer(async () => {
+        await ctx.client.get(request);
+        return Action.awaitChange();
+      });
+    mgr.add('traced', { for: CM, namespace: MGR_NS }, reconcile);
+    mgr.add(
+      'own',
+      { for: CM, namespace: MGR_NS, tracing: reconcileTracing(tracer, { head: () => false }) },
+      reconcile,
+    );
+    const { results, until } = resultsOf();
+    const sub = mgr.results$.subscribe(results);
+    await mgr.start();
+    try {
+      await client.create({ ...CM, metadata: { name: 'm', namespace: MGR_NS } });
+      await until('traced', (r) => r.controller === 'traced' && r.key === `${MGR_NS}/m`);
+      await until('own', (r) => r.controller === 'own' && r.key === `${MGR_NS}/m`);
+      const spans = roots('m');
+      expect(spans.map((s) => s.attributes['rxkube.controller'])).toEqual(['traced']);
+      const urls = childrenOf(spans[0] as ReadableSpan).map((s) => String(s.attributes['url.full']));
+      expect(urls.filter((u) => u.endsWith(`/api/v1/namespaces/${MGR_NS}/configmaps/m`))).toHaveLength(1);
+    } finally {
+      sub.unsubscribe();
+      await mgr.stop();
     }
   });
 });
