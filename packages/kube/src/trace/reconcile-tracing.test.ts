@@ -174,3 +174,14 @@ describe('redactedUrl', () => {
     );
   });
 });
+
+describe('a reconcile that ended', () => {
+  it('takes no more requests and ends once', () => {
+    const tracing = tracingAt();
+    const trace = tracing.start('c', 'ns/a', request, undefined);
+    trace.end(result('success'));
+    expect(trace.request('GET', new URL('https://h/api/v1/pods'))).toBeUndefined();
+    trace.end(result('success'));
+    expect(exporter.getFinishedSpans()).toHaveLength(1);
+  });
+});

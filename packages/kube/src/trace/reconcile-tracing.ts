@@ -236,8 +236,12 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
       const requests: Request[] = [];
       let requestCount = 0;
       let writes = 0;
+      let over = false;
       return {
         request(method, url) {
+          // A request from something the reconcile left behind (a timer, a subscriber of its
+          // result) runs in its async context after it ended: not its request.
+          if (over) return undefined;
           requestCount++;
           if (method !== 'GET') writes++;
           if (requests.length >= maxRequests) return undefined;
@@ -250,6 +254,8 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
           };
         },
         end(result) {
+          if (over) return;
+          over = true;
           const ended = now();
           const reasons = reasonsOf(triggers, scheduled);
           const summary: ReconcileSummary = {
