@@ -50,15 +50,16 @@ export function traceHooks<T extends KubeObject>(
   if (tracing === undefined) return undefined;
   const name = plan.name ?? plan.primary.resource.kind.toLowerCase();
   const running = new Map<string, ReconcileTrace>();
-  const reasonOf = (role: TriggerRole, type: Trigger['type']): TriggerReason => {
+  const reasonOf = (role: TriggerRole, { type, relist }: Trigger): TriggerReason => {
     if (type === 'Resync') return 'resync';
+    if (relist === true) return role === 'primary' ? 'relist' : 'related object relisted';
     if (role === 'primary') return type === 'Delete' ? 'object deleted' : 'object updated';
     return type === 'Delete' ? 'related object deleted' : 'related object updated';
   };
   return {
     onTrigger: (request, role, trigger) =>
       tracing.triggered(name, objectKey(request), {
-        reason: reasonOf(role, trigger.type),
+        reason: reasonOf(role, trigger),
         object: trigger.object,
       }),
     requested: (requests) =>

@@ -12,8 +12,8 @@ import type { KubeObject, ObjectRef } from '../types.js';
 /**
  * Why a request was triggered, in kube-rs's words (`ReconcileReason`) where the controller knows
  * them: the primary object changed or was deleted, a related (owned or mapped) object changed, a
- * periodic resync, or a request from `reconcileOn`. A relist's changes come as `object updated`
- * (the relist gate does not tell them apart from live changes).
+ * relist (a list after the first found the object, or a related one, changed while the watch was
+ * away), a periodic resync, or a request from `reconcileOn`.
  *
  * ## Example
  * ```ts
@@ -25,6 +25,8 @@ export type TriggerReason =
   | 'object deleted'
   | 'related object updated'
   | 'related object deleted'
+  | 'relist'
+  | 'related object relisted'
   | 'resync'
   | 'reconcileOn';
 
