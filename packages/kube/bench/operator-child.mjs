@@ -67,7 +67,27 @@ async function rxkubeSide({ kubeconfigPath, concurrency, stats, fail }) {
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfigPath);
       const client = KubeClient.fromKubeConfig(kc);
-      const mgr = new Manager({ client, name: 'bench-hasher', concurrency, logLevel: 'silent' });
+      // BENCH_TRACING=1: every reconcile traced (spans built and exported to an in-memory
+      // exporter that keeps none), to measure what tracing costs.
+      const tracing =
+        process.env.BENCH_TRACING === '1'
+          ? await (async () => {
+              const sdk = await import('@opentelemetry/sdk-trace-base');
+              const { reconcileTracing } = await import('../dist/trace/index.js');
+              const exporter = { export: (spans, done) => done({ code: 0 }), shutdown: async () => {} };
+              const provider = new sdk.BasicTracerProvider({
+                spanProcessors: [new sdk.SimpleSpanProcessor(exporter)],
+              });
+              return reconcileTracing(provider.getTracer('bench'));
+            })()
+          : undefined;
+      const mgr = new Manager({
+        client,
+        name: 'bench-hasher',
+        concurrency,
+        logLevel: 'silent',
+        ...(tracing !== undefined ? { tracing } : {}),
+      });
       let store;
       mgr.add(
         'hash',

@@ -28,6 +28,8 @@ import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
 import { writeStatus } from '../sink/status-write.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
+import type { RequestObserver } from '../transport/request-scope.js';
+import { withRequestObserver } from '../transport/request-scope.js';
 import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
@@ -47,6 +49,8 @@ export interface ContextDeps<T extends KubeObject> {
   readonly status: { readonly port: StatusPort<T>; readonly options: ResolvedStatusWriteOptions } | undefined;
   readonly record: ((object: T, event: Omit<EventRequest, 'regarding'>) => void) | undefined;
   readonly scheduler: SchedulerLike;
+  /** Told every API request of this reconcile (tracing; optional). */
+  readonly requests?: RequestObserver | undefined;
 }
 
 /** Builds the context of one reconcile of `key` over `object`. */
@@ -61,10 +65,11 @@ export function reconcileContext<T extends KubeObject>(
   /** `call()`, rejecting with the signal's reason as soon as it aborts (the reconcile is over). */
   const guarded = <R>(call: () => Promise<R>): Promise<R> => {
     if (signal.aborted) return Promise.reject(abortReason(signal));
+    const observer = deps.requests;
     return new Promise<R>((resolve, reject) => {
       const onAbort = (): void => reject(abortReason(signal));
       signal.addEventListener('abort', onAbort, { once: true });
-      call().then(
+      (observer === undefined ? call() : withRequestObserver(observer, call)).then(
         (value) => {
           signal.removeEventListener('abort', onAbort);
           resolve(value);

@@ -56,6 +56,7 @@ import { reconcileWork } from './reconcile-work.js';
 import type { ControllerResult } from './report.js';
 import { logResult, toControllerResult } from './report.js';
 import { requests } from './triggers.js';
+import { traceHooks } from './trace-hooks.js';
 import { userCodeReporter } from './user-code.js';
 import { planController } from './validate-options.js';
 import type { ControllerPlan } from './validate-options.js';
@@ -251,6 +252,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     take(1),
   );
   const synced = (): boolean => stores.every((s) => s.ready);
+  const traces = traceHooks(options.tracing, plan, kinds.primary.store);
   const triggered$ = requests({
     plan,
     kinds,
@@ -261,8 +263,12 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     mapContext: { cache, client: client as Client },
     random: options.random,
     scheduler,
+    onTrigger: traces?.onTrigger,
   });
-  const requests$ = options.reconcileOn === undefined ? triggered$ : merge(triggered$, options.reconcileOn);
+  const requests$ =
+    options.reconcileOn === undefined
+      ? triggered$
+      : merge(triggered$, traces === undefined ? options.reconcileOn : traces.requested(options.reconcileOn));
   const recorder = options.recorder;
   const status =
     plan.status === undefined
@@ -288,13 +294,14 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
         status,
         record: recorder === undefined ? undefined : (object, event) => recorder.record(object, event),
         scheduler,
+        requests: traces?.requestsOf(key),
       },
       key,
       object,
       signal,
     );
   const fin = options.finalizer;
-  const work = reconcileWork<T>({
+  const untraced = reconcileWork<T>({
     controller: plan.name,
     primary: kinds.primary,
     tracker,
@@ -323,12 +330,13 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     scheduler,
     admit: options.admit,
   });
+  const work = traces === undefined ? untraced : traces.work(untraced);
   /** Emits once the applier drained after a shutdown; the recorder stops then. */
   const drained = new Subject<void>();
   const results$ = queue(requests$, {
     plan: plan as unknown as ControllerPlan<never>,
     work,
-    observer: options.observer,
+    observer: traces === undefined ? options.observer : traces.observer(options.observer),
     idle: deps.idle,
     shutdown: options.shutdown,
     scheduler,
@@ -336,9 +344,11 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     map((r) => toControllerResult(r, plan.name ?? plan.primary.resource.kind.toLowerCase())),
     tap({
       next: (r) => {
+        traces?.ended(r);
         if (plan.logResults) logResult(deps.log, plan.name, r);
       },
       complete: () => drained.next(),
+      finalize: () => traces?.cancelled(),
     }),
   );
   const recorderRun$: Observable<never> =

@@ -28,6 +28,7 @@ import type { Indexer, StoreRef } from '../reflector/store.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchRegistry } from '../reflector/watch-registry.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
+import type { ReconcileTracing } from '../trace/hooks.js';
 import type { StatusPort } from '../sink/status-port.js';
 import type { StatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import type { WriteTrackerOptions } from '../sink/write-tracker.js';
@@ -520,6 +521,12 @@ export interface ControllerOptions<T extends KubeObject> {
    * Manager's sharding admits only keys of buckets whose fence it holds. Default: all admitted.
    */
   readonly admit?: (object: T, work: Observable<Action>) => Observable<Action> | undefined;
+  /**
+   * Traces every reconcile (`reconcileTracing(tracer)` from `@rxkube/kube/trace`): a root span per
+   * reconcile, a child span per API request it makes. Default: off, and nothing of OpenTelemetry
+   * is loaded.
+   */
+  readonly tracing?: ReconcileTracing;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface Trigger<T extends KubeObject = KubeObject> {
   /** `Apply`: added or changed (live, or found changed by a relist); `Delete`; `Resync`. */
   readonly type: 'Apply' | 'Delete' | 'Resync';
   readonly object: T;
+  /** Set on the `Apply`s of a relist (a list after the first): the object changed while the watch was away. */
+  readonly relist?: true;
 }
 
 /**
@@ -71,11 +73,12 @@ export function relistGate<T extends KubeObject>(
             }
             case 'InitDone': {
               const objects = held === undefined ? [] : [...held.values()];
+              const relist = !first;
               first = false;
               setHeld(undefined);
               for (const object of objects) {
                 if (subscriber.closed) return;
-                subscriber.next({ type: 'Apply', object });
+                subscriber.next(relist ? { type: 'Apply', object, relist } : { type: 'Apply', object });
               }
               return;
             }

@@ -46,7 +46,12 @@ export interface TriggerDeps<T extends KubeObject> {
   readonly mapContext: MapContext;
   readonly random: (() => number) | undefined;
   readonly scheduler: SchedulerLike;
+  /** Told each request with the watch role and the trigger it came from (tracing; optional). */
+  readonly onTrigger?: ((request: ObjectRef, role: TriggerRole, trigger: Trigger) => void) | undefined;
 }
+
+/** Which watch a trigger came from. */
+export type TriggerRole = 'primary' | 'owned' | 'mapped';
 
 /** Every request the controller's watches stand for. */
 export function requests<T extends KubeObject>(deps: TriggerDeps<T>): Observable<ObjectRef> {
@@ -65,7 +70,9 @@ function primaryRequests<T extends KubeObject>(
   const forType = deps.plan.primary.resource;
   return triggersOf(kind, deps, deps.plan.resyncMs).pipe(
     mergeMap((t) =>
-      dropWriter(t, [requestOf(forType, t.object.metadata.namespace, t.object.metadata.name ?? '')]),
+      noted(deps, 'primary', t, [
+        requestOf(forType, t.object.metadata.namespace, t.object.metadata.name ?? ''),
+      ]),
     ),
   );
 }
@@ -76,7 +83,7 @@ function ownedRequests<T extends KubeObject>(kind: WatchedKind, deps: TriggerDep
   return triggersOf(kind, deps).pipe(
     mergeMap((t) => {
       const requests = ownerRequestsOf(forType, t.object, scope());
-      return requests.length === 0 ? [] : dropWriter(t, requests);
+      return requests.length === 0 ? [] : noted(deps, 'owned', t, requests);
     }),
   );
 }
@@ -169,7 +176,9 @@ function mappedRequests<T extends KubeObject>(
           failures: streak,
         });
       }
-      for (const r of dropWriter(
+      for (const r of noted(
+        deps,
+        'mapped',
         t,
         names.map((n) => requestOf(forType, n.namespace, n.name)),
       )) {
@@ -265,6 +274,19 @@ function annotate(t: Trigger, tracker: WriteTracker, resource: ResourceType): An
 }
 
 /** `requests` without the one of the reconcile whose own write this trigger echoes. */
+/** {@link dropWriter}, each request left told to `deps.onTrigger`. */
+function noted<T extends KubeObject>(
+  deps: TriggerDeps<T>,
+  role: TriggerRole,
+  t: Annotated,
+  requests: readonly ObjectRef[],
+): readonly ObjectRef[] {
+  const left = dropWriter(t, requests);
+  const note = deps.onTrigger;
+  if (note !== undefined) for (const r of left) note(r, role, t);
+  return left;
+}
+
 function dropWriter(t: Annotated, requests: readonly ObjectRef[]): readonly ObjectRef[] {
   if (t.writer === undefined) return requests;
   if (t.writer === '*') return [];

@@ -50,7 +50,7 @@ export interface ManagerSupplies {
 }
 
 /** What a controller built to run gets besides (see `ControllerOptions`). */
-export type RunSupplies = Pick<ControllerOptions<KubeObject>, 'log' | 'observer' | 'recorder'>;
+export type RunSupplies = Pick<ControllerOptions<KubeObject>, 'log' | 'observer' | 'recorder' | 'tracing'>;
 
 /** The controller options of registration `c` in `scope`; `run` adds what a run needs. */
 export function managedOptions(

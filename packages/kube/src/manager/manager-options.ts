@@ -11,6 +11,7 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { LeaderElectionOptions } from '../leader/leader-elector.js';
 import type { ControllerMetrics } from '../ops/metrics.js';
 import type { ShardingOptions } from '../shard/options.js';
+import type { ReconcileTracing } from '../trace/hooks.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
@@ -87,6 +88,12 @@ export interface ManagerOptions {
    * retried with backoff; `false` turns it off. Default `DEFAULT_RECONCILE_TIMEOUT_MS` (5 min).
    */
   readonly reconcileTimeoutMs?: number | false;
+  /**
+   * Traces the reconciles of every controller that sets no `tracing` of its own
+   * (`reconcileTracing(tracer)` from `@rxkube/kube/trace`). Default: off, nothing of
+   * OpenTelemetry loaded.
+   */
+  readonly tracing?: ReconcileTracing;
   /**
    * `/healthz` fails (check `reconciles`, naming the controller and key) while a reconcile has run
    * this long. Default `DEFAULT_STUCK_RECONCILE_THRESHOLD_MS` (10 min, twice the default deadline:

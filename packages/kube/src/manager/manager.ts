@@ -722,6 +722,9 @@ export class Manager {
             this.progress.observer(c.name),
           ),
           ...(run.recorder !== undefined ? { recorder: run.recorder } : {}),
+          ...(this.options.tracing !== undefined && c.options.tracing === undefined
+            ? { tracing: this.options.tracing }
+            : {}),
         })),
     );
     if (run === undefined || this.sharding === undefined) return options;

@@ -21,6 +21,7 @@ import { parseStatus } from '../status.js';
 import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from './raw-watch-event.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';
+import { currentRequestObserver } from './request-scope.js';
 
 /**
  * Default bound on a response body (a list page of large objects stays far below it).
@@ -149,6 +150,22 @@ export class HttpTransport {
     const url = this.url(req);
     const { signal } = req;
     if (signal?.aborted) throw abortedError(req.method, url, signal);
+    const end = currentRequestObserver()?.(req.method, url);
+    if (end === undefined) return this.exchange<T>(req, url);
+    let status: number | undefined;
+    try {
+      const value = await this.exchange<T>(req, url, (s) => (status = s));
+      end(status);
+      return value;
+    } catch (error) {
+      end(status, error);
+      throw error;
+    }
+  }
+
+  /** One request/response; `onStatus` learns the status as soon as the response head came. */
+  private async exchange<T>(req: HttpRequest, url: URL, onStatus?: (status: number) => void): Promise<T> {
+    const { signal } = req;
     const { headers, agent } = await this.connection.auth();
     if (signal?.aborted) throw abortedError(req.method, url, signal);
     return new Promise<T>((resolve, rejectWith) => {
@@ -177,6 +194,7 @@ export class HttpTransport {
       r.on('response', (res) => {
         this.warn(res, url);
         const status = res.statusCode ?? 0;
+        onStatus?.(status);
         const limit = status >= 200 && status < 300 ? this.maxResponseBytes : MAX_ERROR_BODY_BYTES;
         readBody(res, r, limit, req.method, url).then((text) => {
           if (status >= 200 && status < 300) {

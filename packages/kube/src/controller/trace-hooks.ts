@@ -1,0 +1,99 @@
+/**
+ * The controller's side of tracing (`options.tracing`): tells the tracer each trigger with its
+ * reason, the queue wait, the start and end of each reconcile, and runs the reconcile's work so
+ * that its API requests reach the reconcile's trace. No OpenTelemetry here: the tracer behind
+ * {@link ReconcileTracing} is the user's (`@rxkube/kube/trace`). Without `tracing`, nothing of this
+ * runs ({@link traceHooks} returns `undefined`).
+ *
+ * @module
+ */
+import type { Action } from '@rxkube/core';
+import { from, Observable, tap } from 'rxjs';
+import type { ObservableInput } from 'rxjs';
+
+import type { StoreReader } from '../reflector/store-reader.js';
+import type { ReconcileTrace, ReconcileTracing, TriggerReason } from '../trace/hooks.js';
+import type { RequestObserver } from '../transport/request-scope.js';
+import { withRequestObserver } from '../transport/request-scope.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+import { objectKey } from '../types.js';
+import type { ControllerObserver } from './options.js';
+import type { Trigger } from './relist-gate.js';
+import type { ControllerResult } from './report.js';
+import type { TriggerRole } from './triggers.js';
+import type { ControllerPlan } from './validate-options.js';
+
+/** What the controller's stages call when tracing is on. */
+export interface TraceHooks {
+  readonly onTrigger: (request: ObjectRef, role: TriggerRole, trigger: Trigger) => void;
+  /** `reconcileOn`'s requests, each told as a trigger. */
+  requested(requests: ObservableInput<ObjectRef>): Observable<ObjectRef>;
+  /** The request observer of the reconcile of `key` running now. */
+  requestsOf(key: string): RequestObserver | undefined;
+  /** The work, each run traced. */
+  work(
+    work: (request: ObjectRef, key: string) => Observable<Action>,
+  ): (request: ObjectRef, key: string) => Observable<Action>;
+  /** `observer` (optional), with the queue wait told to the tracer. */
+  observer(observer: ControllerObserver | undefined): ControllerObserver;
+  ended(result: ControllerResult): void;
+  /** The run ended: traces of reconciles still running end as cancelled. */
+  cancelled(): void;
+}
+
+/** The hooks of `tracing` (`undefined` when it is not set: the controller then calls none). */
+export function traceHooks<T extends KubeObject>(
+  tracing: ReconcileTracing | undefined,
+  plan: ControllerPlan<T>,
+  store: StoreReader<T>,
+): TraceHooks | undefined {
+  if (tracing === undefined) return undefined;
+  const name = plan.name ?? plan.primary.resource.kind.toLowerCase();
+  const running = new Map<string, ReconcileTrace>();
+  const reasonOf = (role: TriggerRole, { type, relist }: Trigger): TriggerReason => {
+    if (type === 'Resync') return 'resync';
+    if (relist === true) return role === 'primary' ? 'relist' : 'related object relisted';
+    if (role === 'primary') return type === 'Delete' ? 'object deleted' : 'object updated';
+    return type === 'Delete' ? 'related object deleted' : 'related object updated';
+  };
+  return {
+    onTrigger: (request, role, trigger) =>
+      tracing.triggered(name, objectKey(request), {
+        reason: reasonOf(role, trigger),
+        object: trigger.object,
+      }),
+    requested: (requests) =>
+      from(requests).pipe(tap((r) => tracing.triggered(name, objectKey(r), { reason: 'reconcileOn' }))),
+    requestsOf: (key) => running.get(key)?.request,
+    work: (work) => (request, key) =>
+      new Observable<Action>((subscriber) => {
+        running.get(key)?.end(undefined); // never: one reconcile per key at a time
+        const trace = tracing.start(name, key, request, store.get(key));
+        running.set(key, trace);
+        return withRequestObserver(trace.request, () => work(request, key).subscribe(subscriber));
+      }),
+    observer: (observer) =>
+      new Proxy<ControllerObserver>(observer ?? {}, {
+        get(target, property) {
+          if (property === 'started') {
+            return (key: string, queuedMs: number, active: number) => {
+              tracing.queued(name, key, queuedMs);
+              target.started?.(key, queuedMs, active);
+            };
+          }
+          const value: unknown = Reflect.get(target, property);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }),
+    ended: (result) => {
+      const trace = running.get(result.key);
+      running.delete(result.key);
+      trace?.end(result);
+    },
+    cancelled: () => {
+      const traces = [...running.values()];
+      running.clear();
+      for (const trace of traces) trace.end(undefined);
+    },
+  };
+}

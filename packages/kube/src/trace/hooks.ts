@@ -1,0 +1,80 @@
+/**
+ * What a controller tells a tracer: plain types, no OpenTelemetry. The controller and the Manager
+ * import only these types (erased at build), so a controller without `tracing` loads nothing of
+ * `@opentelemetry/*`; {@link reconcileTracing} implements them with an OpenTelemetry `Tracer`.
+ *
+ * @module
+ */
+import type { ControllerResult } from '../controller/report.js';
+import type { RequestObserver } from '../transport/request-scope.js';
+import type { KubeObject, ObjectRef } from '../types.js';
+
+/**
+ * Why a request was triggered, in kube-rs's words (`ReconcileReason`) where the controller knows
+ * them: the primary object changed or was deleted, a related (owned or mapped) object changed, a
+ * relist (a list after the first found the object, or a related one, changed while the watch was
+ * away), a periodic resync, or a request from `reconcileOn`.
+ *
+ * ## Example
+ * ```ts
+ * const reason: TriggerReason = 'related object updated';
+ * ```
+ */
+export type TriggerReason =
+  | 'object updated'
+  | 'object deleted'
+  | 'related object updated'
+  | 'related object deleted'
+  | 'relist'
+  | 'related object relisted'
+  | 'resync'
+  | 'reconcileOn';
+
+/**
+ * One trigger of a request: its reason and, unless it came from `reconcileOn`, the object whose
+ * event it was (the primary object itself, or the related one).
+ *
+ * ## Example
+ * ```ts
+ * const note: TriggerNote = { reason: 'object updated', object: widget };
+ * ```
+ */
+export interface TriggerNote {
+  readonly reason: TriggerReason;
+  readonly object?: KubeObject;
+}
+
+/**
+ * The tracing hooks of a controller (`ControllerOptions.tracing`, `ManagerOptions.tracing`). Build
+ * one with {@link reconcileTracing} (an OpenTelemetry `Tracer`) or `loadReconcileTracing()`.
+ *
+ * ## Example
+ * ```ts
+ * const tracing: ReconcileTracing = reconcileTracing(trace.getTracer('widget-operator'));
+ * controller({ for: widgetType, client, tracing }).run(reconcile).subscribe();
+ * ```
+ */
+export interface ReconcileTracing {
+  /** A trigger asked for `request` (keyed `key`); coalesced until its reconcile starts. */
+  triggered(controller: string, key: string, note: TriggerNote): void;
+  /** The reconcile of `key` leaves the queue after waiting `queuedMs` (the applier's `started`). */
+  queued(controller: string, key: string, queuedMs: number): void;
+  /** The reconcile of `key` starts; `object` is the primary object it reads (absent: gone). */
+  start(controller: string, key: string, request: ObjectRef, object: KubeObject | undefined): ReconcileTrace;
+}
+
+/**
+ * One reconcile being traced.
+ *
+ * ## Example
+ * ```ts
+ * const t: ReconcileTrace = tracing.start('widgets', 'ns/a', request, object);
+ * t.end(result); // or t.end(undefined) when it was cancelled
+ * ```
+ */
+export interface ReconcileTrace {
+  /** Told every API request the reconcile makes (through `ctx`, its status and finalizer writes). */
+  readonly request: RequestObserver;
+  /** The reconcile ended with `result`, or was cancelled (`undefined`: shutdown, unsubscribe). */
+  end(result: ControllerResult | undefined): void;
+}

@@ -1,0 +1,17 @@
+/**
+ * `@rxkube/kube/trace`: OpenTelemetry traces of reconciles. Loads nothing of
+ * `@opentelemetry/*` itself (an optional peer dependency): pass a `Tracer` to
+ * {@link reconcileTracing}, or let {@link loadReconcileTracing} load the API lazily.
+ *
+ * @module @rxkube/kube/trace
+ */
+export type { ReconcileTrace, ReconcileTracing, TriggerNote, TriggerReason } from './hooks.js';
+export { loadReconcileTracing } from './load.js';
+export type { ReconcileReason, ReconcileSummary, ReconcileTracingOptions } from './reconcile-tracing.js';
+export {
+  parseTraceparent,
+  reconcileTracing,
+  redactedUrl,
+  TRACEPARENT_ANNOTATION,
+  wroteOrFailed,
+} from './reconcile-tracing.js';
