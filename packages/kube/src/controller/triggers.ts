@@ -9,7 +9,7 @@
  */
 import { PerKeyBackoff } from '@rxkube/core';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
-import { connect, filter, map, merge, mergeMap, Observable as Rx } from 'rxjs';
+import { concat, connect, filter, from, map, merge, mergeMap, Observable as Rx } from 'rxjs';
 
 import { resync } from '../reflector/resync.js';
 import type { ResyncEvent } from '../reflector/resync.js';
@@ -80,31 +80,53 @@ function primaryRequests<T extends KubeObject>(
 function ownedRequests<T extends KubeObject>(kind: WatchedKind, deps: TriggerDeps<T>): Observable<ObjectRef> {
   const forType = deps.plan.primary.resource;
   const scope = ownerScope(deps);
+  const requestsOf = (t: Annotated, as: OwnerScope | undefined): readonly ObjectRef[] => {
+    const requests = ownerRequestsOf(forType, t.object, as);
+    return requests.length === 0 ? [] : noted(deps, 'owned', t, requests);
+  };
   return triggersOf(kind, deps).pipe(
     mergeMap((t) => {
-      const requests = ownerRequestsOf(forType, t.object, scope());
-      return requests.length === 0 ? [] : noted(deps, 'owned', t, requests);
+      const now = scope.now();
+      const answered = scope.answered;
+      if (now !== undefined || answered === undefined) return requestsOf(t, now);
+      // Seen before the owner kind's scope is known: the namespaced owner at once (the common
+      // case, and its request joins the first reconcile's), the cluster-scoped one only if
+      // discovery then says so or cannot tell — never a request naming nothing for a namespaced
+      // owner kind, which would end as a `skipped` result.
+      return concat(
+        requestsOf(t, 'namespaced'),
+        from(answered).pipe(mergeMap(() => (scope.now() === 'namespaced' ? [] : requestsOf(t, 'cluster')))),
+      );
     }),
   );
 }
 
+/** Whether the owner (`for`) kind is cluster-scoped. */
+type OwnerScope = 'cluster' | 'namespaced';
+
 /**
- * Whether the `for` kind is cluster-scoped, as far as is known: from the primary Store's objects
- * (a namespaced kind's objects carry a namespace), else from discovery once it answered;
- * `undefined` while neither knows.
+ * Whether the `for` kind is cluster-scoped, as far as is known (`now()`): from the primary Store's
+ * objects (a namespaced kind's objects carry a namespace), else from discovery once it answered;
+ * `undefined` while neither knows. `answered` settles when discovery has answered (or failed);
+ * `undefined` without a discovery to ask.
  */
-function ownerScope<T extends KubeObject>(deps: TriggerDeps<T>): () => 'cluster' | 'namespaced' | undefined {
+function ownerScope<T extends KubeObject>(
+  deps: TriggerDeps<T>,
+): { now: () => 'cluster' | 'namespaced' | undefined; answered: Promise<void> | undefined } {
   const primary = deps.kinds.primary;
   let known: 'cluster' | 'namespaced' | undefined;
   // A controller built without a client (marble tests) has none to ask.
   const discovery = (deps.mapContext.client as Partial<MapContext['client']> | undefined)?.discovery;
-  if (typeof discovery?.resolve === 'function') {
-    discovery
-      .resolve(deps.plan.primary.resource)
-      .then((r) => (known = r.namespaced ? 'namespaced' : 'cluster'))
-      .catch(() => undefined); // not served yet: the Store answers once it holds an object
-  }
-  return () => {
+  const answered =
+    typeof discovery?.resolve === 'function'
+      ? discovery.resolve(deps.plan.primary.resource).then(
+          (r) => {
+            known = r.namespaced ? 'namespaced' : 'cluster';
+          },
+          () => undefined, // not served yet: the Store answers once it holds an object
+        )
+      : undefined;
+  const now = (): 'cluster' | 'namespaced' | undefined => {
     if (known !== undefined) return known;
     // Store keys are `namespace/name` or, cluster-scoped, `name` (names never hold a `/`).
     const first = primary.store.keys().next();
@@ -112,6 +134,7 @@ function ownerScope<T extends KubeObject>(deps: TriggerDeps<T>): () => 'cluster'
     known = first.value.includes('/') ? 'namespaced' : 'cluster';
     return known;
   };
+  return { now, answered };
 }
 
 /** Requests of a mapped watch: `map` per trigger; a map that throws is reported and retried with backoff. */
@@ -321,7 +344,8 @@ export function requestOf(resource: ResourceType, namespace: string | undefined,
  * controller-runtime's `EnqueueRequestForOwner` with `OnlyControllerOwner` does). A namespaced
  * owner is in the child's namespace (Kubernetes only allows namespaced owners from the same
  * namespace); a cluster-scoped owner's request has no namespace (issue 18 §1). While the owner
- * kind's scope is not known yet, both are requested: the one naming no object is skipped.
+ * kind's scope is not known (`undefined`: no discovery to ask), both are requested: the one naming
+ * no object is skipped.
  */
 export function ownerRequestsOf(
   owner: ResourceType,
