@@ -289,13 +289,29 @@ function usedGrantKeys(r: OperatorRequest): string[] {
   const res = r.resource;
   if (res === undefined || r.status === 401 || r.status === 403) return [];
   const resource = res.subresource !== undefined ? `${res.resource}/${res.subresource}` : res.resource;
-  const verbs = r.verb === 'patch' && r.status === 201 ? ['patch', 'create'] : [r.verb];
+  const verbs =
+    r.verb === 'patch' && r.status === 201
+      ? ['patch', 'create']
+      : streamingList(r)
+        ? ['watch', 'list']
+        : [r.verb];
   return verbs.flatMap((verb) => {
     const base = { group: res.group, resource, verb };
     return res.namespace !== undefined
       ? [grantKey(base), grantKey({ ...base, namespace: res.namespace })]
       : [grantKey(base)];
   });
+}
+
+/**
+ * A streaming list (WatchList: a watch with `sendInitialEvents=true`) is authorized as `watch`
+ * alone, but it stands in for the watcher's paged list: a server without WatchList (the real
+ * tier's v1.24) answers the same watcher with `list` requests, so rbac.yaml's `list` is used.
+ */
+function streamingList(r: OperatorRequest): boolean {
+  if (r.verb !== 'watch') return false;
+  const query = new URL(r.url, 'http://audit.invalid').searchParams;
+  return query.get('sendInitialEvents') === 'true';
 }
 
 /** Applies manifests as an admin with kubectl would (server-side apply, forced). */
