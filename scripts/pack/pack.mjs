@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -34,20 +35,49 @@ export function cleanEnv(extra = {}) {
   return env;
 }
 
-/** Runs a command; resolves with its output, rejects with it (and the command) on failure. */
+/**
+ * Runs a command; resolves with its output, rejects with it (and the command) on failure. With
+ * `killAfter` (ms) the command runs in a process group of its own, killed whole (SIGKILL) when it
+ * has not ended by then — `node` on the PATH may be a launcher whose child a kill of the launcher
+ * alone leaves behind — and the promise rejects with what it printed so far.
+ */
 export function run(cmd, args, options = {}) {
+  const { killAfter, ...spawnOptions } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...spawnOptions,
+      ...(killAfter === undefined ? {} : { detached: true }),
+    });
     let stdout = '';
     let stderr = '';
+    let killed = false;
+    const timer =
+      killAfter === undefined
+        ? undefined
+        : setTimeout(() => {
+            killed = true;
+            try {
+              process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }, killAfter);
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     child.on('close', (code, signal) => {
-      if (code === 0) resolve({ stdout, stderr });
+      clearTimeout(timer);
+      if (code === 0 && !killed) resolve({ stdout, stderr });
       else {
+        const how = killed
+          ? `did not end within ${killAfter} ms and was killed`
+          : `exited with ${code ?? signal}`;
         const err = new Error(
-          `${cmd} ${args.join(' ')} exited with ${code ?? signal}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
+          `${cmd} ${args.join(' ')} ${how}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
         );
         Object.assign(err, { stdout, stderr, code });
         reject(err);

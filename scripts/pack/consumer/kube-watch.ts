@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 import { KubeClient, reflector, Store, watcher, type KubeObject } from '@rxkube/kube/watch';
 import { startApiServer } from '@rxkube/testing';
-import { filter, firstValueFrom } from 'rxjs';
+import { filter, firstValueFrom, startWith, Subject } from 'rxjs';
 
 const server = await startApiServer();
 try {
@@ -16,9 +16,12 @@ try {
     data: { greeting: 'hi' },
   });
   const store = new Store<KubeObject>();
+  // Each event the Store took: what a wait for an object re-checks on (`ready$` emits only when
+  // readiness changes, so it cannot wake a wait for a later object).
+  const applied = new Subject<void>();
   const sub = watcher(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default' })
     .pipe(reflector(store))
-    .subscribe();
+    .subscribe(() => applied.next());
   await firstValueFrom(store.ready$.pipe(filter(Boolean)));
   assert.equal(store.get({ namespace: 'default', name: 'hello' })?.metadata.name, 'hello');
 
@@ -27,8 +30,12 @@ try {
     kind: 'ConfigMap',
     metadata: { name: 'later', namespace: 'default' },
   });
+  // The watch event may come before or after the create's answer: check now, then per event.
   await firstValueFrom(
-    store.ready$.pipe(filter(() => store.get({ namespace: 'default', name: 'later' }) !== undefined)),
+    applied.pipe(
+      startWith(undefined),
+      filter(() => store.get({ namespace: 'default', name: 'later' }) !== undefined),
+    ),
   );
   sub.unsubscribe();
   console.log('kube/watch ok');
