@@ -6,7 +6,7 @@
  */
 import { Action, TerminalError } from '@rxkube/core';
 import type { Observable } from 'rxjs';
-import { map, NEVER, throwError } from 'rxjs';
+import { defer, firstValueFrom, map, NEVER, Subject, take, throwError, toArray } from 'rxjs';
 import { testScheduler } from '@rxkube/testing/vitest';
 import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
@@ -114,6 +114,49 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
     expect(() => planController(options(NEVER, counted, { reconcileTimeoutMs: 0 }))).toThrow(
       /options\.reconcileTimeoutMs/,
     );
+  });
+});
+
+describe('controller: a timed-out reconcile unwinds before its key runs again', () => {
+  // Real timers on purpose: the unwinding of an aborted async reconcile happens in promise
+  // callbacks (microtasks), which a TestScheduler flush never runs. Nothing is asserted on time.
+  it('a change parked behind a hung reconcile starts only after the aborted one ran its finally', async () => {
+    const primary = new Subject<WatchEvent>();
+    const counted: (UserCodeHook | 'panic')[] = [];
+    const overlaps: string[] = [];
+    let running = false;
+    let calls = 0;
+    const results$ = controller(options(primary, counted, { reconcileTimeoutMs: 20 })).run((_req, ctx) =>
+      defer(async () => {
+        if (running) overlaps.push(`call ${calls} began while an earlier one was still running`);
+        running = true;
+        try {
+          if (calls++ === 0) {
+            // a newer version of the object arrives while this run hangs: it is parked behind it
+            queueMicrotask(() =>
+              primary.next({
+                type: 'Apply',
+                object: { ...obj('a'), metadata: { ...obj('a').metadata, resourceVersion: '2' } },
+              }),
+            );
+            // hung until the deadline aborts ctx.signal, as user code honouring it does
+            await new Promise<never>((_resolve, reject) => {
+              ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+            });
+          }
+          return Action.awaitChange();
+        } finally {
+          running = false;
+        }
+      }),
+    );
+    const results = firstValueFrom(results$.pipe(map(short), take(2), toArray()));
+    primary.next(I);
+    primary.next(ia('a'));
+    primary.next(D);
+    expect(await results).toEqual(['ns/a:error:reconcile', 'ns/a:success']);
+    expect(overlaps).toEqual([]);
+    expect(counted).toEqual(['reconcile']);
   });
 });
 

@@ -8,8 +8,9 @@
  *
  * The deadline (controller-runtime's `ReconciliationTimeout`): the work after the cache sync runs
  * under `timeoutMs` on the scheduler; past it the work is unsubscribed (the key's worker is freed),
- * `ctx.signal` aborts, and the request fails with a {@link ReconcileTimeoutError} — counted,
- * logged and retried with the key's backoff like any failure. Waiting for the cache is not work:
+ * `ctx.signal` aborts, and one scheduler tick later (so user code honouring the signal has
+ * unwound before the key's next reconcile can start) the request fails with a
+ * {@link ReconcileTimeoutError} — counted, logged and retried with the key's backoff like any failure. Waiting for the cache is not work:
  * it is neither timed nor counted in flight.
  *
  * @module
@@ -29,6 +30,7 @@ import {
   take,
   throwError,
   timeout,
+  timer,
 } from 'rxjs';
 import type { ObservableInput, SchedulerLike } from 'rxjs';
 
@@ -222,7 +224,15 @@ export function reconcileWork<T extends KubeObject>(
             with: () => {
               const error = new ReconcileTimeoutError(key, ms, deps.controller);
               abort.abort(error);
-              return throwError(() => new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
+              // The failure settles the request one scheduler tick (a macrotask) after the abort:
+              // user code that honours ctx.signal unwinds in promise callbacks (its `finally`
+              // blocks run), and only then may the key's next reconcile start — otherwise a
+              // change parked behind the hung run would start synchronously beside it.
+              return timer(0, deps.scheduler).pipe(
+                switchMap(() =>
+                  throwError(() => new UserCodeError('reconcile', error, whereOf(deps.controller, key))),
+                ),
+              );
             },
           }),
         );

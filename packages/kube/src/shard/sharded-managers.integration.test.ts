@@ -9,7 +9,7 @@ import { VirtualClock } from '../leader/virtual-clock.test.helper.js';
 import { Manager } from '../manager/manager.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
-import { bucketOf } from './assignment.js';
+import { assignBuckets, bucketOf } from './assignment.js';
 import type { ShardRing } from './shard-ring.js';
 
 const NS = 'sharded';
@@ -31,6 +31,12 @@ class Recorder {
   readonly overlaps: string[] = [];
   readonly lastVersion = new Map<string, string>();
   readonly byReplica = new Map<string, Set<string>>();
+  /** Keys each replica reconciled since the last `newPhase()`. */
+  readonly inPhase = new Map<string, Set<string>>();
+
+  newPhase(): void {
+    this.inPhase.clear();
+  }
 
   /** A reconcile that honours cancellation (unsubscribe ends it), taking a few ms of work. */
   reconcile(replica: string) {
@@ -47,6 +53,9 @@ class Recorder {
           let keys = this.byReplica.get(replica);
           if (keys === undefined) this.byReplica.set(replica, (keys = new Set()));
           keys.add(key);
+          let phase = this.inPhase.get(replica);
+          if (phase === undefined) this.inPhase.set(replica, (phase = new Set()));
+          phase.add(key);
           subscriber.next(Action.awaitChange());
           subscriber.complete();
         }, 2);
@@ -188,14 +197,49 @@ describeEachBackend(
         expect(Math.max(...gaps)).toBeLessThanOrEqual(bb.ring.deadMemberBoundMs);
         expect(Math.min(...gaps)).toBeGreaterThanOrEqual(LEASE - RETRY);
 
-        // Each replica's share of the keys follows its share of the hash space (± 20 %).
+        // Each replica's share of the keys is exactly the keys of the buckets it holds: its buckets
+        // are the ones assignBuckets gives it over the survivors, every key of them was reconciled
+        // by it, and in a phase without membership changes it reconciles no other key.
         const objects = (await client.list<Cm>(CM, { namespace: NS })).items;
-        const owned = survivors.map((m) => ({ m, buckets: new Set(m.ring.gate.opened) }));
-        expect(owned.reduce((n, o) => n + o.buckets.size, 0)).toBe(BUCKETS);
-        for (const { buckets } of owned) {
-          const keys = objects.filter((o) => buckets.has(bucketOf(o.metadata.uid ?? '', BUCKETS))).length;
-          const expected = (OBJECTS * buckets.size) / BUCKETS;
-          expect(Math.abs(keys - expected)).toBeLessThanOrEqual(0.2 * expected + 2);
+        const bucketOfKey = new Map(
+          objects.map((o) => [objectKey(o), bucketOf(o.metadata.uid ?? '', BUCKETS)] as const),
+        );
+        const owners = assignBuckets(
+          BUCKETS,
+          survivors.map((m) => m.id),
+        );
+        const owned = survivors.map((m) => ({
+          m,
+          buckets: new Set(owners.flatMap((owner, bucket) => (owner === m.id ? [bucket] : []))),
+        }));
+        for (const { m, buckets } of owned) {
+          expect(
+            [...m.ring.gate.opened].sort((x, y) => x - y),
+            m.id,
+          ).toEqual([...buckets]);
+        }
+        const keysOf = (buckets: ReadonlySet<number>): string[] =>
+          [...bucketOfKey].filter(([, bucket]) => buckets.has(bucket)).map(([key]) => key);
+        await waitFor(
+          'every key reconciled by the replica holding its bucket',
+          () =>
+            owned.every(({ m, buckets }) =>
+              keysOf(buckets).every((key) => recorder.byReplica.get(m.id)?.has(key) === true),
+            ),
+          { timeoutMs: 30_000 },
+        );
+        recorder.newPhase();
+        for (let i = 0; i < 2; i++) await lookAll(survivors);
+        await waitFor(
+          'a reconcile on every survivor in the phase',
+          () => survivors.every((m) => (recorder.inPhase.get(m.id)?.size ?? 0) > 0),
+          { timeoutMs: 30_000 },
+        );
+        for (const { m, buckets } of owned) {
+          const strays = [...(recorder.inPhase.get(m.id) ?? [])].filter(
+            (key) => !buckets.has(bucketOfKey.get(key) ?? -1),
+          );
+          expect(strays, `${m.id} reconciled keys outside its buckets`).toEqual([]);
         }
 
         // Scale down gracefully to one replica.
