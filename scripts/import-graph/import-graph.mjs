@@ -112,8 +112,9 @@ export const LAYERS = {
     // what a reconcile writes through; the controller's context uses them, so they rank below it
     ['sink', 'finalizer', 'events', 'children', 'crd', 'leader'],
     ['controller'],
-    // what the Manager runs beside controllers: metrics, probes and logs; webhooks (issue 23)
-    ['ops', 'webhook'],
+    // what the Manager runs beside controllers: metrics, probes and logs; webhooks (issue 23);
+    // reconcile traces (issue 24: the controller defines the hooks, trace/ implements them)
+    ['ops', 'webhook', 'trace'],
     // sharding (issue 22) gates controllers and reports through ops' probes
     ['shard'],
     ['manager'],

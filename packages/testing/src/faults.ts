@@ -103,6 +103,7 @@ export interface DelayRule extends RequestMatcher {
  *
  * ## Example
  * ```ts
+ * declare const server: ApiServer;
  * const hangingGet: StallRule = { method: 'GET', path: /\/configmaps\/a$/, count: 1 };
  * server.faults.stall(hangingGet);
  * ```
@@ -117,6 +118,9 @@ export interface StallRule extends RequestMatcher {
  *
  * ## Example
  * ```ts
+ * import { expect } from 'vitest';
+ *
+ * declare const server: ApiServer;
  * const held: StalledRequest[] = server.faults.stalledRequests();
  * expect(held).toEqual([{ method: 'GET', path: '/api/v1/namespaces/default/configmaps/a' }]);
  * ```

@@ -28,7 +28,7 @@ import type { Indexer, StoreRef } from '../reflector/store.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchRegistry } from '../reflector/watch-registry.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
-import type { ReconcileTracing } from '../trace/hooks.js';
+import type { ReconcileTracing } from './tracing.js';
 import type { StatusPort } from '../sink/status-port.js';
 import type { StatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import type { WriteTrackerOptions } from '../sink/write-tracker.js';

@@ -12,7 +12,7 @@ import { from, Observable, tap } from 'rxjs';
 import type { ObservableInput } from 'rxjs';
 
 import type { StoreReader } from '../reflector/store-reader.js';
-import type { ReconcileTrace, ReconcileTracing, TriggerReason } from '../trace/hooks.js';
+import type { ReconcileTrace, ReconcileTracing, TriggerReason } from './tracing.js';
 import type { RequestObserver } from '../transport/request-scope.js';
 import { withRequestObserver } from '../transport/request-scope.js';
 import type { KubeObject, ObjectRef } from '../types.js';

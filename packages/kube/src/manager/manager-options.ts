@@ -11,7 +11,7 @@ import type { KubeClient } from '../client/kube-client.js';
 import type { LeaderElectionOptions } from '../leader/leader-elector.js';
 import type { ControllerMetrics } from '../ops/metrics.js';
 import type { ShardingOptions } from '../shard/options.js';
-import type { ReconcileTracing } from '../trace/hooks.js';
+import type { ReconcileTracing } from '../controller/tracing.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 

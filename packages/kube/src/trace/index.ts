@@ -5,7 +5,6 @@
  *
  * @module @rxkube/kube/trace
  */
-export type { ReconcileTrace, ReconcileTracing, TriggerNote, TriggerReason } from './hooks.js';
 export { loadReconcileTracing } from './load.js';
 export type { ReconcileReason, ReconcileSummary, ReconcileTracingOptions } from './reconcile-tracing.js';
 export {

@@ -6,7 +6,7 @@
  */
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 
-import type { ReconcileTracing } from './hooks.js';
+import type { ReconcileTracing } from '../controller/tracing.js';
 import type { ReconcileTracingOptions } from './reconcile-tracing.js';
 import { reconcileTracing } from './reconcile-tracing.js';
 
@@ -18,7 +18,7 @@ import { reconcileTracing } from './reconcile-tracing.js';
  * ## Example
  * ```ts
  * const tracing = await loadReconcileTracing({ name: 'widget-operator', tail: wroteOrFailed });
- * const manager = new Manager({ ...(tracing !== undefined ? { tracing } : {}) });
+ * const manager = new Manager({ client, name: 'widget-operator', ...(tracing !== undefined ? { tracing } : {}) });
  * ```
  *
  * @param options the tracer's `name` (default `rxkube`) and `version`, and {@link ReconcileTracingOptions}.

@@ -15,7 +15,7 @@ import type { Attributes, Context, Link, Span, SpanContext, Tracer } from '@open
 
 import type { ControllerResult } from '../controller/report.js';
 import type { KubeObject } from '../types.js';
-import type { ReconcileTracing, TriggerNote, TriggerReason } from './hooks.js';
+import type { ReconcileTracing, TriggerNote, TriggerReason } from '../controller/tracing.js';
 
 // The API's enum values, so that this module loads nothing of `@opentelemetry/api` (its types only).
 /** `SpanKind.INTERNAL`. */
@@ -87,6 +87,8 @@ export interface ReconcileSummary {
  *
  * ## Example
  * ```ts
+ * import { trace } from '@opentelemetry/api';
+ *
  * const tracing = reconcileTracing(trace.getTracer('widget-operator'), { tail: wroteOrFailed });
  * ```
  */
@@ -124,6 +126,7 @@ export interface ReconcileTracingOptions {
  *
  * ## Example
  * ```ts
+ * declare const object: KubeObject;
  * const parent = parseTraceparent(object.metadata.annotations?.[TRACEPARENT_ANNOTATION]);
  * ```
  */
@@ -172,7 +175,11 @@ interface Request {
  * import { trace } from '@opentelemetry/api';
  * import { reconcileTracing, wroteOrFailed } from '@rxkube/kube/trace';
  *
- * const manager = new Manager({ tracing: reconcileTracing(trace.getTracer('widget-operator'), { tail: wroteOrFailed }) });
+ * const manager = new Manager({
+ *   client,
+ *   name: 'widget-operator',
+ *   tracing: reconcileTracing(trace.getTracer('widget-operator'), { tail: wroteOrFailed }),
+ * });
  * ```
  *
  * ## Semantics

@@ -63,12 +63,8 @@ function mergeContainer(
 /**
  * The plugin as an engine `beforeValidate` hook, reading the LimitRanges from `store`.
  *
- * ## Example
- * ```ts
- * const prev = engine.hooks.beforeValidate;
- * const limitRanger = limitRangerDefaults(engine.store);
- * engine.hooks.beforeValidate = (w) => { limitRanger(w); prev?.(w); };
- * ```
+ * `server.ts` chains it before any other `beforeValidate` hook of the engine, so defaults are in
+ * place when validation and webhooks see the Pod.
  */
 export function limitRangerDefaults(store: ObjectStore): (w: WriteAttributes) => void {
   return (w) => {

@@ -1,11 +1,11 @@
 /**
  * What a controller tells a tracer: plain types, no OpenTelemetry. The controller and the Manager
  * import only these types (erased at build), so a controller without `tracing` loads nothing of
- * `@opentelemetry/*`; {@link reconcileTracing} implements them with an OpenTelemetry `Tracer`.
+ * `@opentelemetry/*`; `reconcileTracing` (`@rxkube/kube/trace`) implements them with an OpenTelemetry `Tracer`.
  *
  * @module
  */
-import type { ControllerResult } from '../controller/report.js';
+import type { ControllerResult } from './result.js';
 import type { RequestObserver } from '../transport/request-scope.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 
@@ -50,6 +50,9 @@ export interface TriggerNote {
  *
  * ## Example
  * ```ts
+ * import { trace } from '@opentelemetry/api';
+ * import { reconcileTracing } from '@rxkube/kube/trace';
+ *
  * const tracing: ReconcileTracing = reconcileTracing(trace.getTracer('widget-operator'));
  * controller({ for: widgetType, client, tracing }).run(reconcile).subscribe();
  * ```
@@ -68,6 +71,10 @@ export interface ReconcileTracing {
  *
  * ## Example
  * ```ts
+ * declare const tracing: ReconcileTracing;
+ * declare const request: ObjectRef;
+ * declare const object: KubeObject;
+ * declare const result: ControllerResult;
  * const t: ReconcileTrace = tracing.start('widgets', 'ns/a', request, object);
  * t.end(result); // or t.end(undefined) when it was cancelled
  * ```
