@@ -1,14 +1,25 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 import { importCycles, LAYERS, upwardImports } from './import-graph.mjs';
 
+// A test leaves no file behind: every scratch folder made below is removed after its test.
+const scratch = [];
+const scratchDir = (prefix) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 describe('import cycles', () => {
   it('finds a cycle made of type-only imports (as manager.ts ↔ rbac.ts was)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rxkube-import-graph-'));
+    const dir = scratchDir('rxkube-import-graph-');
     mkdirSync(join(dir, 'manager'));
     writeFileSync(
       join(dir, 'manager/manager.ts'),
@@ -50,7 +61,7 @@ describe('layers', () => {
   };
 
   it('finds an upward import, a sideways one within a rank, and a folder without a rank', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rxkube-layers-'));
+    const dir = scratchDir('rxkube-layers-');
     write(dir, {
       'types.ts': 'export interface Obj { name: string }\n',
       'errors.ts': "import type { Obj } from './types.js';\nexport class E extends Error { o?: Obj }\n",
