@@ -105,12 +105,24 @@ export function clientAs(cluster: TestBackend, token: string): KubeClient {
 /**
  * Watches the API server is serving now: the embedded server's count (all resources), or on a
  * real one `apiserver_longrunning_requests{verb="WATCH"}` of `resource` (e.g. `configmaps`,
- * `leases`), summed over scopes. Compare with a count taken before: other clients (the
- * controller manager) watch too.
+ * `leases`), summed over scopes unless `scope` names one (`namespace` for a namespaced watch,
+ * `cluster` for an all-namespaces one).
+ *
+ * Compare with a count taken before, and wait for the difference rather than sampling it once:
+ * other clients watch too — kube-controller-manager's informers (cluster scope) and the API
+ * servers' own authentication configmap watches in `kube-system` (namespace scope) — and each
+ * re-opens its watch every 5–10 minutes (client-go's reflector), so a single sample can catch one
+ * of them between close and re-open. A namespaced `scope` keeps the controller manager's out.
  */
-export async function openWatches(cluster: TestBackend, resource: string): Promise<number> {
+export async function openWatches(
+  cluster: TestBackend,
+  resource: string,
+  scope?: 'namespace' | 'cluster',
+): Promise<number> {
   if (cluster.apiServer !== undefined) return cluster.apiServer.openWatches;
-  return metricSum(cluster, 'apiserver_longrunning_requests', { verb: 'WATCH', resource });
+  const labels: Record<string, string> = { verb: 'WATCH', resource };
+  if (scope !== undefined) labels['scope'] = scope;
+  return metricSum(cluster, 'apiserver_longrunning_requests', labels);
 }
 
 /**

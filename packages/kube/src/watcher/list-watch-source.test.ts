@@ -83,7 +83,7 @@ describeEachBackend(
       // watch cache's pre-timeout bookmark, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go).
       // So the writes follow the watch's start; collect until the first BOOKMARK after DELETED.
       let deleted = false;
-      const before = await openWatches(b.cluster, 'configmaps');
+      const before = await openWatches(b.cluster, 'configmaps', 'namespace');
       const events: Promise<RawWatchEvent[]> = firstValueFrom(
         source
           .watch({ resourceVersion: page.resourceVersion, timeoutSeconds: 5, allowWatchBookmarks: true })
@@ -97,7 +97,7 @@ describeEachBackend(
       );
       await waitFor(
         'the watch open on the server',
-        async () => (await openWatches(b.cluster, 'configmaps')) > before,
+        async () => (await openWatches(b.cluster, 'configmaps', 'namespace')) > before,
       );
       const created = await client.create(cm(ns, 'w'));
       await client.replace({ ...created, data: { k: 'w' } });
@@ -116,7 +116,7 @@ describeEachBackend(
       ).toBeGreaterThanOrEqual(Number(deletedEvent.object.metadata.resourceVersion));
       await waitFor(
         'the server to see the watch closed',
-        async () => (await openWatches(b.cluster, 'configmaps')) === before,
+        async () => (await openWatches(b.cluster, 'configmaps', 'namespace')) === before,
       );
     });
 
@@ -125,18 +125,18 @@ describeEachBackend(
       const source = listWatchSource(client, CM, { namespace: ns });
       const page = await firstValueFrom(source.list({ limit: 500 }));
       const received: RawWatchEvent[] = [];
-      const before = await openWatches(b.cluster, 'configmaps');
+      const before = await openWatches(b.cluster, 'configmaps', 'namespace');
       const sub: Subscription = source
         .watch({ resourceVersion: page.resourceVersion, timeoutSeconds: 600, allowWatchBookmarks: true })
         .subscribe({ next: (e) => received.push(e) });
       await waitFor(
         'the watch open on the server',
-        async () => (await openWatches(b.cluster, 'configmaps')) === before + 1,
+        async () => (await openWatches(b.cluster, 'configmaps', 'namespace')) === before + 1,
       );
       sub.unsubscribe();
       await waitFor(
         'the server to see it closed',
-        async () => (await openWatches(b.cluster, 'configmaps')) === before,
+        async () => (await openWatches(b.cluster, 'configmaps', 'namespace')) === before,
       );
       await client.create(cm(ns, 'after'));
       expect(received.filter((e) => e.type !== 'BOOKMARK')).toEqual([]);
