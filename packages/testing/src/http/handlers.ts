@@ -235,9 +235,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       engine.checkTypeMeta(type, body);
       const write = (dryRun: boolean, object?: KObj): WriteResult =>
         engine.create(type, ns, object ?? body, { manager: manager(opts), dryRun, user });
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
-        writeAttributes(
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
           'CREATE',
           type,
           ns,
@@ -248,12 +247,11 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           'CreateOptions',
           opts.fieldManager,
         ),
-        undefined,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        old: undefined,
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'update': {
@@ -269,10 +267,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           user,
         });
       const old = currentObject(engine, type, ns, name);
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
+      await admitAndWrite(env, r, {
         // PUT that creates (create-on-update kinds) is a CREATE to admission
-        writeAttributes(
+        attributes: writeAttributes(
           old === undefined ? 'CREATE' : 'UPDATE',
           type,
           ns,
@@ -284,11 +281,10 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'patch': {
@@ -313,10 +309,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
               user,
             })
           : engine.patch(type, ns, name, contentType, buf, { ...patchOpts, dryRun });
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
+      await admitAndWrite(env, r, {
         // a patch that creates (server-side apply) is a CREATE to admission
-        writeAttributes(
+        attributes: writeAttributes(
           old === undefined ? 'CREATE' : 'UPDATE',
           type,
           ns,
@@ -328,11 +323,10 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'delete': {
@@ -445,9 +439,8 @@ async function handleConverted(
             });
       const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
       const operation = old === undefined ? 'CREATE' : 'UPDATE';
-      const { mutated, warnings } = await admit(
-        aenv,
-        writeAttributes(
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
           operation,
           storageType,
           ns,
@@ -459,11 +452,10 @@ async function handleConverted(
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+        write,
+        present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
+        media,
+      });
       return;
     }
     case 'delete': {
@@ -480,6 +472,39 @@ async function handleConverted(
     default:
       throw conversionUnsupported(plan, verb);
   }
+}
+
+/** What {@link admitAndWrite} needs of one write. */
+interface AdmittedWrite {
+  /** The admission attributes (operation, type, name, user, dry run, options). */
+  readonly attributes: AdmissionAttributes;
+  /** The stored object (UPDATE), undefined for a CREATE. */
+  readonly old: KObj | undefined;
+  /**
+   * Writes the request's object (`object` undefined) or the mutated one; `dryRun` true for the
+   * admission chain's trial writes (the object as it would be stored, validated).
+   */
+  readonly write: (dryRun: boolean, object?: KObj) => WriteResult;
+  /** The answer's body from the write's result. */
+  readonly present: (result: WriteResult) => unknown;
+  readonly media: Negotiated['media'];
+}
+
+/**
+ * The write path of create, update and patch: the admission chain (mutating webhooks on trial
+ * writes of the object, then validating ones), the write of the admitted object, and the answer
+ * with the webhooks' warnings. One place, so a check every write needs is added once.
+ */
+async function admitAndWrite(env: HandlerEnv, r: ResourceRequest, w: AdmittedWrite): Promise<void> {
+  const { mutated, warnings } = await admit(
+    admissionEnv(env),
+    w.attributes,
+    w.old,
+    (object) => w.write(true, object).object,
+  );
+  const result = w.write(w.attributes.dryRun, mutated);
+  sendWarnings(r.res, warnings);
+  sendBody(r.res, result.code, await w.present(result), r.ctx, w.media);
 }
 
 function admissionEnv(env: HandlerEnv): AdmissionEnv {
