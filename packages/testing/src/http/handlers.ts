@@ -15,6 +15,7 @@ import {
   conversionFor,
   conversionUnsupported,
   convertThroughWebhook,
+  patchConverted,
 } from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
@@ -22,7 +23,7 @@ import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import type { WriteResult } from '../handlers/engine-types.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType } from '../handlers/patch.js';
-import type { WatchView } from '../handlers/watch.js';
+import type { WatchParams, WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -184,7 +185,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 
   const plan = conversionFor(admissionEnv(env), type);
   if (plan !== undefined) {
-    await handleConverted(env, r, plan, verb, rep, media, manager);
+    await handleConverted(env, r, plan, verb, rep, negotiated, manager);
     return;
   }
 
@@ -387,10 +388,11 @@ async function handleConverted(
   plan: ConversionPlan,
   verb: Verb,
   rep: Presentation,
-  media: Negotiated['media'],
+  negotiated: Negotiated,
   manager: (opts: WriteQuery) => string,
 ): Promise<void> {
   const { req, res, route, query, user, ctx } = r;
+  const media = negotiated.media;
   const { engine } = env;
   const aenv = admissionEnv(env);
   const { storageType, requestType: type } = plan;
@@ -414,6 +416,52 @@ async function handleConverted(
         type,
       );
       sendBody(res, 200, listBody(engine, type, { ...result, items }, rep), ctx, media);
+      return;
+    }
+    case 'watch': {
+      // the storage version's watch, each event's object converted by its own review
+      startWatch(env, r, storageType, negotiated, rep, listOptions(query, true, env.watchList), {
+        responseType: type,
+        toResponse: back,
+      });
+      return;
+    }
+    case 'patch': {
+      // handlers/patch.go: the stored object is converted to the request's version, patched
+      // there, converted back to the storage version, admitted and written as an update
+      const contentType = req.headers['content-type'] ?? '';
+      if (contentType.startsWith('application/apply-patch'))
+        throw conversionUnsupported(plan, 'server-side apply');
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = patchOptions(query, false);
+      const old = currentObject(engine, storageType, ns, name);
+      const current = await back(engine.getStored(storageType, ns, name));
+      const patched = patchConverted(contentType, current, buf);
+      const [stored] = await convertThroughWebhook(aenv, plan, [patched], storageType);
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        engine.update(storageType, ns, name, object ?? (stored as KObj), {
+          manager: manager(opts),
+          dryRun,
+          subresource: sub,
+          user,
+        });
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
+          'UPDATE',
+          storageType,
+          ns,
+          name,
+          sub,
+          user,
+          opts.dryRun,
+          'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        write,
+        present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
+        media,
+      });
       return;
     }
     case 'create':
@@ -701,6 +749,7 @@ function startWatch(
   negotiated: Negotiated,
   rep: Presentation,
   opts: ListQuery,
+  convert?: WatchParams['convert'],
 ): void {
   const { route } = r;
   const { engine } = env;
@@ -728,6 +777,7 @@ function startWatch(
       view: watchView(env, negotiated, rep),
       protobuf: negotiated.media === 'protobuf',
       maxQueuedEvents: env.maxQueuedWatchEvents,
+      ...(convert !== undefined ? { convert } : {}),
     },
     (s) => env.watches.delete(s),
   );
