@@ -384,6 +384,17 @@ export class WebhookServer {
         'must be { certFile, keyFile } (PEM files, e.g. a cert-manager Secret mounted), { cert, key } (PEM strings from generateWebhookCertificates) or { selfManaged: { secret, hosts } }',
       );
     }
+    if (selfManaged !== undefined) {
+      const { validForDays = 365, renewBeforeDays = 30 } = selfManaged as Partial<SelfManagedCertificates>;
+      if (!(validForDays > renewBeforeDays)) {
+        throw new InvalidArgumentError(
+          OPERATOR,
+          'tls.selfManaged.validForDays',
+          validForDays,
+          `must be longer than renewBeforeDays (${String(renewBeforeDays)}): a certificate due for renewal as soon as it is issued would be renewed forever`,
+        );
+      }
+    }
     if (selfManaged !== undefined && options.client === undefined) {
       throw new InvalidArgumentError(
         OPERATOR,
