@@ -139,7 +139,7 @@ export const LAYERS = {
   ],
   'packages/cli/src': [
     ['errors.ts'],
-    ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts'],
+    ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts', 'webhook-manifests.ts'],
     ['load-module.ts'],
     ['main.ts'],
     ['index.ts'],

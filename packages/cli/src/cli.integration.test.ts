@@ -8,6 +8,7 @@ import type { KubeObject } from '@rxkube/kube';
 import { KubeClient, loadKubeConfigFile } from '@rxkube/kube';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 
 import { main } from './main.js';
 
@@ -19,6 +20,7 @@ const hello = join(pkg, 'dist', 'fixtures', 'hello-operator.js');
 const sample = join(pkg, 'fixtures', 'sample.yaml');
 const gadgets = join(pkg, 'dist', 'fixtures', 'gadget-operator.js');
 const greeter = join(pkg, 'dist', 'fixtures', 'greeter-operator.js');
+const gizmo = join(pkg, 'dist', 'fixtures', 'webhook-operator.js');
 
 /** Runs main() in-process, capturing its output. */
 async function cli(args: string[], env: Record<string, string | undefined> = {}) {
@@ -375,6 +377,58 @@ current-context: x
       /- apiGroups:\s+- apiextensions\.k8s\.io\s+resources:\s+- customresourcedefinitions\s+resourceNames:\s+- gadgets\.fixtures\.rxkube\.io\s+verbs:\s+- get\s+- patch\n/,
     );
     expect(r.out).toMatch(/resources:\s+- gadgets\s+verbs:\s+- list\s+- watch\n/);
+  });
+
+  it('rbac prints the webhook Service, configurations and CRD conversion stanza the module registered', async () => {
+    const r = await cli(['rbac', gizmo, '--operator-namespace', 'ops', '--webhook-match-conditions']);
+    expect(r.code, r.err).toBe(0);
+    const docs = parseAllDocuments(r.out).map((d) => d.toJS() as KubeObject & Record<string, unknown>);
+    const kinds = docs.map((d) => `${d.kind}/${d.metadata.name ?? ''}`);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Service/gizmo-webhook',
+        'ValidatingWebhookConfiguration/gizmo',
+        'CustomResourceDefinition/gadgets.fixtures.rxkube.io',
+      ]),
+    );
+    // nothing mutates, certificates are files: no MutatingWebhookConfiguration, no Secret grants
+    expect(kinds.some((k) => k.startsWith('MutatingWebhookConfiguration/'))).toBe(false);
+    expect(kinds).not.toContain('Role/gizmo-webhook-certificates');
+    const validating = docs.find((d) => d.kind === 'ValidatingWebhookConfiguration');
+    expect(validating?.metadata.annotations).toEqual({
+      'cert-manager.io/inject-ca-from': 'ops/gizmo-webhook',
+    });
+    expect(validating?.['webhooks']).toMatchObject([
+      {
+        clientConfig: {
+          service: {
+            namespace: 'ops',
+            name: 'gizmo-webhook',
+            path: '/validate-fixtures-rxkube-io-v1-gadget',
+            port: 443,
+          },
+        },
+        rules: [{ apiGroups: ['fixtures.rxkube.io'], apiVersions: ['v1'], resources: ['gadgets'] }],
+        matchConditions: [{ name: 'not-kube-system-service-accounts' }, { name: 'not-nodes' }],
+      },
+    ]);
+    // the CRD's conversion stanza, as a partial CRD for a server-side apply
+    expect(docs.find((d) => d.kind === 'CustomResourceDefinition')).toEqual({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.fixtures.rxkube.io' },
+      spec: {
+        conversion: {
+          strategy: 'Webhook',
+          webhook: {
+            conversionReviewVersions: ['v1'],
+            clientConfig: {
+              service: { namespace: 'ops', name: 'gizmo-webhook', path: '/convert', port: 443 },
+            },
+          },
+        },
+      },
+    });
   });
 
   it('rbac for a namespace-restricted operator: Roles per namespace, cluster-scoped grants in a ClusterRole', async () => {

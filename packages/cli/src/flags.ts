@@ -16,6 +16,7 @@ export const CLI_FLAGS = {
   watch: { type: 'boolean' },
   name: { type: 'string' },
   'operator-namespace': { type: 'string' },
+  'webhook-match-conditions': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -5,7 +5,8 @@
  * rxkube run <module.js> [--embedded [--port N]] [-f FILE]... [--watch] [--kubeconfig PATH]
  *                        [--name NAME] [manager flags: --namespace, --concurrency, --leader-elect, …]
  *                        [the module's own options, passed to its setup]
- * rxkube rbac <module.js> [--operator-namespace NS] [--name NAME]   (prints least-privilege RBAC YAML)
+ * rxkube rbac <module.js> [--operator-namespace NS] [--name NAME]   (prints least-privilege RBAC YAML,
+ *                                                                  and the module's webhook manifests)
  * ```
  *
  * @module
@@ -30,6 +31,7 @@ import { loadOperatorModule } from './load-module.js';
 import { moduleFlags, moduleOptionsUsage, resolveModuleOptions } from './module-options.js';
 import type { Manifest } from './manifests.js';
 import { applyManifests, readManifests } from './manifests.js';
+import { webhookDocuments } from './webhook-manifests.js';
 
 /** `rxkube run`'s probe address: every interface, as controller-runtime's scaffold (the kubelet probes the Pod IP). */
 const RUN_HEALTH_PROBE_BIND_ADDRESS = ':8081';
@@ -38,7 +40,9 @@ const RUN_METRICS_BIND_ADDRESS = '127.0.0.1:8080';
 
 const USAGE = `usage:
   rxkube run <module.js> [options]    run an operator module until SIGTERM/SIGINT
-  rxkube rbac <module.js> [options]   print the RBAC (ServiceAccount, roles, bindings) it needs
+  rxkube rbac <module.js> [options]   print the RBAC (ServiceAccount, roles, bindings) it needs, and
+                                      for its webhooks the Service, webhook configurations and CRD
+                                      conversion stanzas (refused by the outage lint when unsafe)
 
 connection:
   --embedded              start rxkube's in-memory API server (@rxkube/testing) and use it
@@ -64,6 +68,8 @@ manager (also from RXKUBE_* environment variables; flags win):
   --shard-ring RING       shard the controllers over the replicas naming this ring (Leases)
 rbac:
   --operator-namespace NS namespace of the operator's ServiceAccount (default default)
+  --webhook-match-conditions   add matchConditions to the webhook configurations
+                          (Kubernetes 1.28+; 1.24 does not know the field)
 module:
   the flags the module declares in its \`options\` export, passed to its setup(mgr, options)
   (\`rxkube run <module.js> --help\` lists them)
@@ -301,7 +307,14 @@ async function rbac(runnable: Runnable, modulePath: string, values: Values, io: 
       }
       throw e;
     }
-    const objects = rbacManifests(grants, { name, namespace });
+    const objects: object[] = rbacManifests(grants, { name, namespace });
+    objects.push(
+      ...(await webhookDocuments((await mgr.describe()).webhooks, (t) => client.discovery.resolve(t), {
+        name,
+        namespace,
+        matchConditions: values['webhook-match-conditions'] === true,
+      })),
+    );
     io.out(objects.map((o) => stringify(o)).join('---\n'));
     return 0;
   } finally {

@@ -3,7 +3,12 @@
  * (`spec.conversion.strategy: Webhook`, `clientConfig.url` on 127.0.0.1 with a `caBundle`): a
  * Gadget written in v1 is stored in v2 and read back in either version, a round trip losing
  * nothing — on both backends (the embedded server's conversion: packages/testing/src/admission/conversion.ts).
+ * A patch in v1 is applied to the object converted to v1; a watch in v1 gets every event's object
+ * converted.
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 import { ensureCrd, KubeClient, Manager } from '@rxkube/kube';
 import { generateWebhookCertificates } from '@rxkube/kube/webhook';
 import { waitFor } from '@rxkube/testing';
@@ -109,22 +114,90 @@ describeEachBackend(
       expect(asV2.spec).toEqual({ replicas: 7, paint: 'teal' });
     });
 
-    b.itOn('embedded', 'the refusal is the embedded server’s own limitation')(
-      'refuses a patch in v1 with a 500 naming the limitation, never serving it unconverted',
-      async () => {
-        await expect(
-          client.patch(
-            { apiVersion: 'example.com/v1', kind: 'Gadget', namespace: NS, name: 'g1' },
-            { type: 'merge', body: { spec: { size: 9 } } },
-          ),
-        ).rejects.toMatchObject({
-          code: 500,
-          message: expect.stringContaining(
-            'does not patch gadgets.example.com in v1 through its conversion webhook',
-          ) as unknown,
+    it('patches in v1 through the webhook: the patch is applied to the object in v1', async () => {
+      const ref = { apiVersion: 'example.com/v1', kind: 'Gadget', namespace: NS, name: 'g1' };
+      const merged = await client.patch<GadgetV1>(ref, { type: 'merge', body: { spec: { size: 9 } } });
+      expect(merged.apiVersion).toBe('example.com/v1');
+      expect(merged.spec).toEqual({ size: 9 });
+      // the paint annotation exists in v1 only: patching it there repaints the stored v2 Gadget
+      const repainted = await client.patch<GadgetV1>(ref, {
+        type: 'json',
+        body: [
+          { op: 'replace', path: '/metadata/annotations/example.com~1paint', value: 'red' },
+          { op: 'replace', path: '/spec/size', value: 11 },
+        ],
+      });
+      expect(repainted.spec).toEqual({ size: 11 });
+      expect(repainted.metadata.annotations?.['example.com/paint']).toBe('red');
+      const asV2 = await client.get<GadgetV2>({ ...ref, apiVersion: 'example.com/v2' });
+      expect(asV2.spec).toEqual({ replicas: 11, paint: 'red' });
+      expect(asV2.metadata.annotations).toEqual({ keep: 'me' });
+    });
+
+    it('watches in v1 through the webhook: every event’s object converted', async () => {
+      const ref = { apiVersion: 'example.com/v2', kind: 'Gadget', namespace: NS, name: 'g1' };
+      const before = await client.get<GadgetV2>(ref);
+      const events = rawWatch(
+        `/apis/example.com/v1/namespaces/${NS}/gadgets?watch=true&resourceVersion=${before.metadata.resourceVersion ?? ''}`,
+        2,
+      );
+      // written in v2 (the storage version), watched in v1
+      await client.patch(ref, { type: 'merge', body: { spec: { replicas: 5 } } });
+      await client.create<GadgetV2>({
+        apiVersion: 'example.com/v2',
+        kind: 'Gadget',
+        metadata: { name: 'g2', namespace: NS },
+        spec: { replicas: 2, paint: 'blue' },
+      });
+      const seen = await events;
+      expect(seen.map((e) => [e.type, e.object.apiVersion, e.object.metadata.name, e.object.spec])).toEqual([
+        ['MODIFIED', 'example.com/v1', 'g1', { size: 5 }],
+        ['ADDED', 'example.com/v1', 'g2', { size: 2 }],
+      ]);
+      expect(seen[1]?.object.metadata.annotations).toEqual({ 'example.com/paint': 'blue' });
+    });
+
+    /** The first `count` events of a raw watch at `path`. */
+    function rawWatch(path: string, count: number): Promise<{ type: string; object: GadgetV1 }[]> {
+      const cluster = b.cluster.kubeConfig.getCurrentCluster();
+      const ca =
+        cluster?.caData !== undefined ? Buffer.from(cluster.caData, 'base64').toString('utf8') : undefined;
+      const url = `${b.cluster.url}${path}`;
+      return new Promise((resolve, reject) => {
+        const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+        const events: { type: string; object: GadgetV1 }[] = [];
+        const req = request(
+          url,
+          {
+            headers: { authorization: `Bearer ${b.cluster.token}`, accept: 'application/json' },
+            ...(ca !== undefined ? { ca } : { rejectUnauthorized: cluster?.skipTLSVerify !== true }),
+            agent: false,
+          },
+          (res) => {
+            let rest = '';
+            res.on('data', (chunk: Buffer) => {
+              const lines = (rest + chunk.toString('utf8')).split('\n');
+              rest = lines.pop() ?? '';
+              for (const line of lines) {
+                if (line.trim() === '') continue;
+                const e = JSON.parse(line) as { type: string; object: GadgetV1 };
+                if (e.type === 'BOOKMARK') continue;
+                events.push(e);
+                if (events.length === count) {
+                  resolve(events);
+                  req.destroy();
+                }
+              }
+            });
+            res.on('end', () => reject(new Error(`watch ended after ${String(events.length)} events`)));
+          },
+        );
+        req.on('error', (e) => {
+          if (events.length < count) reject(e);
         });
-      },
-    );
+        req.end();
+      });
+    }
   },
   { realTimeoutMs: 60_000 },
 );

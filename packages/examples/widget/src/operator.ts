@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { ModuleOptions } from '@rxkube/cli';
 import type { KubeClient, Manager, ResourceType } from '@rxkube/kube';
 import type { StatusPort } from '@rxkube/kube/sink';
 import { findCondition } from '@rxkube/kube';
@@ -25,12 +26,41 @@ import {
   reconcileWidget,
   specOf,
 } from './reconcile.js';
+import { setupWebhooks } from './webhooks.js';
 import { type Widget, widgetType } from './widget.js';
 
 /** The controller's name in the Manager (metrics, logs, Event `reportingController`). */
 export const name = 'widget';
 
 const CONFIGMAP: ResourceType = { apiVersion: 'v1', kind: 'ConfigMap' };
+
+/**
+ * The module's options (`rxkube run|rbac widget --webhooks`): serve the Widget webhooks with
+ * self-managed certificates in the operator's namespace.
+ */
+export const options = {
+  webhooks: {
+    type: 'boolean',
+    env: 'WIDGET_WEBHOOKS',
+    description: 'serve the validating and mutating Widget webhooks (self-managed certificates)',
+  },
+  'webhook-namespace': {
+    type: 'string',
+    env: 'POD_NAMESPACE',
+    default: 'rxkube-system',
+    description: "the operator's namespace: the webhook Service and the certificates Secret",
+  },
+} satisfies ModuleOptions;
+
+/** Where the webhook server listens and which names its certificate carries besides the Service's. */
+export interface WidgetWebhookOptions {
+  /** Extra DNS names / IPs of the serving certificate (tests: `127.0.0.1`). */
+  readonly hosts?: readonly string[];
+  /** Port (default 9443). */
+  readonly port?: number;
+  /** Bind address (default every interface). */
+  readonly host?: string;
+}
 
 /** What the operator did, for logs, demos and tests. */
 export type WidgetActivity =
@@ -52,6 +82,15 @@ export interface WidgetOperatorOptions {
    * CRD grant).
    */
   readonly installCrd?: boolean;
+  /**
+   * Serve the Widget webhooks (`webhooks.ts`) on the Manager with self-managed certificates: the
+   * CA in the Secret `widget-webhook-certs` of {@link WidgetOperatorOptions.webhookNamespace},
+   * the serving certificate for `widget-webhook.<namespace>.svc`, the caBundle injected into the
+   * `widget` webhook configurations (`rxkube rbac widget --webhooks` prints them).
+   */
+  readonly webhooks?: boolean | WidgetWebhookOptions;
+  /** The operator's namespace (default `rxkube-system`). */
+  readonly webhookNamespace?: string;
 }
 
 /**
@@ -82,6 +121,21 @@ export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): 
   if (options.installCrd !== false) {
     // Through the manager, so `managerRbac` (`rxkube rbac`) grants get/patch on this CRD.
     await mgr.ensureCrd(exampleFile('widget', 'crd.yaml'), { fieldManager: FIELD_MANAGER });
+  }
+  if (options.webhooks !== undefined && options.webhooks !== false) {
+    const serving = options.webhooks === true ? {} : options.webhooks;
+    const namespace = options.webhookNamespace ?? 'rxkube-system';
+    setupWebhooks(mgr, {
+      ...(serving.port !== undefined ? { port: serving.port } : {}),
+      ...(serving.host !== undefined ? { host: serving.host } : {}),
+      tls: {
+        selfManaged: {
+          secret: { namespace, name: `${name}-webhook-certs` },
+          hosts: [`${name}-webhook.${namespace}.svc`, ...(serving.hosts ?? [])],
+          inject: { validating: [name], mutating: [name] },
+        },
+      },
+    });
   }
   const notify = options.onActivity ?? (() => undefined);
   mgr.add<Widget>(

@@ -18,7 +18,7 @@ import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exampleFile } from '../../src/paths.js';
-import type { Widget } from './widget.js';
+import { type Widget, widgetType } from './widget.js';
 import {
   MUTATING_WEBHOOK,
   SIZE_CLASS,
@@ -30,6 +30,9 @@ import {
 const NS = 'webhooked';
 const LABELS = { 'rxkube-test': 'widget-webhooks' };
 const BOUND = { timeoutMs: 30_000 };
+const GROW_PATH = '/grow-widget';
+let growUrl = '';
+let mutateUrl = '';
 
 const widget = (
   name: string,
@@ -105,8 +108,22 @@ describeEachBackend('widget webhooks (HTTPS, called by the API server)', (b) => 
       host: '127.0.0.1',
       port: 0,
       tls: { cert: certs.cert, key: certs.key },
-    });
+    }).mutate<Widget>(
+      widgetType,
+      // the reinvocation test's second mutation: grows a labelled widget to 20
+      (draft) => {
+        if (
+          draft.metadata.labels?.['reinvoke'] !== undefined &&
+          draft.spec !== undefined &&
+          draft.spec.size < 20
+        )
+          draft.spec.size = 20;
+      },
+      { path: GROW_PATH },
+    );
     await mgr.start();
+    growUrl = server.url(GROW_PATH);
+    mutateUrl = server.url('/mutate-example-com-v1-widget');
     const caBundle = Buffer.from(certs.caCert).toString('base64');
     for (const config of webhookConfigurations(
       'widget-webhooks',
@@ -254,10 +271,69 @@ describeEachBackend('widget webhooks (HTTPS, called by the API server)', (b) => 
     expect(ignored.metadata.labels?.[SIZE_CLASS]).toBe('small');
   });
 
+  it('reinvocationPolicy IfNeeded: a webhook runs again when a later one changed the object; Never: not', async () => {
+    const caBundle = Buffer.from(certs.caCert).toString('base64');
+    const rules = [
+      { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] },
+    ];
+    const hook = (name: string, url: string, extra: Record<string, unknown>) => ({
+      name,
+      clientConfig: { url, caBundle },
+      rules,
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      namespaceSelector: { matchLabels: LABELS },
+      ...extra,
+    });
+    // configurations run in the order of their names: -a (the size class) before -b (grow)
+    await register({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'widget-webhooks-reinvoke-a' },
+      webhooks: [
+        hook('if-needed.size-class.example.com', mutateUrl, {
+          reinvocationPolicy: 'IfNeeded',
+          objectSelector: { matchLabels: { reinvoke: 'if-needed' } },
+        }),
+        hook('never.size-class.example.com', mutateUrl, {
+          reinvocationPolicy: 'Never',
+          objectSelector: { matchLabels: { reinvoke: 'never' } },
+        }),
+      ],
+    });
+    await register({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'widget-webhooks-reinvoke-b' },
+      webhooks: [
+        hook('grow.example.com', growUrl, {
+          objectSelector: { matchExpressions: [{ key: 'reinvoke', operator: 'Exists' }] },
+        }),
+      ],
+    });
+    const dryCreate = (policy: string) =>
+      client.create(widget(`reinvoked-${policy}`, { size: 3 }, { reinvoke: policy }), { dryRun: true });
+    // IfNeeded: labelled small in the first round, grown to 20 after it, labelled again: large
+    const reinvoked = await waitFor(
+      'both reinvocation configurations in force',
+      async () => {
+        const w = await dryCreate('if-needed');
+        return w.spec?.size === 20 && w.metadata.labels?.[SIZE_CLASS] === 'large' ? w : undefined;
+      },
+      BOUND,
+    );
+    expect(reinvoked.metadata.labels?.[SIZE_CLASS]).toBe('large');
+    // Never: grown to 20 as well, but the size class stays what the first round said
+    const once = await dryCreate('never');
+    expect(once.spec?.size).toBe(20);
+    expect(once.metadata.labels?.[SIZE_CLASS]).toBe('small');
+  });
+
   it('names the webhooks it registered (for the manifests)', () => {
     expect(mgr.webhooks().admissionWebhooks.map((w) => [w.type, w.path])).toEqual([
       ['validating', '/validate-example-com-v1-widget'],
       ['mutating', '/mutate-example-com-v1-widget'],
+      ['mutating', GROW_PATH],
     ]);
     expect(MUTATING_WEBHOOK).toBe('mutate.widgets.example.com');
   });

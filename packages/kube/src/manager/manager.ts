@@ -440,6 +440,7 @@ export class Manager {
       leaseNamespace: this.elector?.leaseNamespace,
       leaseName: this.elector?.leaseName,
       shardNamespace: this.sharding?.ring.options.namespace,
+      webhooks: this.webhookServer?.describe(),
     };
   }
 
@@ -690,6 +691,9 @@ export class Manager {
     }
     this.webhookServer = new WebhookServer({
       ...(this.options.host !== undefined ? { host: this.options.host } : {}),
+      // handler deadlines and the certificate renewal timer on the manager's clock
+      scheduler: this.scheduler,
+      client: this.client,
       ...options,
       log: this.log.child({ component: 'webhook' }),
       registry: this.metrics.registry,

@@ -8,7 +8,9 @@
  * owner) — `create`/`patch` on Events in the one API the recorder writes (events.k8s.io where
  * served), `get`/`update` on the named Lease and `create` on Leases for leader election, `get`/
  * `patch` on the CRDs it installs (`mgr.ensureCrd`), plus the `permissions` each controller
- * declares for its reconcile's own writes. Plurals come from discovery, so CRDs must be installed
+ * declares for its reconcile's own writes; with self-managed webhook certificates, `get`/`update` on
+ * their Secret (`create` on Secrets in its namespace) and `get`/`patch` on the webhook
+ * configurations and CRDs whose caBundle it injects, by name. Plurals come from discovery, so CRDs must be installed
  * (run the operator's `setup` first).
  *
  * What it does not do: guess what a reconcile writes (declare it in `permissions`), or aggregate
@@ -72,6 +74,15 @@ export interface ManagerRbac {
   readonly shardRules?: readonly PolicyRule[];
   /** The shard ring's namespace, when sharding is on. */
   readonly shardNamespace?: string;
+  /**
+   * Rules in the namespace of the self-managed webhook certificates' Secret (`mgr.webhooks({ tls:
+   * { selfManaged } })`): `get` and `update` on that Secret by name, `create` on Secrets (which
+   * `resourceNames` cannot restrict). Patching the caBundle into the webhook configurations and
+   * CRDs it injects is in `rules`/`clusterRules` (by name).
+   */
+  readonly certificateRules?: readonly PolicyRule[];
+  /** The certificates Secret's namespace, when certificates are self-managed. */
+  readonly certificateNamespace?: string;
 }
 
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
@@ -248,6 +259,21 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
       verbs: ['get', 'patch'],
     });
   }
+  // Self-managed webhook certificates: the CA Secret, and the caBundle patched into what it names.
+  const certificates = manager.webhooks?.certificates;
+  const inject = certificates?.inject;
+  const byName = (group: string, resource: string, names: readonly string[] | undefined): void => {
+    if (names !== undefined && names.length > 0)
+      cluster.push({
+        apiGroups: [group],
+        resources: [resource],
+        resourceNames: [...names],
+        verbs: ['get', 'patch'],
+      });
+  };
+  byName('admissionregistration.k8s.io', 'validatingwebhookconfigurations', inject?.validating);
+  byName('admissionregistration.k8s.io', 'mutatingwebhookconfigurations', inject?.mutating);
+  byName('apiextensions.k8s.io', 'customresourcedefinitions', inject?.crds);
   const leaseNamespace = manager.leaseNamespace;
   const namespaces = manager.namespaces;
   const restricted = namespaces !== undefined && namespaces.length > 0;
@@ -258,6 +284,20 @@ export async function managerRbac(source: RbacSource): Promise<ManagerRbac> {
     leaseRules: leaseNamespace === undefined ? [] : leaseRules(manager.leaseName),
     ...(leaseNamespace !== undefined ? { leaseNamespace } : {}),
     ...(restricted ? { namespaces } : {}),
+    ...(certificates !== undefined
+      ? {
+          certificateNamespace: certificates.secret.namespace,
+          certificateRules: [
+            {
+              apiGroups: [''],
+              resources: ['secrets'],
+              resourceNames: [certificates.secret.name],
+              verbs: ['get', 'update'],
+            },
+            { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+          ],
+        }
+      : {}),
     ...(manager.shardNamespace !== undefined
       ? {
           shardNamespace: manager.shardNamespace,
@@ -380,6 +420,25 @@ export function rbacManifests(
         kind: 'RoleBinding',
         metadata: { name: leaseRole, namespace: ns },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
+        subjects: [subject],
+      },
+    );
+  }
+  if (rbac.certificateRules !== undefined && rbac.certificateRules.length > 0) {
+    const ns = rbac.certificateNamespace ?? options.namespace;
+    const certRole = `${name}-webhook-certificates`;
+    out.push(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: certRole, namespace: ns },
+        rules: rbac.certificateRules,
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: certRole, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: certRole },
         subjects: [subject],
       },
     );

@@ -11,6 +11,7 @@ import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { ControllerOptions } from '../controller/options.js';
 import type { ControllerReconcile } from '../controller/options.js';
 import type { KubeObject } from '../types.js';
+import type { WebhookDescription } from '../webhook/webhook-server.js';
 
 /**
  * An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only).
@@ -102,6 +103,8 @@ export interface ManagerDescription {
   readonly leaseName?: string | undefined;
   /** The shard ring's Lease namespace when sharding is on. */
   readonly shardNamespace?: string | undefined;
+  /** The webhook server's registrations and certificates (`mgr.webhooks(…)`), when made. */
+  readonly webhooks?: WebhookDescription | undefined;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

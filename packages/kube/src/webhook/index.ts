@@ -11,7 +11,9 @@ export type {
   Conversion,
   ConversionRegistration,
   MutateRecipe,
+  SelfManagedCertificates,
   ValidateHandler,
+  WebhookDescription,
   WebhookServerOptions,
   WebhookTls,
 } from './webhook-server.js';

@@ -94,6 +94,38 @@ describe('webhookManifests', () => {
     });
   });
 
+  it('with self-managed certificates: no cert-manager annotation, the server port as targetPort; matchConditions on request', () => {
+    const selfManaged = new WebhookServer({
+      port: 8443,
+      client: {} as never,
+      tls: { selfManaged: { secret: { namespace: 'op-system', name: 'op-certs' }, hosts: ['op'] } },
+    }).validate({ apiVersion: 'example.com/v1', kind: 'Widget' }, () => allowed());
+    const m = webhookManifests(selfManaged.describe(), {
+      name: 'op',
+      namespace: 'op-system',
+      matchConditions: true,
+    });
+    expect(m.validating?.['metadata']).toEqual({ name: 'op' });
+    expect(m.service).toMatchObject({ spec: { ports: [{ port: 443, targetPort: 8443 }] } });
+    expect(m.validating?.['webhooks']).toMatchObject([
+      {
+        matchConditions: [
+          {
+            name: 'not-kube-system-service-accounts',
+            expression: "!request.userInfo.username.startsWith('system:serviceaccount:kube-system:')",
+          },
+          { name: 'not-nodes', expression: "!('system:nodes' in request.userInfo.groups)" },
+        ],
+      },
+    ]);
+    // off by default: Kubernetes 1.24 does not know the field
+    expect(
+      webhookManifests(selfManaged.describe(), { name: 'op', namespace: 'op-system' }).validating?.[
+        'webhooks'
+      ],
+    ).not.toMatchObject([{ matchConditions: expect.anything() as unknown }]);
+  });
+
   it('passes its own output through the outage lint', () => {
     const m = webhookManifests(server, { name: 'op', namespace: 'op-system', caBundle: 'Q0E=' });
     expect(lintWebhookConfigurations([m.validating, m.mutating], { namespace: 'op-system' })).toEqual([]);

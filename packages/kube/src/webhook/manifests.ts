@@ -7,7 +7,9 @@
  *
  * Defaults avoid that: every webhook gets a `namespaceSelector` leaving out `kube-system` and the
  * operator's namespace (by the `kubernetes.io/metadata.name` label every Namespace carries since
- * Kubernetes 1.21).
+ * Kubernetes 1.21). With `matchConditions: true` (Kubernetes 1.28+, where the field is on by
+ * default; 1.24 does not know it) requests of kube-system's service accounts and of nodes are
+ * left out by CEL conditions too.
  *
  * @module
  */
@@ -24,6 +26,10 @@ import type { AdmissionRegistration, ConversionRegistration } from './webhook-se
 export interface WebhookRegistrations {
   readonly admissionWebhooks: readonly AdmissionRegistration[];
   readonly conversionWebhooks: readonly ConversionRegistration[];
+  /** The server's port (`WebhookServer.describe()`): the Service's default `targetPort`. */
+  readonly listenPort?: number;
+  /** Self-managed certificates (`WebhookServer.describe()`): the operator injects the caBundle. */
+  readonly certificates?: object;
 }
 
 /**
@@ -42,9 +48,13 @@ export interface WebhookManifestOptions {
   readonly namespace: string;
   /** Labels selecting the operator's pods (default `app.kubernetes.io/name: <name>`). */
   readonly podLabels?: Readonly<Record<string, string>>;
-  /** The webhook server's port in the pod (default 9443). */
+  /** The webhook server's port in the pod (default the registrations' `listenPort`, else 9443). */
   readonly targetPort?: number;
-  /** The CA bundle (base64 PEM); absent: left for cert-manager's CA injector (annotation added). */
+  /**
+   * The CA bundle (base64 PEM); absent: injected by the operator when its certificates are
+   * self-managed (`registrations.certificates`), else left for cert-manager's CA injector
+   * (annotation added).
+   */
   readonly caBundle?: string;
   /** cert-manager Certificate `<namespace>/<name>` whose CA is injected (default `<namespace>/<name>-webhook`). */
   readonly certificate?: string;
@@ -54,6 +64,11 @@ export interface WebhookManifestOptions {
   readonly timeoutSeconds?: number;
   /** Plural resource names by kind when the simple plural is wrong (`{ Proxy: 'proxies' }`). */
   readonly plurals?: Readonly<Record<string, string>>;
+  /**
+   * Add `matchConditions` leaving out requests of kube-system's service accounts and of nodes
+   * (default false: the field is Kubernetes 1.28+; 1.24 rejects or drops it).
+   */
+  readonly matchConditions?: boolean;
 }
 
 /** The generated manifests. *
@@ -73,6 +88,14 @@ export interface WebhookManifests {
 }
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
+/** What `matchConditions: true` adds (CEL on the AdmissionRequest, Kubernetes 1.28+). */
+const MATCH_CONDITIONS = [
+  {
+    name: 'not-kube-system-service-accounts',
+    expression: "!request.userInfo.username.startsWith('system:serviceaccount:kube-system:')",
+  },
+  { name: 'not-nodes', expression: "!('system:nodes' in request.userInfo.groups)" },
+];
 
 /**
  * The manifests for what `registrations` registered.
@@ -91,11 +114,14 @@ export function webhookManifests(
   options: WebhookManifestOptions,
 ): WebhookManifests {
   const serviceName = `${options.name}-webhook`;
-  const targetPort = options.targetPort ?? 9443;
+  const port = registrations.listenPort;
+  const targetPort = options.targetPort ?? (port !== undefined && port !== 0 ? port : 9443);
   const podLabels = options.podLabels ?? { 'app.kubernetes.io/name': options.name };
   const certificate = options.certificate ?? `${options.namespace}/${serviceName}`;
   const annotations =
-    options.caBundle === undefined ? { 'cert-manager.io/inject-ca-from': certificate } : undefined;
+    options.caBundle === undefined && registrations.certificates === undefined
+      ? { 'cert-manager.io/inject-ca-from': certificate }
+      : undefined;
   const clientConfig = (path: string): Record<string, unknown> => ({
     service: { namespace: options.namespace, name: serviceName, path, port: 443 },
     ...(options.caBundle !== undefined ? { caBundle: options.caBundle } : {}),
@@ -123,6 +149,7 @@ export function webhookManifests(
           { key: NAME_LABEL, operator: 'NotIn', values: ['kube-system', options.namespace] },
         ],
       },
+      ...(options.matchConditions === true ? { matchConditions: MATCH_CONDITIONS } : {}),
     };
   };
   const config = (kind: string, type: 'validating' | 'mutating'): Record<string, unknown> | undefined => {

@@ -385,6 +385,17 @@ describe('WebhookServer', () => {
   it('refuses bad registrations with a clear error', () => {
     const tls = { cert: 'x', key: 'y' };
     expect(() => new WebhookServer({ tls: {} as never })).toThrow(/certFile, keyFile/);
+    const selfManaged = { secret: { namespace: 'ns', name: 'certs' }, hosts: ['h'] };
+    expect(() => new WebhookServer({ tls: { selfManaged } })).toThrow(
+      /client is needed with tls.selfManaged/,
+    );
+    expect(
+      () =>
+        new WebhookServer({
+          client: {} as never,
+          tls: { selfManaged: { ...selfManaged, validForDays: 20, renewBeforeDays: 30 } },
+        }),
+    ).toThrow(/must be longer than renewBeforeDays \(30\)/);
     const server = new WebhookServer({ tls }).validate(widgetType, () => allowed());
     expect(() => server.validate(widgetType, () => allowed())).toThrow(/must be unique/);
     expect(() => server.mutate(widgetType, () => undefined, { timeoutMs: 30_000 })).toThrow(/below 30000/);

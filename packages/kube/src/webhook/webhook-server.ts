@@ -40,12 +40,16 @@ import type { Draft } from 'immer';
 import { Immer } from 'immer';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { SchedulerLike } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
 import { asyncScheduler, defer, firstValueFrom } from 'rxjs';
 
+import type { KubeClient } from '../client/kube-client.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { KubeObject, ResourceType } from '../types.js';
+import type { WebhookCertificates } from './certificates.js';
+import { ensureWebhookCertificates, type EnsureCertificatesOptions } from './ensure-certificates.js';
 import { withDeadline } from './internal/deadline.js';
+import { certificateRenewals } from './internal/renewal.js';
 import { WebhookMetrics } from './internal/metrics.js';
 import { createJsonPatch } from './json-patch.js';
 import type {
@@ -82,6 +86,8 @@ export const DEFAULT_WEBHOOK_PORT = 9443;
  */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 9000;
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_RENEWAL_RETRY_MS = 60_000;
 const DRAIN_MS = 10_000;
 
 /**
@@ -101,7 +107,54 @@ export type WebhookTls =
   /**
    * PEM strings (generated, see `generateWebhookCertificates`).
    */
-  | { readonly cert: string; readonly key: string };
+  | { readonly cert: string; readonly key: string }
+  /**
+   * Self-managed: a CA kept in a Secret, the serving certificate issued from it at start and
+   * renewed before it expires while the server runs (`ensureWebhookCertificates` on the server's
+   * scheduler), swapped in without a restart; the CA bundle injected where `inject` says. Needs
+   * `client` (the Manager passes its own).
+   */
+  | { readonly selfManaged: SelfManagedCertificates };
+
+/**
+ * Self-managed certificates: {@link EnsureCertificatesOptions} and how soon a failed renewal is
+ * tried again.
+ *
+ * ## Example
+ * ```ts
+ * import type { SelfManagedCertificates } from '@rxkube/kube/webhook';
+ * const certificates: SelfManagedCertificates = {
+ *   secret: { namespace: 'widget-system', name: 'widget-webhook-certs' },
+ *   hosts: ['widget-webhook.widget-system.svc'],
+ *   inject: { validating: ['widget'], mutating: ['widget'] },
+ * };
+ * ```
+ */
+export interface SelfManagedCertificates extends Omit<EnsureCertificatesOptions, 'now'> {
+  /** After a failed renewal (a 403, the API server away), try again after this long (ms, default 60000). */
+  readonly retryMs?: number;
+}
+
+/**
+ * What a webhook server serves, as plain data: its registrations, its port, and where its
+ * self-managed certificates live — what `rxkube rbac` turns into manifests and RBAC.
+ *
+ * ## Example
+ * ```ts
+ * import type { WebhookDescription, WebhookServer } from '@rxkube/kube/webhook';
+ * declare const server: WebhookServer;
+ * const d: WebhookDescription = server.describe();
+ * console.log(d.listenPort, d.admissionWebhooks.length, d.certificates?.secret.name);
+ * ```
+ */
+export interface WebhookDescription {
+  readonly admissionWebhooks: readonly AdmissionRegistration[];
+  readonly conversionWebhooks: readonly ConversionRegistration[];
+  /** The configured port (default 9443; 0 when a free one is picked). */
+  readonly listenPort: number;
+  /** The self-managed certificates' Secret and injection targets, when `tls.selfManaged`. */
+  readonly certificates?: Pick<SelfManagedCertificates, 'secret' | 'inject'>;
+}
 
 /**
  * Options of {@link WebhookServer}.
@@ -137,7 +190,14 @@ export interface WebhookServerOptions {
    * Default deadline of a handler (ms), default 9000.
    */
   readonly timeoutMs?: number;
+  /**
+   * Handler deadlines and the certificate renewal timer run on it (the Manager passes its own).
+   */
   readonly scheduler?: SchedulerLike;
+  /**
+   * The client of `tls.selfManaged` (the Manager passes its own).
+   */
+  readonly client?: KubeClient;
 }
 
 /**
@@ -302,6 +362,8 @@ export class WebhookServer {
   private boundPort: number | undefined;
   private stopping: Promise<void> | undefined;
   private reloading: Promise<void> = Promise.resolve();
+  private issued: WebhookCertificates | undefined;
+  private renewals: Subscription | undefined;
 
   /**
    * @throws {InvalidArgumentError} for a bad option.
@@ -313,12 +375,32 @@ export class WebhookServer {
     const tls = options.tls as Partial<Record<'certFile' | 'keyFile' | 'cert' | 'key', unknown>> | undefined;
     const files = typeof tls?.certFile === 'string' && typeof tls.keyFile === 'string';
     const pems = typeof tls?.cert === 'string' && typeof tls.key === 'string';
-    if (!files && !pems) {
+    const selfManaged = (tls as { selfManaged?: unknown } | undefined)?.selfManaged;
+    if (!files && !pems && (selfManaged === null || typeof selfManaged !== 'object')) {
       throw new InvalidArgumentError(
         OPERATOR,
         'tls',
         '(not shown)',
-        'must be { certFile, keyFile } (PEM files, e.g. a cert-manager Secret mounted) or { cert, key } (PEM strings from generateWebhookCertificates)',
+        'must be { certFile, keyFile } (PEM files, e.g. a cert-manager Secret mounted), { cert, key } (PEM strings from generateWebhookCertificates) or { selfManaged: { secret, hosts } }',
+      );
+    }
+    if (selfManaged !== undefined) {
+      const { validForDays = 365, renewBeforeDays = 30 } = selfManaged as Partial<SelfManagedCertificates>;
+      if (!(validForDays > renewBeforeDays)) {
+        throw new InvalidArgumentError(
+          OPERATOR,
+          'tls.selfManaged.validForDays',
+          validForDays,
+          `must be longer than renewBeforeDays (${String(renewBeforeDays)}): a certificate due for renewal as soon as it is issued would be renewed forever`,
+        );
+      }
+    }
+    if (selfManaged !== undefined && options.client === undefined) {
+      throw new InvalidArgumentError(
+        OPERATOR,
+        'client',
+        undefined,
+        "is needed with tls.selfManaged (it reads and writes the certificates Secret); mgr.webhooks(…) passes the manager's",
       );
     }
     if (options.timeoutMs !== undefined) checkTimeout('timeoutMs', options.timeoutMs);
@@ -455,6 +537,33 @@ export class WebhookServer {
   }
 
   /**
+   * The registrations, port and self-managed certificates as plain data (`rxkube rbac`).
+   *
+   * ## Example
+   * ```ts
+   * import { WebhookServer, webhookManifests } from '@rxkube/kube/webhook';
+   * declare const server: WebhookServer;
+   * const m = webhookManifests(server.describe(), { name: 'op', namespace: 'op-system' });
+   * ```
+   */
+  describe(): WebhookDescription {
+    const tls = this.options.tls;
+    return {
+      admissionWebhooks: this.admissionWebhooks,
+      conversionWebhooks: this.conversionWebhooks,
+      listenPort: this.options.port ?? DEFAULT_WEBHOOK_PORT,
+      ...('selfManaged' in tls
+        ? {
+            certificates: {
+              secret: tls.selfManaged.secret,
+              ...(tls.selfManaged.inject !== undefined ? { inject: tls.selfManaged.inject } : {}),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /**
    * The port listened on, once started.
    */
   get port(): number | undefined {
@@ -487,6 +596,10 @@ export class WebhookServer {
    */
   async start(): Promise<void> {
     if (this.server !== undefined) throw new Error(`${OPERATOR}: start() called twice`);
+    const tlsOption = this.options.tls;
+    if ('selfManaged' in tlsOption) {
+      this.issued = await this.ensureCertificates(tlsOption.selfManaged, new Date(this.scheduler.now()));
+    }
     const pair = await this.readPair();
     const server = createServer({ ...pair, minVersion: 'TLSv1.2' }, (req, res) =>
       this.track(this.serve(req, res)),
@@ -511,6 +624,8 @@ export class WebhookServer {
     });
     this.boundPort = (server.address() as AddressInfo).port;
     const tls = this.options.tls;
+    if ('selfManaged' in tls && this.issued !== undefined)
+      this.renewCertificates(tls.selfManaged, this.issued);
     if ('certFile' in tls) {
       // Secrets mounted as volumes swap a `..data` symlink: watch the folder, not the files
       this.watcher = watchFs(dirname(tls.certFile), () => void this.reloadCertificates());
@@ -590,6 +705,7 @@ export class WebhookServer {
 
   private async doStop(): Promise<void> {
     this.watcher?.close();
+    this.renewals?.unsubscribe();
     const server = this.server;
     if (server === undefined) return;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -609,8 +725,58 @@ export class WebhookServer {
   private async readPair(): Promise<{ cert: string; key: string }> {
     const tls = this.options.tls;
     if ('cert' in tls) return { cert: tls.cert, key: tls.key };
+    if ('selfManaged' in tls) {
+      if (this.issued === undefined) throw new Error(`${OPERATOR}: no self-managed certificate issued yet`);
+      return { cert: this.issued.cert, key: this.issued.key };
+    }
     const [cert, key] = await Promise.all([readFile(tls.certFile, 'utf8'), readFile(tls.keyFile, 'utf8')]);
     return { cert, key };
+  }
+
+  private ensureCertificates(options: SelfManagedCertificates, now: Date): Promise<WebhookCertificates> {
+    const { retryMs: _retryMs, ...ensure } = options;
+    // checked by the constructor
+    const client = this.options.client as KubeClient;
+    return ensureWebhookCertificates(client, { ...ensure, now });
+  }
+
+  /** The renewal timer of self-managed certificates: each renewal is swapped in at once. */
+  private renewCertificates(options: SelfManagedCertificates, first: WebhookCertificates): void {
+    this.renewals = certificateRenewals(
+      first,
+      (now) => this.ensureCertificates(options, now),
+      {
+        renewBeforeMs: (options.renewBeforeDays ?? 30) * DAY_MS,
+        retryMs: options.retryMs ?? DEFAULT_RENEWAL_RETRY_MS,
+      },
+      this.scheduler,
+    ).subscribe((renewal) => {
+      if (renewal.type === 'renewed') {
+        const { cert, key } = renewal.certificates;
+        try {
+          this.setCertificate({ cert, key });
+        } catch (error) {
+          this.options.log?.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'renewed webhook serving certificate does not load; serving the current one',
+          );
+          return;
+        }
+        this.issued = renewal.certificates;
+        this.options.log?.info(
+          { notAfter: renewal.certificates.notAfter.toISOString() },
+          'webhook serving certificate renewed',
+        );
+      } else {
+        this.options.log?.warn(
+          {
+            error: renewal.error instanceof Error ? renewal.error.message : String(renewal.error),
+            retryInMs: renewal.retryInMs,
+          },
+          'webhook serving certificate renewal failed; serving the current one, retrying',
+        );
+      }
+    });
   }
 
   private track(p: Promise<void>): void {

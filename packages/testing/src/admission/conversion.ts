@@ -5,16 +5,23 @@
  * `conversion.webhook.clientConfig`, as kube-apiserver's apiextensions server does
  * (`apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`).
  *
- * Done for get, list, create and update: a write's body is converted to the storage version,
- * admitted and written as that version, and the answer converted back. Watches and patches in a
- * non-storage version are refused with a 500 naming the limitation (never served unconverted).
+ * Done for get, list, watch, create, update, patch and delete: a write's body is converted to
+ * the storage version, admitted and written as that version, and the answer converted back; a
+ * watch converts each event's object by its own review; a JSON or merge patch is applied to the
+ * stored object converted to the request's version, and the result converted back, as
+ * kube-apiserver's patcher does (`endpoints/handlers/patch.go`). Server-side apply and
+ * deletecollection in a non-storage version are refused with a 500 naming the limitation (never
+ * served unconverted).
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
 
+import { parsePatchBody } from '../handlers/patch-body.js';
+import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
+import { applyMergePatch } from '../patch/merge-patch.js';
 import type { ResourceType } from '../registry/types.js';
-import { ApiError, failure } from '../status.js';
+import { ApiError, badRequest, failure, invalidGeneric } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 import type { AdmissionEnv } from './webhooks.js';
@@ -115,4 +122,24 @@ export function conversionUnsupported(plan: ConversionPlan, verb: string): ApiEr
       `the embedded API server does not ${verb} ${t.resource}.${t.group} in ${t.version} through its conversion webhook: use the storage version ${plan.storageType.version}, or a real API server`,
     ),
   );
+}
+
+/**
+ * A JSON or merge patch applied to an object in the request's version (the engine patches
+ * stored ones); the engine's errors: 400 for a body that does not parse, 422 for a failed `test`.
+ */
+export function patchConverted(contentType: string, current: KObj, body: Buffer): KObj {
+  const ct = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const patch = parsePatchBody(body, ct);
+  let patched: unknown;
+  try {
+    patched =
+      ct === 'application/json-patch+json' ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+  } catch (e) {
+    if (e instanceof PatchError)
+      throw new ApiError(e.kind === 'invalid' ? invalidGeneric() : badRequest(e.message));
+    throw e;
+  }
+  if (!isObject(patched)) throw new ApiError(badRequest('the patched object is not an object'));
+  return patched as KObj;
 }

@@ -5,7 +5,8 @@
  *
  * 1. Mutating webhooks, one after another in the order of their configurations' names and
  *    their order inside a configuration; each sees the object as the previous one left it; a
- *    JSONPatch answer is applied to it.
+ *    JSONPatch answer is applied to it. With `reinvocationPolicy: IfNeeded` a webhook runs once
+ *    more, in a second round, when a webhook after it changed the object.
  * 2. The write is re-run (defaults, validation) on the mutated object.
  * 3. Validating webhooks, all of them in parallel, on the final object; the first rejection wins.
  * 4. The write.
@@ -19,7 +20,7 @@
  * webhook whose `sideEffects` is not `None`/`NoneOnDryRun`. Warnings come back as `Warning`
  * headers.
  *
- * Does not: reinvoke mutating webhooks (`reinvocationPolicy: IfNeeded`), call webhooks on
+ * Does not: call webhooks on
  * CONNECT or on `deletecollection`, send `matchConditions` (Kubernetes 1.27+), or run a
  * mutating webhook before schema validation (the embedded server validates the request's object
  * first, then again after mutation: a webhook that fixes an invalid object sees a 422 instead).
@@ -28,6 +29,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
+import { isDeepStrictEqual } from 'node:util';
 
 import type { RequestUser } from '../auth.js';
 import type { Engine } from '../handlers/engine.js';
@@ -130,20 +132,41 @@ export async function admit(
   const warnings: string[] = [];
   let object = dryRunWrite?.();
   let mutated = false;
-  for (const inv of candidates.filter((c) => c.webhook.mutating)) {
-    if (!selected(env, attrs, inv, object, oldObject)) continue;
-    const answer = await call(env, attrs, inv, object, oldObject, warnings);
-    if (answer.patch !== undefined && object !== undefined) {
-      try {
-        const next = applyJsonPatch(inConvertedVersion(object, inv.type), answer.patch) as KObj;
-        object = inConvertedVersion(next, attrs.type);
-        mutated = true;
-      } catch (error) {
-        throw callingError(
-          inv.webhook,
-          `JSONPatch could not be applied: ${error instanceof Error ? error.message : String(error)}`,
-        );
+  // reinvocationPolicy IfNeeded (mutating/dispatcher.go, reinvocationcontext.go, admission/reinvocation.go):
+  // a webhook that changes the object marks every IfNeeded webhook called before it; if any
+  // webhook changed the object, those marked run once more, in order, in a second round
+  const previouslyInvoked = new Set<Invocation>();
+  const reinvoke = new Set<Invocation>();
+  let shouldReinvoke = false;
+  const mutating = candidates.filter((c) => c.webhook.mutating);
+  for (const round of [0, 1]) {
+    if (round === 1 && !shouldReinvoke) break;
+    for (const inv of mutating) {
+      if (!selected(env, attrs, inv, object, oldObject)) continue;
+      // a webhook is never called for the first time in the second round
+      if (round === 1 && !reinvoke.has(inv)) continue;
+      const answer = await call(env, attrs, inv, object, oldObject, warnings);
+      let changed = false;
+      if (answer.patch !== undefined && object !== undefined) {
+        try {
+          const next = applyJsonPatch(inConvertedVersion(object, inv.type), answer.patch) as KObj;
+          const converted = inConvertedVersion(next, attrs.type);
+          changed = !isDeepStrictEqual(converted, object);
+          object = converted;
+          mutated = true;
+        } catch (error) {
+          throw callingError(
+            inv.webhook,
+            `JSONPatch could not be applied: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
       }
+      if (changed) {
+        for (const p of previouslyInvoked) reinvoke.add(p);
+        previouslyInvoked.clear();
+        shouldReinvoke = true;
+      }
+      if (inv.webhook.hook['reinvocationPolicy'] === 'IfNeeded') previouslyInvoked.add(inv);
     }
   }
   // defaults and validation again, on what the webhooks made of the object

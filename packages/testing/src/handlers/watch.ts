@@ -55,6 +55,24 @@ export interface WatchParams {
   /** Protobuf frames instead of JSON lines. */
   readonly protobuf: boolean;
   readonly maxQueuedEvents: number;
+  /**
+   * A CRD's conversion webhook (admission/conversion.ts): `type` is then the storage version, each
+   * event's object is converted to `responseType` by `toResponse` before it is written (one
+   * review per event, in order, as kube-apiserver's watch encoder does); a failed conversion ends
+   * the stream. Bookmarks carry `responseType`'s apiVersion.
+   */
+  readonly convert?: {
+    readonly responseType: ResourceType;
+    readonly toResponse: (o: KObj) => Promise<KObj>;
+  };
+}
+
+/** An event whose object awaits conversion (`WatchParams.convert`). */
+class PendingEvent {
+  constructor(
+    readonly evType: string,
+    readonly object: KObj,
+  ) {}
 }
 
 /** How each event's object is presented (the negotiated `as=`). */
@@ -126,6 +144,8 @@ export class WatchSession implements WatchControl {
   private waitingDrain = false;
   /** A Table event was sent (later ones carry `columnDefinitions: null`). */
   private tableHeaderSent = false;
+  /** An event's object is being converted (`WatchParams.convert`): nothing else is written. */
+  private converting = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -232,22 +252,23 @@ export class WatchSession implements WatchControl {
   /** A BOOKMARK line at `rv`, with annotations when given. */
   private bookmarkLine(rv: number, annotations: Record<string, string> | undefined): string | Buffer {
     const extra = annotations !== undefined ? { annotations } : {};
-    const object = this.p.type.builtin
+    const type = this.p.convert?.responseType ?? this.p.type;
+    const object = type.builtin
       ? {
-          kind: this.p.type.kind,
-          apiVersion: this.p.type.apiVersion,
+          kind: type.kind,
+          apiVersion: type.apiVersion,
           metadata: { resourceVersion: String(rv), creationTimestamp: null, ...extra },
         }
       : {
-          apiVersion: this.p.type.apiVersion,
-          kind: this.p.type.kind,
+          apiVersion: type.apiVersion,
+          kind: type.kind,
           metadata: { resourceVersion: String(rv), ...extra },
         };
     return this.frame('BOOKMARK', this.view(object));
   }
 
   private pump(): void {
-    while (!this.closed && !this.stalled && !this.waitingDrain) {
+    while (!this.closed && !this.stalled && !this.waitingDrain && !this.converting) {
       let line: Line | undefined;
       if (this.backlogPos < this.backlog.length) {
         line = this.backlog[this.backlogPos];
@@ -265,13 +286,38 @@ export class WatchSession implements WatchControl {
       }
       const text = this.render(line);
       if (text === undefined) continue;
+      if (text instanceof PendingEvent) {
+        this.convertThenWrite(text);
+        return;
+      }
       const written = this.writeRaw(text);
       if (line.kind === 'raw' && !this.closed) this.onMalformedLine?.();
       if (!written) this.waitingDrain = true;
     }
   }
 
-  private render(line: Line): string | Buffer | undefined {
+  /** Converts a pending event's object, writes it, and goes on pumping; a failure ends the stream. */
+  private convertThenWrite(pending: PendingEvent): void {
+    const convert = this.p.convert;
+    if (convert === undefined) return;
+    this.converting = true;
+    convert.toResponse(pending.object).then(
+      (object) => {
+        this.converting = false;
+        if (this.closed) return;
+        if (!this.writeRaw(this.frame(pending.evType, this.view(object)))) this.waitingDrain = true;
+        this.pump();
+      },
+      () => {
+        // kube-apiserver's watch encoder cannot encode the object: the stream ends
+        // (endpoints/handlers/watch.go "unable to encode watch object")
+        this.converting = false;
+        this.finish(true);
+      },
+    );
+  }
+
+  private render(line: Line): string | Buffer | PendingEvent | undefined {
     const { type, namespace, selectors } = this.p;
     if (line.kind === 'raw' || line.kind === 'expired') return line.text;
     if (line.kind === 'initial-events-end') {
@@ -306,8 +352,11 @@ export class WatchSession implements WatchControl {
     return this.encode(evType, e.object);
   }
 
-  private encode(evType: string, stored: KObj): string | Buffer {
+  private encode(evType: string, stored: KObj): string | Buffer | PendingEvent {
     const v = this.p.view;
+    if (this.p.convert !== undefined && v.as !== 'PartialObjectMetadata') {
+      return new PendingEvent(evType, this.engine.present(this.p.type, stored));
+    }
     if (v.as === 'object' && !this.p.protobuf) {
       return JSON.stringify({ type: evType, object: this.engine.present(this.p.type, stored) }) + '\n';
     }

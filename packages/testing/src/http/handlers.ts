@@ -15,6 +15,7 @@ import {
   conversionFor,
   conversionUnsupported,
   convertThroughWebhook,
+  patchConverted,
 } from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
@@ -22,7 +23,7 @@ import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import type { WriteResult } from '../handlers/engine-types.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType } from '../handlers/patch.js';
-import type { WatchView } from '../handlers/watch.js';
+import type { WatchParams, WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
 import type { Authorizer } from '../rbac/authorizer.js';
@@ -184,7 +185,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 
   const plan = conversionFor(admissionEnv(env), type);
   if (plan !== undefined) {
-    await handleConverted(env, r, plan, verb, rep, media, manager);
+    await handleConverted(env, r, plan, verb, rep, negotiated, manager);
     return;
   }
 
@@ -235,9 +236,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       engine.checkTypeMeta(type, body);
       const write = (dryRun: boolean, object?: KObj): WriteResult =>
         engine.create(type, ns, object ?? body, { manager: manager(opts), dryRun, user });
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
-        writeAttributes(
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
           'CREATE',
           type,
           ns,
@@ -248,12 +248,11 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           'CreateOptions',
           opts.fieldManager,
         ),
-        undefined,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        old: undefined,
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'update': {
@@ -269,10 +268,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           user,
         });
       const old = currentObject(engine, type, ns, name);
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
+      await admitAndWrite(env, r, {
         // PUT that creates (create-on-update kinds) is a CREATE to admission
-        writeAttributes(
+        attributes: writeAttributes(
           old === undefined ? 'CREATE' : 'UPDATE',
           type,
           ns,
@@ -284,11 +282,10 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'patch': {
@@ -313,10 +310,9 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
               user,
             })
           : engine.patch(type, ns, name, contentType, buf, { ...patchOpts, dryRun });
-      const { mutated, warnings } = await admit(
-        admissionEnv(env),
+      await admitAndWrite(env, r, {
         // a patch that creates (server-side apply) is a CREATE to admission
-        writeAttributes(
+        attributes: writeAttributes(
           old === undefined ? 'CREATE' : 'UPDATE',
           type,
           ns,
@@ -328,11 +324,10 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, result.object, rep, true), ctx, media);
+        write,
+        present: (result) => presentOne(engine, type, result.object, rep, true),
+        media,
+      });
       return;
     }
     case 'delete': {
@@ -393,10 +388,11 @@ async function handleConverted(
   plan: ConversionPlan,
   verb: Verb,
   rep: Presentation,
-  media: Negotiated['media'],
+  negotiated: Negotiated,
   manager: (opts: WriteQuery) => string,
 ): Promise<void> {
   const { req, res, route, query, user, ctx } = r;
+  const media = negotiated.media;
   const { engine } = env;
   const aenv = admissionEnv(env);
   const { storageType, requestType: type } = plan;
@@ -422,6 +418,52 @@ async function handleConverted(
       sendBody(res, 200, listBody(engine, type, { ...result, items }, rep), ctx, media);
       return;
     }
+    case 'watch': {
+      // the storage version's watch, each event's object converted by its own review
+      startWatch(env, r, storageType, negotiated, rep, listOptions(query, true, env.watchList), {
+        responseType: type,
+        toResponse: back,
+      });
+      return;
+    }
+    case 'patch': {
+      // handlers/patch.go: the stored object is converted to the request's version, patched
+      // there, converted back to the storage version, admitted and written as an update
+      const contentType = req.headers['content-type'] ?? '';
+      if (contentType.startsWith('application/apply-patch'))
+        throw conversionUnsupported(plan, 'server-side apply');
+      const buf = await readBody(req, env.maxBodyBytes);
+      const opts = patchOptions(query, false);
+      const old = currentObject(engine, storageType, ns, name);
+      const current = await back(engine.getStored(storageType, ns, name));
+      const patched = patchConverted(contentType, current, buf);
+      const [stored] = await convertThroughWebhook(aenv, plan, [patched], storageType);
+      const write = (dryRun: boolean, object?: KObj): WriteResult =>
+        engine.update(storageType, ns, name, object ?? (stored as KObj), {
+          manager: manager(opts),
+          dryRun,
+          subresource: sub,
+          user,
+        });
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
+          'UPDATE',
+          storageType,
+          ns,
+          name,
+          sub,
+          user,
+          opts.dryRun,
+          'UpdateOptions',
+          opts.fieldManager,
+        ),
+        old,
+        write,
+        present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
+        media,
+      });
+      return;
+    }
     case 'create':
     case 'update': {
       const bodyMedia = requireInputMediaType(req);
@@ -445,9 +487,8 @@ async function handleConverted(
             });
       const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
       const operation = old === undefined ? 'CREATE' : 'UPDATE';
-      const { mutated, warnings } = await admit(
-        aenv,
-        writeAttributes(
+      await admitAndWrite(env, r, {
+        attributes: writeAttributes(
           operation,
           storageType,
           ns,
@@ -459,11 +500,10 @@ async function handleConverted(
           opts.fieldManager,
         ),
         old,
-        (object) => write(true, object).object,
-      );
-      const result = write(opts.dryRun, mutated);
-      sendWarnings(res, warnings);
-      sendBody(res, result.code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
+        write,
+        present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
+        media,
+      });
       return;
     }
     case 'delete': {
@@ -480,6 +520,39 @@ async function handleConverted(
     default:
       throw conversionUnsupported(plan, verb);
   }
+}
+
+/** What {@link admitAndWrite} needs of one write. */
+interface AdmittedWrite {
+  /** The admission attributes (operation, type, name, user, dry run, options). */
+  readonly attributes: AdmissionAttributes;
+  /** The stored object (UPDATE), undefined for a CREATE. */
+  readonly old: KObj | undefined;
+  /**
+   * Writes the request's object (`object` undefined) or the mutated one; `dryRun` true for the
+   * admission chain's trial writes (the object as it would be stored, validated).
+   */
+  readonly write: (dryRun: boolean, object?: KObj) => WriteResult;
+  /** The answer's body from the write's result. */
+  readonly present: (result: WriteResult) => unknown;
+  readonly media: Negotiated['media'];
+}
+
+/**
+ * The write path of create, update and patch: the admission chain (mutating webhooks on trial
+ * writes of the object, then validating ones), the write of the admitted object, and the answer
+ * with the webhooks' warnings. One place, so a check every write needs is added once.
+ */
+async function admitAndWrite(env: HandlerEnv, r: ResourceRequest, w: AdmittedWrite): Promise<void> {
+  const { mutated, warnings } = await admit(
+    admissionEnv(env),
+    w.attributes,
+    w.old,
+    (object) => w.write(true, object).object,
+  );
+  const result = w.write(w.attributes.dryRun, mutated);
+  sendWarnings(r.res, warnings);
+  sendBody(r.res, result.code, await w.present(result), r.ctx, w.media);
 }
 
 function admissionEnv(env: HandlerEnv): AdmissionEnv {
@@ -676,6 +749,7 @@ function startWatch(
   negotiated: Negotiated,
   rep: Presentation,
   opts: ListQuery,
+  convert?: WatchParams['convert'],
 ): void {
   const { route } = r;
   const { engine } = env;
@@ -703,6 +777,7 @@ function startWatch(
       view: watchView(env, negotiated, rep),
       protobuf: negotiated.media === 'protobuf',
       maxQueuedEvents: env.maxQueuedWatchEvents,
+      ...(convert !== undefined ? { convert } : {}),
     },
     (s) => env.watches.delete(s),
   );
