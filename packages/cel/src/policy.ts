@@ -118,10 +118,15 @@ export interface PolicyDecision {
   allowed: boolean;
   /** The failed validations, in order. */
   violations: PolicyViolation[];
+  /**
+   * When denied, the message kube-apiserver answers with (without a binding):
+   * `ValidatingAdmissionPolicy '<name>' denied request: <first violation's message>`.
+   */
+  message?: string;
 }
 
 const compiled = (expression: string, where: string): Program => {
-  const p = compileExpression(expression);
+  const p = compileExpression(expression, 'policy');
   if (typeof p === 'string') throw new CelCompileError(expression, where, p);
   return p;
 };
@@ -161,9 +166,13 @@ export function evaluatePolicy(
     authorizer: new Authorizer(options.authorizer, userInfo?.username),
     variables,
   };
-  const run = (p: Program): { value: unknown } | { error: string } => {
+  const run = (p: Program, withAuthorizer = true): { value: unknown } | { error: string } => {
     try {
-      return { value: p(activation) };
+      return {
+        value: p(
+          withAuthorizer ? activation : { ...activation, authorizer: new Authorizer(undefined, undefined) },
+        ),
+      };
     } catch (e) {
       if (e instanceof CelUnsupportedError) throw e;
       const m = celGoMessage(e);
@@ -177,16 +186,12 @@ export function evaluatePolicy(
     const r = run(compiled(mc.expression, where('matchConditions', i)));
     if ('error' in r) {
       if (!failClosed) return { matched: true, allowed: true, violations: [] };
+      const message = `failed to evaluate match condition ${JSON.stringify(mc.name)}: ${r.error}`;
       return {
         matched: true,
         allowed: false,
-        violations: [
-          {
-            expression: mc.expression,
-            message: `failed to evaluate match condition ${JSON.stringify(mc.name)}: ${r.error}`,
-            reason: 'Invalid',
-          },
-        ],
+        violations: [{ expression: mc.expression, message, reason: 'Invalid' }],
+        message: `ValidatingAdmissionPolicy '${vap.metadata.name}' denied request: ${message}`,
       };
     }
     if (r.value !== true) return { matched: false, allowed: true, violations: [] };
@@ -210,13 +215,26 @@ export function evaluatePolicy(
       continue;
     }
     if (r.value === true) continue;
-    let message = v.message ?? `failed expression: ${v.expression.trim()}`;
+    // messageExpression (trimmed, one line, ≤ 5000 bytes; no authorizer), else message, else the expression
+    let message = '';
     if (v.messageExpression !== undefined) {
-      const m = run(compiled(v.messageExpression, where('validations', i)));
-      if ('value' in m && typeof m.value === 'string' && m.value.trim() !== '' && !m.value.includes('\n'))
-        message = m.value;
+      const m = run(compiled(v.messageExpression, where('validations', i)), false);
+      if ('value' in m && typeof m.value === 'string') {
+        message = m.value.trim();
+        if (message.includes('\n') || Buffer.byteLength(message) > 5000) message = '';
+      }
     }
+    if (message === '') message = (v.message ?? '').trim();
+    if (message === '') message = `failed expression: ${v.expression.trim()}`;
     violations.push({ expression: v.expression, message, reason });
   }
-  return { matched: true, allowed: violations.length === 0, violations };
+  const first = violations[0];
+  return {
+    matched: true,
+    allowed: violations.length === 0,
+    violations,
+    ...(first
+      ? { message: `ValidatingAdmissionPolicy '${vap.metadata.name}' denied request: ${first.message}` }
+      : {}),
+  };
 }

@@ -19,7 +19,8 @@ const cache = new Map<string, RegExp>();
  */
 export function re2ToJs(pattern: string): RegExp {
   const hit = cache.get(pattern);
-  if (hit) return hit;
+  // a fresh RegExp per use: a global one carries lastIndex from one call to the next
+  if (hit) return new RegExp(hit);
   if (/\(\?<?[=!]/.test(pattern))
     throw new CelUnsupportedError('regex lookaround', `RE2 has no lookahead/lookbehind: ${pattern}`);
   if (/(^|[^\\])\\[1-9]/.test(pattern))

@@ -20,27 +20,41 @@ export class KubeURL {
   ) {}
 
   static parse(s: string): KubeURL | undefined {
+    // Go's url.ParseRequestURI: no control characters; an absolute path or a scheme
+    if ([...s].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return undefined;
     if (s.startsWith('/')) {
-      if (/\s/.test(s)) return undefined;
       const [p = '', q = ''] = s.split('#')[0]?.split('?') ?? [];
-      return new KubeURL('', '', p, q);
+      return new KubeURL('', '', escapePath(p), q);
     }
     const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):(\/\/([^/?#]*))?([^?#]*)(\?([^#]*))?/.exec(s);
-    if (!m || /\s/.test(s)) return undefined;
-    return new KubeURL(m[1] ?? '', m[3] ?? '', m[4] ?? '', m[6] ?? '');
+    if (!m) return undefined;
+    const authority = m[3] ?? '';
+    const host = authority.slice(authority.lastIndexOf('@') + 1);
+    if (/\s/.test(host)) return undefined;
+    // a port is digits after the host's last colon (brackets around an IPv6 host)
+    const afterHost = host.startsWith('[') ? host.slice(host.indexOf(']') + 1) : host;
+    if (host.startsWith('[') && !host.includes(']')) return undefined;
+    const colon = afterHost.indexOf(':');
+    if (colon >= 0 && !/^:\d*$/.test(afterHost.slice(colon))) return undefined;
+    return new KubeURL(m[1] ?? '', host, escapePath(m[4] ?? ''), m[6] ?? '');
   }
 
   get hostname(): string {
-    const h = this.host.replace(/^[^@]*@/, '');
+    const h = this.host;
     if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
     return h.replace(/:\d*$/, '');
   }
 
   get port(): string {
-    const h = this.host.replace(/^[^@]*@/, '');
+    const h = this.host;
     const m = /:(\d*)$/.exec(h.startsWith('[') ? h.slice(h.indexOf(']')) : h);
     return m?.[1] ?? '';
   }
+}
+
+/** Go's `URL.EscapedPath`: characters a path may not hold are percent-encoded. */
+function escapePath(p: string): string {
+  return p.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (c) => encodeURIComponent(c));
 }
 
 /** Registers the URL library. */
