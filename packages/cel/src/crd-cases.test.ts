@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- the fixture is untyped JSON */
 /**
- * Without a server: the 57 writes of fixtures/crd-cases.json (answered by kube-apiserver v1.24,
+ * Without a server: the 60 writes of fixtures/crd-cases.json (answered by kube-apiserver v1.24,
  * see fixtures/README.md) through `validateCustomResource`, which must give the CEL causes the
  * server gave. The server's own steps are applied as it does: status is dropped on create, a
  * status update keeps the old spec; cases the structural schema refuses first (its blocking

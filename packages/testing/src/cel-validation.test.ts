@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-explicit-any -- response bodies are untyped JSON */
 /**
- * CRD `x-kubernetes-validations` on writes, the same on both backends: 56 objects (valid and
- * invalid; creates, updates with transition rules, status updates) through one CRD's rules, with
+ * CRD `x-kubernetes-validations` on writes, the same on both backends: 60 objects (valid and
+ * invalid; creates, updates and merge patches with transition rules, status updates) through one CRD's rules, with
  * the verdicts, Status messages and causes kube-apiserver v1.24 (feature gate
  * CustomResourceValidationExpressions on) answered — recorded in
  * packages/cel/fixtures/crd-cases.json (README beside it). Record again with
