@@ -120,7 +120,14 @@ export function compileExpression(source: string, scope: Scope = 'crd'): Program
       /\.(?:matches|find|findAll)\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g,
     )) {
       const pattern = m[1] ?? m[2];
-      if (pattern !== undefined) re2ToJs(JSON.parse(`"${pattern.replace(/"/g, '\\"')}"`) as string);
+      if (pattern === undefined) continue;
+      let literal: string | undefined;
+      try {
+        literal = JSON.parse(`"${pattern.replace(/"/g, '\\"')}"`) as string;
+      } catch {
+        // a CEL escape JSON does not know (\x41, \101, \'): left to the evaluation
+      }
+      if (literal !== undefined) re2ToJs(literal);
     }
     const parsed = env.parse(source);
     return (activation) => parsed(activation) as unknown;

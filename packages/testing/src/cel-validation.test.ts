@@ -110,6 +110,75 @@ describeEachBackend('CRD x-kubernetes-validations (CEL) on writes, as kube-apise
     else expect(got).toEqual(c.expect);
   });
 
+  b.itOn('embedded', 'kube-apiserver refuses such a CRD when it is written (RE2 compiles the rule)')(
+    'a rule @rxkube/cel cannot evaluate refuses the write (fails closed), naming why',
+    async () => {
+      const crd = {
+        metadata: { name: 'lookaheads.cel.example.com' },
+        spec: {
+          group: 'cel.example.com',
+          scope: 'Cluster',
+          names: {
+            plural: 'lookaheads',
+            singular: 'lookahead',
+            kind: 'Lookahead',
+            listKind: 'LookaheadList',
+          },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: {
+                    spec: {
+                      type: 'object',
+                      'x-kubernetes-validations': [{ rule: "self.s.matches('a(?=b)')" }],
+                      properties: { s: { type: 'string' } },
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      };
+      const made = await call(
+        b.cluster.url,
+        'POST',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        opts(crd),
+      );
+      expect(made.status, made.text).toBe(201);
+      const path = '/apis/cel.example.com/v1/lookaheads';
+      await waitFor(
+        'lookaheads served',
+        async () => (await call(b.cluster.url, 'GET', path, opts())).status === 200,
+      );
+      const r = await call(
+        b.cluster.url,
+        'POST',
+        path,
+        opts({
+          apiVersion: 'cel.example.com/v1',
+          kind: 'Lookahead',
+          metadata: { name: 'x' },
+          spec: { s: 'ab' },
+        }),
+      );
+      expect(r.status).toBe(422);
+      expect(r.body.details.causes).toEqual([
+        {
+          reason: 'InternalError',
+          field: '<nil>',
+          message: expect.stringMatching(/^Internal error: @rxkube\/cel cannot evaluate regex lookaround/),
+        },
+      ]);
+    },
+  );
+
   it.skipIf(!recording)('records the outcomes into the fixture', () => {
     for (const c of fixture.cases) c.expect = recorded[c.name];
     writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 2)}\n`);

@@ -53,6 +53,21 @@ export function celCauses(
   prior: readonly StatusCause[],
 ): StatusCause[] {
   if (type.builtin) return [];
+  try {
+    return causesOf(type, obj, old, prior);
+  } catch (e) {
+    if (!(e instanceof CelUnsupportedError)) throw e;
+    // fail closed: the write is refused, naming what is not emulated
+    return [{ reason: 'InternalError', field: '<nil>', message: `Internal error: ${e.message}` }];
+  }
+}
+
+function causesOf(
+  type: ResourceType,
+  obj: KObj,
+  old: KObj | undefined,
+  prior: readonly StatusCause[],
+): StatusCause[] {
   const v = validationsOf(type);
   if (!v) return [];
   if (prior.some((c) => BLOCKING.has(c.reason ?? '')))
@@ -65,13 +80,7 @@ export function celCauses(
       },
     ];
   const withVersion = { ...obj, apiVersion: `${type.group}/${type.version}` };
-  try {
-    return v
-      .validate(withVersion, old && { ...old, apiVersion: withVersion.apiVersion })
-      .map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
-  } catch (e) {
-    if (!(e instanceof CelUnsupportedError)) throw e;
-    // fail closed: the write is refused, naming what is not emulated
-    return [{ reason: 'InternalError', field: '<nil>', message: `Internal error: ${e.message}` }];
-  }
+  return v
+    .validate(withVersion, old && { ...old, apiVersion: withVersion.apiVersion })
+    .map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
 }
