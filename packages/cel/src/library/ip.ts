@@ -142,6 +142,11 @@ export function registerIP(env: Environment): Environment {
     .registerType('net.IP', IP)
     .registerType('net.CIDR', CIDR)
     .registerFunction('ip(string): net.IP', (s: string) => must(parseIP(s)))
+    .registerOperator('net.IP == net.IP', (a: IP, b: IP) => a.family === b.family && a.bits === b.bits)
+    .registerOperator(
+      'net.CIDR == net.CIDR',
+      (a: CIDR, b: CIDR) => a.prefix === b.prefix && a.ip.family === b.ip.family && a.ip.bits === b.ip.bits,
+    )
     .registerFunction('isIP(string): bool', (s: string) => typeof parseIP(s) !== 'string')
     .registerFunction('string(net.IP): string', (ip: IP) => ip.toString())
     .registerFunction('net.IP.family(): int', (ip: IP) => BigInt(ip.family))

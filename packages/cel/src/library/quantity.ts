@@ -20,6 +20,7 @@ const BINARY: Record<string, bigint> = {
   Ei: 2n ** 60n,
 };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const LOOSE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const REGEX_ERROR =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
@@ -35,7 +36,7 @@ export class Quantity {
   /** Parses Kubernetes' quantity syntax; throws cel-go's error text. */
   static parse(s: string): Quantity {
     const m = PATTERN.exec(s);
-    if (!m) throw evaluationError(REGEX_ERROR);
+    if (!m) throw evaluationError(LOOSE.test(s) ? "unable to parse quantity's suffix" : REGEX_ERROR);
     const [int = '', frac = ''] = (m[1] ?? '').split('.');
     let num = BigInt((int.replace(/^[+-]/, '') || '0') + frac);
     if (int.startsWith('-')) num = -num;
@@ -78,45 +79,53 @@ const fromInt = (i: bigint): Quantity => new Quantity(i, 1n, String(i));
 
 /** Registers the quantity library. */
 export function registerQuantity(env: Environment): Environment {
-  return env
-    .registerType('kubernetes.Quantity', Quantity)
-    .registerFunction('quantity(string): kubernetes.Quantity', (s: string) => Quantity.parse(s))
-    .registerFunction('isQuantity(string): bool', (s: string) => PATTERN.test(s))
-    .registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) =>
-      BigInt(q.num > 0n ? 1 : q.num < 0n ? -1 : 0),
-    )
-    .registerFunction('kubernetes.Quantity.isInteger(): bool', (q: Quantity) => isInt64(q))
-    .registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => {
-      if (!isInt64(q)) throw evaluationError('cannot convert value to integer');
-      return q.num;
-    })
-    .registerFunction(
-      'kubernetes.Quantity.asApproximateFloat(): double',
-      (q: Quantity) => Number(q.num) / Number(q.den),
-    )
-    .registerFunction(
-      'kubernetes.Quantity.add(kubernetes.Quantity): kubernetes.Quantity',
-      (a: Quantity, b: Quantity) => a.add(b),
-    )
-    .registerFunction('kubernetes.Quantity.add(int): kubernetes.Quantity', (a: Quantity, b: bigint) =>
-      a.add(fromInt(b)),
-    )
-    .registerFunction(
-      'kubernetes.Quantity.sub(kubernetes.Quantity): kubernetes.Quantity',
-      (a: Quantity, b: Quantity) => a.add(new Quantity(-b.num, b.den, '')),
-    )
-    .registerFunction('kubernetes.Quantity.sub(int): kubernetes.Quantity', (a: Quantity, b: bigint) =>
-      a.add(fromInt(-b)),
-    )
-    .registerFunction('kubernetes.Quantity.compareTo(kubernetes.Quantity): int', (a: Quantity, b: Quantity) =>
-      BigInt(a.compare(b)),
-    )
-    .registerFunction(
-      'kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool',
-      (a: Quantity, b: Quantity) => a.compare(b) > 0,
-    )
-    .registerFunction(
-      'kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool',
-      (a: Quantity, b: Quantity) => a.compare(b) < 0,
-    );
+  return (
+    env
+      .registerType('kubernetes.Quantity', Quantity)
+      .registerFunction('quantity(string): kubernetes.Quantity', (s: string) => Quantity.parse(s))
+      // resource.Quantity.Equal: the same amount, whatever the notation
+      .registerOperator(
+        'kubernetes.Quantity == kubernetes.Quantity',
+        (a: Quantity, b: Quantity) => a.compare(b) === 0,
+      )
+      .registerFunction('isQuantity(string): bool', (s: string) => PATTERN.test(s))
+      .registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) =>
+        BigInt(q.num > 0n ? 1 : q.num < 0n ? -1 : 0),
+      )
+      .registerFunction('kubernetes.Quantity.isInteger(): bool', (q: Quantity) => isInt64(q))
+      .registerFunction('kubernetes.Quantity.asInteger(): int', (q: Quantity) => {
+        if (!isInt64(q)) throw evaluationError('cannot convert value to integer');
+        return q.num;
+      })
+      .registerFunction(
+        'kubernetes.Quantity.asApproximateFloat(): double',
+        (q: Quantity) => Number(q.num) / Number(q.den),
+      )
+      .registerFunction(
+        'kubernetes.Quantity.add(kubernetes.Quantity): kubernetes.Quantity',
+        (a: Quantity, b: Quantity) => a.add(b),
+      )
+      .registerFunction('kubernetes.Quantity.add(int): kubernetes.Quantity', (a: Quantity, b: bigint) =>
+        a.add(fromInt(b)),
+      )
+      .registerFunction(
+        'kubernetes.Quantity.sub(kubernetes.Quantity): kubernetes.Quantity',
+        (a: Quantity, b: Quantity) => a.add(new Quantity(-b.num, b.den, '')),
+      )
+      .registerFunction('kubernetes.Quantity.sub(int): kubernetes.Quantity', (a: Quantity, b: bigint) =>
+        a.add(fromInt(-b)),
+      )
+      .registerFunction(
+        'kubernetes.Quantity.compareTo(kubernetes.Quantity): int',
+        (a: Quantity, b: Quantity) => BigInt(a.compare(b)),
+      )
+      .registerFunction(
+        'kubernetes.Quantity.isGreaterThan(kubernetes.Quantity): bool',
+        (a: Quantity, b: Quantity) => a.compare(b) > 0,
+      )
+      .registerFunction(
+        'kubernetes.Quantity.isLessThan(kubernetes.Quantity): bool',
+        (a: Quantity, b: Quantity) => a.compare(b) < 0,
+      )
+  );
 }

@@ -58,7 +58,7 @@ export class Semver {
 
 const parse = (s: string, normalize: boolean): Semver => {
   const v = Semver.parse(s, normalize);
-  if (!v) throw evaluationError(`Invalid semver: ${s}`);
+  if (!v) throw evaluationError('No Major.Minor.Patch elements found');
   return v;
 };
 
@@ -67,6 +67,7 @@ export function registerSemver(env: Environment): Environment {
   return env
     .registerType('kubernetes.Semver', Semver)
     .registerFunction('semver(string): kubernetes.Semver', (s: string) => parse(s, false))
+    .registerOperator('kubernetes.Semver == kubernetes.Semver', (a: Semver, b: Semver) => a.compare(b) === 0)
     .registerFunction('semver(string, bool): kubernetes.Semver', (s: string, n: boolean) => parse(s, n))
     .registerFunction('isSemver(string): bool', (s: string) => Semver.parse(s) !== undefined)
     .registerFunction(
