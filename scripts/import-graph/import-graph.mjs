@@ -137,6 +137,15 @@ export const LAYERS = {
     ['applier.ts'],
     ['index.ts'],
   ],
+  // Kubernetes' CEL (issue 23): errors and the schema's values, the libraries, the environment,
+  // then what evaluates CRD rules and admission policies
+  'packages/cel/src': [
+    ['errors.ts', 'field-error.ts', 'schema.ts'],
+    ['library'],
+    ['environment.ts'],
+    ['crd.ts', 'policy.ts'],
+    ['index.ts'],
+  ],
   'packages/cli/src': [
     ['errors.ts'],
     ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts', 'webhook-manifests.ts'],

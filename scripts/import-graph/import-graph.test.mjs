@@ -43,6 +43,7 @@ describe('import cycles', () => {
   it.each([
     'packages/kube/src',
     'packages/core/src',
+    'packages/cel/src',
     'packages/testing/src',
     'packages/cli/src',
     'packages/examples',

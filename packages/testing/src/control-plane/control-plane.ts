@@ -265,6 +265,8 @@ class ControlPlaneImpl implements ControlPlane {
         ? [`--enable-admission-plugins=${this.options.enableAdmissionPlugins.join(',')}`]
         : []),
       '--profiling=false',
+      // CRD x-kubernetes-validations (CEL) are alpha in 1.24: on, as in 1.25+ (fixtures/cel/README.md)
+      '--feature-gates=CustomResourceValidationExpressions=true',
       ...(this.options.apiServerArgs ?? []),
     ];
     await this.startApiServer(timeout);

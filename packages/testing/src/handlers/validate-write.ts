@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { celCauses } from '../cel-validation.js';
 import type { ResourceType } from '../registry/types.js';
 import type { StatusCause } from '../status.js';
 import { ApiError, invalid, namespaceTerminating, notFound } from '../status.js';
@@ -63,6 +64,7 @@ function typeCauses(engine: Engine, type: ResourceType, obj: KObj, old: KObj | u
   if (type.schema) {
     const { kind: _k, apiVersion: _a, metadata: _m, ...rest } = obj;
     causes.push(...validateAgainstSchema(rest, type.schema, ''));
+    causes.push(...celCauses(type, obj, old, causes));
   }
   causes.push(...(engine.hooks.validate?.(type, obj, old) ?? []));
   return causes;

@@ -3,7 +3,8 @@
  * messages kube-apiserver v1.24 produces (kube-openapi's `SchemaValidator` as reported by
  * `apiextensions-apiserver`), pruning of unknown fields and defaulting.
  *
- * Not emulated: CEL rules (`x-kubernetes-validations`, 1.25+), `allOf`/`anyOf`/`oneOf`/`not`,
+ * CEL rules (`x-kubernetes-validations`) run beside this, in `../cel-validation.ts`.
+ * Not emulated: `allOf`/`anyOf`/`oneOf`/`not`,
  * `uniqueItems`, `minProperties`/`maxProperties`, list-map key uniqueness.
  *
  * @module
