@@ -8,9 +8,11 @@
 export { loadReconcileTracing } from './load.js';
 export type { ReconcileReason, ReconcileSummary, ReconcileTracingOptions } from './reconcile-tracing.js';
 export {
+  formatTraceparent,
   parseTraceparent,
   reconcileTracing,
   redactedUrl,
-  TRACEPARENT_ANNOTATION,
   wroteOrFailed,
 } from './reconcile-tracing.js';
+export { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
+export type { WebhookTracing } from '../controller/tracing.js';
