@@ -146,7 +146,7 @@ export interface ReconcileTracingOptions {
    * At most this many span links per reconcile (default 16): one per coalesced trigger (to its
    * object's `tracing.k8s.io/traceparent`, or, when it carries none, a link without a context
    * holding the trigger's attributes) and one to the run that asked for a requeue or failed before
-   * a retry. The number of triggers is in `rxkube.reconcile.triggers`, those left out in
+   * a retry. The number of triggers is in `rxkube.reconcile.triggers`, those without a link in
    * `rxkube.reconcile.triggers_dropped`.
    */
   readonly maxLinks?: number;
@@ -277,6 +277,8 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
       }
       const started = now();
       const reasons = reasonsOf(triggers, scheduled);
+      const links = linksOf(triggers, scheduled, maxLinks, started);
+      const linked = links.length - (scheduled?.span !== undefined ? 1 : 0);
       const span = tracer.startSpan(
         `reconcile ${request.kind}`,
         {
@@ -294,11 +296,9 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
             ...(queuedMs !== undefined ? { 'rxkube.reconcile.queue_wait_ms': queuedMs } : {}),
             'rxkube.reconcile.attempt': attempt,
             'rxkube.reconcile.triggers': count,
-            ...(count > triggers.length
-              ? { 'rxkube.reconcile.triggers_dropped': count - triggers.length }
-              : {}),
+            ...(count > linked ? { 'rxkube.reconcile.triggers_dropped': count - linked } : {}),
           },
-          links: linksOf(triggers, scheduled, maxLinks, started),
+          links,
         },
         ROOT,
       );
