@@ -1,5 +1,5 @@
 /**
- * `@rxkube/kube/trace`: OpenTelemetry traces of reconciles. Loads nothing of
+ * `@rxkube/kube/trace`: OpenTelemetry traces of reconciles and of webhook requests. Loads nothing of
  * `@opentelemetry/*` itself (an optional peer dependency): pass a `Tracer` to
  * {@link reconcileTracing}, or let {@link loadReconcileTracing} load the API lazily.
  *
@@ -16,3 +16,5 @@ export {
 } from './reconcile-tracing.js';
 export { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
 export type { WebhookTracing } from '../controller/tracing.js';
+export type { WebhookTracingOptions } from './webhook-tracing.js';
+export { webhookTracing } from './webhook-tracing.js';

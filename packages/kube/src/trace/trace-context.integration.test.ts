@@ -159,7 +159,8 @@ describeEachBackend('trace context across objects and into user code', (b) => {
         isRemote: true,
       });
       // the applied configuration owns the annotation (server-side apply field ownership)
-      const owner = child.metadata.managedFields?.find((f) => f.manager === 'parents');
+      const fields = child.metadata.managedFields as { manager?: string; fieldsV1?: unknown }[] | undefined;
+      const owner = fields?.find((f) => f.manager === 'parents');
       expect(JSON.stringify(owner?.fieldsV1)).toContain(`"f:${TRACEPARENT_ANNOTATION}"`);
 
       // the parent changes elsewhere (a label): its reconcile re-applies the unchanged child, which

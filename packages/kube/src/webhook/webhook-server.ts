@@ -43,6 +43,7 @@ import type { Registry } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler, defer, firstValueFrom } from 'rxjs';
 
+import type { WebhookTracing } from '../controller/tracing.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import { withDeadline } from './internal/deadline.js';
@@ -138,6 +139,11 @@ export interface WebhookServerOptions {
    */
   readonly timeoutMs?: number;
   readonly scheduler?: SchedulerLike;
+  /**
+   * Traces each request in a SERVER span continuing the API server's `traceparent` header, the
+   * handler running in its context (`webhookTracing(tracer)` from `@rxkube/kube/trace`). Default: off.
+   */
+  readonly tracing?: WebhookTracing;
 }
 
 /**
@@ -488,8 +494,16 @@ export class WebhookServer {
   async start(): Promise<void> {
     if (this.server !== undefined) throw new Error(`${OPERATOR}: start() called twice`);
     const pair = await this.readPair();
+    const tracing = this.options.tracing;
     const server = createServer({ ...pair, minVersion: 'TLSv1.2' }, (req, res) =>
-      this.track(this.serve(req, res)),
+      this.track(
+        tracing === undefined
+          ? this.serve(req, res)
+          : tracing(
+              { method: req.method ?? '', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers },
+              () => this.serve(req, res).then(() => res.statusCode),
+            ).then(() => undefined),
+      ),
     );
     this.server = server;
     server.on('secureConnection', (socket: Socket) => {
