@@ -12,9 +12,8 @@ export {
   parseTraceparent,
   reconcileTracing,
   redactedUrl,
+  TRACEPARENT_ANNOTATION,
   wroteOrFailed,
 } from './reconcile-tracing.js';
-export { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
-export type { WebhookTracing } from '../controller/tracing.js';
-export type { WebhookTracingOptions } from './webhook-tracing.js';
+export type { WebhookTracing, WebhookTracingOptions } from './webhook-tracing.js';
 export { webhookTracing } from './webhook-tracing.js';

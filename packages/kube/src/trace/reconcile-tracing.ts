@@ -18,6 +18,8 @@ import type { ReconcileTracing, TriggerNote, TriggerReason } from '../controller
 import { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
 import { globalContextManager, ROOT, SPAN_KEY } from './otel-context.js';
 
+export { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
+
 // The API's enum values, so that this module loads nothing of `@opentelemetry/api` (its types only).
 /** `SpanKind.INTERNAL`. */
 const INTERNAL = 0;

@@ -11,6 +11,8 @@ import type { WebhookTracing } from '../controller/tracing.js';
 import { globalContextManager, ROOT, SPAN_KEY } from './otel-context.js';
 import { parseTraceparent } from './reconcile-tracing.js';
 
+export type { WebhookTracing } from '../controller/tracing.js';
+
 /** `SpanKind.SERVER`. */
 const SERVER = 1;
 /** `SpanStatusCode.ERROR`. */
