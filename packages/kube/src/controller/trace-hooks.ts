@@ -23,6 +23,7 @@ import { objectKey } from '../types.js';
 import type { ControllerObserver, ControllerReconcile } from './options.js';
 import type { Trigger } from './relist-gate.js';
 import type { ControllerResult } from './report.js';
+import type { CurrentChild } from './trace-stamp.js';
 import { currentChildOf, stampingClient } from './trace-stamp.js';
 import type { TriggerRole } from './triggers.js';
 import type { ControllerPlan } from './validate-options.js';
@@ -79,7 +80,19 @@ export function traceHooks<T extends KubeObject>(
     requestsOf: (key) => running.get(key)?.request,
     clientOf: (key, client) => {
       const traceparent = running.get(key)?.traceparent;
-      return traceparent === undefined ? client : stampingClient(client, traceparent, current);
+      if (traceparent === undefined) return client;
+      // the reconcile's own object is no child of it: its writes are never stamped
+      const { apiVersion, kind } = plan.primary.resource;
+      const children: CurrentChild = (target) =>
+        target.apiVersion === apiVersion &&
+        target.kind === kind &&
+        objectKey({
+          name: target.metadata?.name ?? '',
+          ...(target.metadata?.namespace !== undefined ? { namespace: target.metadata.namespace } : {}),
+        }) === key
+          ? undefined
+          : current(target);
+      return stampingClient(client, traceparent, children);
     },
     reconcile: (reconcile) => (request, ctx) => {
       const trace = running.get(ctx.key);

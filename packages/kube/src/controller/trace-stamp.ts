@@ -5,7 +5,8 @@
  * `tracing.k8s.io/traceparent` annotation of the reconcile's span. A reconcile of another
  * controller triggered by that child links to it: parent → child → grandchild is one linked trace.
  *
- * What is never stamped: status (and every other subresource) writes, deletes, JSON patches (an
+ * What is never stamped: writes to the reconcile's own object (it is no child), status (and
+ * every other subresource) writes, deletes, JSON patches (an
  * `add` under a missing `/metadata/annotations` fails), and Leases and Events (they are not written
  * through this client). A write that changes nothing else keeps the child's annotation as it is —
  * a server-side apply of an unchanged child applies the value it already carries, so it stays a
@@ -36,7 +37,8 @@ export interface WriteTarget {
 
 /**
  * The child's current state: the object, `null` when the controller watches its kind and has no
- * such object, `undefined` when it does not watch the kind (the state is unknown).
+ * such object, `undefined` when it does not watch the kind (the state is unknown) — or when the
+ * target is no child (the reconcile's own object): then only a create is stamped.
  */
 export type CurrentChild = (target: WriteTarget) => KubeObject | null | undefined;
 

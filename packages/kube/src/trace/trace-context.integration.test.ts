@@ -199,7 +199,7 @@ describeEachBackend('trace context across objects and into user code', (b) => {
     }
   });
 
-  it('never stamps a status write or a JSON patch', async () => {
+  it("never stamps a status write, a JSON patch or the reconcile's own object", async () => {
     const { results, until } = resultsOf();
     const POD = { apiVersion: 'v1', kind: 'Pod' } as const;
     const sub = controller<ConfigMap>({
@@ -220,6 +220,8 @@ describeEachBackend('trace context across objects and into user code', (b) => {
             { type: 'merge', body: { metadata: { labels: { seen: 'yes' } }, status: { message: 'seen' } } },
             { subresource: 'status' },
           );
+          // …a change of the reconcile's own object (no child of it)…
+          await ctx.patch(request, { type: 'merge', body: { metadata: { labels: { own: 'yes' } } } });
           // …and a JSON patch of a ConfigMap
           await ctx.patch(
             { ...CM, namespace: USER_NS, name: 'json' },
@@ -248,6 +250,9 @@ describeEachBackend('trace context across objects and into user code', (b) => {
       const json = await client.get<ConfigMap>({ ...CM, namespace: USER_NS, name: 'json' });
       expect(json.data).toEqual({ changed: 'yes' });
       expect(stampOf(json)).toBeUndefined();
+      const own = await client.get<ConfigMap>({ ...CM, namespace: USER_NS, name: 'p' });
+      expect(own.metadata.labels).toEqual({ own: 'yes' });
+      expect(stampOf(own)).toBeUndefined();
     } finally {
       sub.unsubscribe();
     }
