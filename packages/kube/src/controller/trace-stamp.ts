@@ -158,8 +158,9 @@ function patched(ref: ObjectRef, patch: Patch, traceparent: string, current: Cur
   }
   // merge / strategic (the latter read as a merge patch: close enough to tell a change)
   const now = current(target);
-  if (now === undefined || now === null) return patch;
-  if (sameContent(mergePatch(now, patch.body), now)) return patch;
+  if (now === undefined) return patch;
+  // absent from the Store (not seen yet): a patch that succeeds is taken as a change
+  if (now !== null && sameContent(mergePatch(now, patch.body), now)) return patch;
   return { type: patch.type, body: stamped(patch.body as ObjectLike, traceparent) };
 }
 

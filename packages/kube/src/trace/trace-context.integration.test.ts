@@ -16,6 +16,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { Action } from '@rxkube/core';
+import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { defer, filter, firstValueFrom, map, merge, ReplaySubject, switchMap, timeout, timer } from 'rxjs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -29,6 +30,7 @@ import { formatTraceparent, reconcileTracing, TRACEPARENT_ANNOTATION } from './i
 const NS = 'trace-chain';
 const GRAND_NS = 'trace-chain-grand';
 const USER_NS = 'trace-user';
+const PATCH_NS = 'trace-patch';
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
 type ConfigMap = KubeObject & { data?: Record<string, string> };
@@ -57,7 +59,7 @@ describeEachBackend('trace context across objects and into user code', (b) => {
   const tracer = provider.getTracer('rxkube-test');
   beforeAll(async () => {
     client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
-    for (const name of [NS, GRAND_NS, USER_NS]) {
+    for (const name of [NS, GRAND_NS, USER_NS, PATCH_NS]) {
       await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     }
   });
@@ -193,6 +195,85 @@ describeEachBackend('trace context across objects and into user code', (b) => {
       expect(changer).toBeDefined();
       expect(spansOf('Secret', 'p-child').flatMap((s) => s.links.map((l) => l.context.spanId))).toContain(
         changer?.spanContext().spanId,
+      );
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('stamps a merge patch and a replace only when they change the child', async () => {
+    const { results, until } = resultsOf();
+    const sub = controller<ConfigMap>({
+      for: CM,
+      owns: [SECRET],
+      namespace: PATCH_NS,
+      name: 'patcher',
+      client,
+      log: {},
+      tracing: reconcileTracing(tracer),
+    })
+      .run((request, ctx) =>
+        defer(async () => {
+          const value = ctx.object.data?.['value'] ?? '';
+          // a merge patch of one child, a replace of the other (as read from the cache)
+          await ctx.patch(
+            { ...SECRET, namespace: PATCH_NS, name: 'merged' },
+            { type: 'merge', body: { stringData: { value } } },
+          );
+          const [replaced] = ctx.owned(SECRET).filter((s) => s.metadata.name === 'replaced');
+          if (replaced !== undefined) {
+            await ctx.client.replace({ ...replaced, data: { value: Buffer.from(value).toString('base64') } });
+          }
+          return Action.awaitChange();
+        }),
+      )
+      .subscribe(results);
+    try {
+      const parent = await client.create<ConfigMap>({
+        ...CM,
+        metadata: { name: 'p', namespace: PATCH_NS },
+        data: { value: 'one' },
+      });
+      const owner = [{ ...CM, name: 'p', uid: parent.metadata.uid ?? '', controller: true }];
+      for (const name of ['merged', 'replaced']) {
+        await client.create({ ...SECRET, metadata: { name, namespace: PATCH_NS, ownerReferences: owner } });
+      }
+      const children = async () =>
+        Promise.all(
+          ['merged', 'replaced'].map((name) => client.get<Secret>({ ...SECRET, namespace: PATCH_NS, name })),
+        );
+      const traced = () => spansOf('ConfigMap', 'p').map((s) => parentOf(s));
+      // both children change (data one): stamped by the reconcile that changed them
+      await waitFor(
+        'both children stamped',
+        async () =>
+          (await children()).every((c) => c.data?.['value'] === 'b25l' && traced().includes(stampOf(c))),
+        { timeoutMs: 20_000 },
+      );
+      const before = await children();
+      // the parent changes elsewhere: the patch and the replace change nothing, keep the stamps
+      exporter.reset();
+      await client.patch(
+        { ...CM, namespace: PATCH_NS, name: 'p' },
+        { type: 'merge', body: { metadata: { labels: { touched: 'yes' } } } },
+      );
+      await until('the rerun', (r) => r.key === `${PATCH_NS}/p` && spansOf('ConfigMap', 'p').length > 0);
+      const after = await children();
+      expect(after.map(stampOf)).toEqual(before.map(stampOf));
+      expect(after.map((c) => c.metadata.resourceVersion)).toEqual(
+        before.map((c) => c.metadata.resourceVersion),
+      );
+      // the parent's data changes: both children change, stamped anew
+      exporter.reset();
+      await client.patch(
+        { ...CM, namespace: PATCH_NS, name: 'p' },
+        { type: 'merge', body: { data: { value: 'two' } } },
+      );
+      await waitFor(
+        'both children restamped',
+        async () =>
+          (await children()).every((c) => c.data?.['value'] === 'dHdv' && traced().includes(stampOf(c))),
+        { timeoutMs: 20_000 },
       );
     } finally {
       sub.unsubscribe();
