@@ -252,7 +252,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     take(1),
   );
   const synced = (): boolean => stores.every((s) => s.ready);
-  const traces = traceHooks(options.tracing, plan, kinds.primary.store);
+  const traces = traceHooks(options.tracing, plan, kinds, tracker);
   const triggered$ = requests({
     plan,
     kinds,
@@ -288,7 +288,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
         kinds,
         cache,
         tracker,
-        client,
+        client: traces === undefined || client === undefined ? client : traces.clientOf(key, client),
         log: deps.log,
         fieldManager: plan.fieldManager,
         status,
@@ -308,7 +308,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
     synced$,
     synced,
     contextOf,
-    reconcile: deps.reconcile,
+    reconcile: traces === undefined ? deps.reconcile : traces.reconcile(deps.reconcile),
     finalizer:
       fin === undefined
         ? undefined

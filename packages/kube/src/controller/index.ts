@@ -29,4 +29,10 @@ export type { CacheListOptions, CacheReader } from './options.js';
 export { DEFAULT_RECONCILE_TIMEOUT_MS } from './options.js';
 export { isReconcileTimeoutError } from './reconcile-work.js';
 export { ReconcileTimeoutError } from './reconcile-work.js';
-export type { ReconcileTrace, ReconcileTracing, TriggerNote, TriggerReason } from './tracing.js';
+export type {
+  ReconcileTrace,
+  ReconcileTracing,
+  TriggerNote,
+  TriggerReason,
+  WebhookTracing,
+} from './tracing.js';

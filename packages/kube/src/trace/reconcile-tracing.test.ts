@@ -1,6 +1,6 @@
 /**
  * The tracer's bookkeeping, driven through the hooks a controller calls (the HTTP path is in
- * reconcile-tracing.integration.test.ts): bounded links and trigger events, reasons of the
+ * reconcile-tracing.integration.test.ts): bounded links (one per trigger), reasons of the
  * applier's own timers, head and tail rules, cancelled reconciles, traceparent parsing and URL
  * redaction. A fixed clock keeps the span times exact.
  */
@@ -16,6 +16,7 @@ import type { ControllerResult } from '../controller/report.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import type { ReconcileTracingOptions } from './index.js';
 import {
+  formatTraceparent,
   parseTraceparent,
   reconcileTracing,
   redactedUrl,
@@ -54,12 +55,13 @@ const traceparent = (i: number): string =>
   `00-${'1'.repeat(31)}${i.toString(16)}-${'2'.repeat(15)}${i.toString(16)}-01`;
 
 describe('reconcileTracing', () => {
-  it('keeps at most maxLinks trigger events and links, and counts every trigger', () => {
+  it('links every coalesced trigger, with or without a trace context, at most maxLinks, and counts them all', () => {
     const tracing = tracingAt({ maxLinks: 3 });
     for (let i = 1; i <= 5; i++) {
+      // s1, s3, s5 carry a traceparent; s2, s4 none
       tracing.triggered('c', 'ns/a', {
         reason: 'related object updated',
-        object: object(`s${i}`, { [TRACEPARENT_ANNOTATION]: traceparent(i) }),
+        object: object(`s${i}`, i % 2 === 1 ? { [TRACEPARENT_ANNOTATION]: traceparent(i) } : undefined),
       });
     }
     tracing.queued('c', 'ns/a', 7);
@@ -71,12 +73,64 @@ describe('reconcileTracing', () => {
       'rxkube.reconcile.queue_wait_ms': 7,
       'rxkube.reconcile.reason': 'related object updated',
     });
-    expect(span?.events.map((e) => e.attributes?.['k8s.object.name'])).toEqual(['s1', 's2', 's3']);
-    expect(span?.links.map((l) => l.context.spanId)).toEqual([
-      '2222222222222221',
-      '2222222222222222',
-      '2222222222222223',
+    expect(span?.events).toEqual([]);
+    // the clock ticks 10 ms per read: s1…s3 kept at 1010, 1020, 1030 (s4, s5 only counted), start 1040
+    expect(span?.links).toEqual([
+      {
+        context: {
+          traceId: `${'1'.repeat(31)}1`,
+          spanId: `${'2'.repeat(15)}1`,
+          traceFlags: 1,
+          isRemote: true,
+        },
+        attributes: {
+          'rxkube.trigger.reason': 'related object updated',
+          'k8s.object.kind': 'Secret',
+          'k8s.namespace.name': 'ns',
+          'k8s.object.name': 's1',
+          'rxkube.trigger.wait_ms': 30,
+        },
+      },
+      {
+        context: { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 },
+        attributes: {
+          'rxkube.trigger.reason': 'related object updated',
+          'k8s.object.kind': 'Secret',
+          'k8s.namespace.name': 'ns',
+          'k8s.object.name': 's2',
+          'rxkube.trigger.wait_ms': 20,
+        },
+      },
+      {
+        context: {
+          traceId: `${'1'.repeat(31)}3`,
+          spanId: `${'2'.repeat(15)}3`,
+          traceFlags: 1,
+          isRemote: true,
+        },
+        attributes: {
+          'rxkube.trigger.reason': 'related object updated',
+          'k8s.object.kind': 'Secret',
+          'k8s.namespace.name': 'ns',
+          'k8s.object.name': 's3',
+          'rxkube.trigger.wait_ms': 10,
+        },
+      },
     ]);
+  });
+
+  it('gives a traced reconcile the traceparent of its span, and none to one the head rule refuses', () => {
+    const tracing = tracingAt({ head: (_c, key) => key !== 'ns/skip' });
+    const traced = tracing.start('c', 'ns/a', request, undefined);
+    const skipped = tracing.start('c', 'ns/skip', { ...request, name: 'skip' }, undefined);
+    traced.end(result('success'));
+    skipped.end(result('success'));
+    const [span] = exporter.getFinishedSpans();
+    const { traceId, spanId } = span?.spanContext() ?? { traceId: '', spanId: '' };
+    expect(traced.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    expect(parseTraceparent(traced.traceparent)).toMatchObject({ traceId, spanId, traceFlags: 1 });
+    expect(skipped.traceparent).toBeUndefined();
+    expect('run' in skipped).toBe(false);
   });
 
   it('says a requeue ran because it was requested, linked to the run that asked', () => {
@@ -164,6 +218,22 @@ describe('parseTraceparent', () => {
     expect(parseTraceparent('ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBeUndefined();
     expect(parseTraceparent('not a traceparent')).toBeUndefined();
     expect(parseTraceparent(undefined)).toBeUndefined();
+  });
+});
+
+describe('formatTraceparent', () => {
+  it('writes a W3C traceparent, and none for an invalid context', () => {
+    const context = {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    };
+    expect(formatTraceparent(context)).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(formatTraceparent({ ...context, traceFlags: 0 })).toBe(
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+    );
+    expect(formatTraceparent({ ...context, traceId: '0'.repeat(32) })).toBeUndefined();
+    expect(formatTraceparent({ ...context, spanId: 'xyz' })).toBeUndefined();
   });
 });
 

@@ -1,13 +1,12 @@
 /**
  * Reconcile traces with OpenTelemetry: {@link reconcileTracing} turns a `Tracer` into the
  * {@link ReconcileTracing} hooks a controller calls. Each reconcile is a root span
- * `reconcile <Kind>`; each API request it made is a CLIENT child span with the HTTP client
- * semantic attributes. Spans are built when the reconcile ends (their times are the real ones), so
- * the `tail` rule can drop a reconcile with all its children — e.g. {@link wroteOrFailed}.
- *
- * Not here: the `tracing.k8s.io/traceparent` stamping of children (KEP-5915); the span of a
- * reconcile is not the active OpenTelemetry context while the user's code runs (it is built
- * afterwards), so the user's own spans are not its children.
+ * `reconcile <Kind>`, started when the reconcile starts (its links: one per coalesced trigger) and
+ * the active OpenTelemetry context while the user's code runs; its `traceparent` is what the
+ * controller stamps on the children the reconcile writes (KEP-5915). Each API request it made is a
+ * CLIENT child span, built when the reconcile ends, so that the `tail` rule can drop a reconcile
+ * with all its request spans — e.g. {@link wroteOrFailed} (a dropped span is never ended, so never
+ * exported).
  *
  * @module
  */
@@ -16,6 +15,10 @@ import type { Attributes, Context, Link, Span, SpanContext, Tracer } from '@open
 import type { ControllerResult } from '../controller/report.js';
 import type { KubeObject } from '../types.js';
 import type { ReconcileTracing, TriggerNote, TriggerReason } from '../controller/tracing.js';
+import { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
+import { globalContextManager, ROOT, SPAN_KEY } from './otel-context.js';
+
+export { TRACEPARENT_ANNOTATION } from '../controller/tracing.js';
 
 // The API's enum values, so that this module loads nothing of `@opentelemetry/api` (its types only).
 /** `SpanKind.INTERNAL`. */
@@ -26,29 +29,12 @@ const CLIENT = 2;
 const ERROR = 2;
 /** `TraceFlags.SAMPLED`. */
 const SAMPLED = 1;
-/**
- * The context key of the current span: `@opentelemetry/api`'s `createContextKey` is
- * `Symbol.for(description)`, so that every copy of the API shares it.
- */
-const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
-
-/** An immutable OpenTelemetry `Context` (what `ROOT_CONTEXT.setValue` builds). */
-class SpanScope implements Context {
-  constructor(private readonly values: ReadonlyMap<symbol, unknown> = new Map()) {}
-  getValue(key: symbol): unknown {
-    return this.values.get(key);
-  }
-  setValue(key: symbol, value: unknown): Context {
-    return new SpanScope(new Map(this.values).set(key, value));
-  }
-  deleteValue(key: symbol): Context {
-    const values = new Map(this.values);
-    values.delete(key);
-    return new SpanScope(values);
-  }
-}
-const ROOT = new SpanScope();
-
+/** The span context of a link to a trigger that carried none (`INVALID_SPAN_CONTEXT`). */
+const NO_CONTEXT: SpanContext = {
+  traceId: '00000000000000000000000000000000',
+  spanId: '0000000000000000',
+  traceFlags: 0,
+};
 /**
  * Why a reconcile ran: a trigger's reason, or the applier's own timer (a requeue the reconcile
  * asked for, a retry after an error); `unknown` when neither was seen.
@@ -110,27 +96,24 @@ export interface ReconcileTracingOptions {
   /** Tail rule: whether to export a finished reconcile (with its request spans). Default: all. */
   readonly tail?: (summary: ReconcileSummary) => boolean;
   /**
-   * At most this many span links and `trigger` events per reconcile (default 16); the number
-   * of triggers is in `rxkube.reconcile.triggers`, those left out in `rxkube.reconcile.triggers_dropped`.
+   * At most this many span links per reconcile (default 16): one per coalesced trigger (to its
+   * object's `tracing.k8s.io/traceparent`, or, when it carries none, a link without a context
+   * holding the trigger's attributes) and one to the run that asked for a requeue or failed before
+   * a retry. The number of triggers is in `rxkube.reconcile.triggers`, those without a link in
+   * `rxkube.reconcile.triggers_dropped`.
    */
   readonly maxLinks?: number;
   /** At most this many request spans per reconcile (default 128); more are counted only. */
   readonly maxRequests?: number;
   /** Wall clock in ms since the epoch (default `performance.timeOrigin + performance.now()`). */
   readonly now?: () => number;
+  /**
+   * Makes each reconcile's span the active context while the user's reconcile runs, through the
+   * context manager registered with `@opentelemetry/api` (every SDK's `register()` registers one,
+   * e.g. `AsyncLocalStorageContextManager`). Default `true`.
+   */
+  readonly activeContext?: boolean;
 }
-
-/**
- * The annotation of KEP-5915 a trigger's object may carry: the trace context of whoever wrote
- * it. A reconcile links to it.
- *
- * ## Example
- * ```ts
- * declare const object: KubeObject;
- * const parent = parseTraceparent(object.metadata.annotations?.[TRACEPARENT_ANNOTATION]);
- * ```
- */
-export const TRACEPARENT_ANNOTATION = 'tracing.k8s.io/traceparent';
 
 const DEFAULT_MAX_LINKS = 16;
 const DEFAULT_MAX_REQUESTS = 128;
@@ -189,9 +172,15 @@ interface Request {
  *   `rxkube.reconcile.attempt`, `rxkube.reconcile.outcome`, `rxkube.reconcile.requeue_after_ms` /
  *   `rxkube.reconcile.retry_in_ms`, `rxkube.reconcile.triggers`, `rxkube.reconcile.writes`; an
  *   error is recorded as an exception with status ERROR.
- * - One `trigger` event per trigger coalesced into it and one link per trigger whose object
- *   carries a `tracing.k8s.io/traceparent`, and to the reconcile that asked for a requeue or failed
- *   before a retry — at most `maxLinks`, the rest counted.
+ * - One link per trigger coalesced into it (`rxkube.trigger.reason`, the trigger object's kind,
+ *   namespace, name and resourceVersion, `rxkube.trigger.wait_ms`): to the object's
+ *   `tracing.k8s.io/traceparent` when it carries one, else a link without a context (all-zero
+ *   ids, which the OpenTelemetry specification records when it has attributes); and one to the
+ *   reconcile that asked for a requeue or failed before a retry — at most `maxLinks`, the rest
+ *   counted.
+ * - The span starts with the reconcile and is the active context while the user's reconcile runs
+ *   (`activeContext`): the spans the user's code starts are its children. Its `traceparent` is
+ *   stamped on the children the reconcile creates or changes (see `ControllerOptions.tracing`).
  * - One CLIENT child span per API request (`http.request.method`, `url.full` with credentials
  *   and secret-looking query values redacted, `server.address`, `server.port`,
  *   `http.response.status_code`, `error.type`).
@@ -240,11 +229,44 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
         return { request: () => undefined, end: (result) => settle(id, result, undefined) };
       }
       const started = now();
+      const reasons = reasonsOf(triggers, scheduled);
+      const links = linksOf(triggers, scheduled, maxLinks, started);
+      const linked = links.length - (scheduled?.span !== undefined ? 1 : 0);
+      const span = tracer.startSpan(
+        `reconcile ${request.kind}`,
+        {
+          kind: INTERNAL,
+          root: true,
+          startTime: started,
+          attributes: {
+            'rxkube.controller': controller,
+            'k8s.object.kind': request.kind,
+            ...(request.namespace !== undefined ? { 'k8s.namespace.name': request.namespace } : {}),
+            'k8s.object.name': request.name,
+            ...(object?.metadata.uid !== undefined ? { 'k8s.object.uid': object.metadata.uid } : {}),
+            'rxkube.reconcile.reason': reasons[0] ?? 'unknown',
+            'rxkube.reconcile.reasons': [...reasons],
+            ...(queuedMs !== undefined ? { 'rxkube.reconcile.queue_wait_ms': queuedMs } : {}),
+            'rxkube.reconcile.attempt': attempt,
+            'rxkube.reconcile.triggers': count,
+            ...(count > linked ? { 'rxkube.reconcile.triggers_dropped': count - linked } : {}),
+          },
+          links,
+        },
+        ROOT,
+      );
+      const spanContext = span.spanContext();
+      const traceparent = formatTraceparent(spanContext);
       const requests: Request[] = [];
       let requestCount = 0;
       let writes = 0;
       let over = false;
       return {
+        traceparent,
+        run: (fn) => {
+          const manager = options.activeContext === false ? undefined : globalContextManager();
+          return manager === undefined ? fn() : manager.with(manager.active().setValue(SPAN_KEY, span), fn);
+        },
         request(method, url) {
           // A request from something the reconcile left behind (a timer, a subscriber of its
           // result) runs in its async context after it ended: not its request.
@@ -264,7 +286,6 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
           if (over) return;
           over = true;
           const ended = now();
-          const reasons = reasonsOf(triggers, scheduled);
           const summary: ReconcileSummary = {
             controller,
             key,
@@ -275,25 +296,12 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
             reasons,
           };
           if (options.tail !== undefined && !options.tail(summary)) {
+            // never ended, so never exported (a started span holds nothing once unreferenced)
             settle(id, result, undefined);
             return;
           }
-          const links = linksOf(triggers, scheduled, maxLinks);
-          const attributes: Attributes = {
-            'rxkube.controller': controller,
-            'k8s.object.kind': request.kind,
-            ...(request.namespace !== undefined ? { 'k8s.namespace.name': request.namespace } : {}),
-            'k8s.object.name': request.name,
-            ...(object?.metadata.uid !== undefined ? { 'k8s.object.uid': object.metadata.uid } : {}),
-            'rxkube.reconcile.reason': reasons[0] ?? 'unknown',
-            'rxkube.reconcile.reasons': [...reasons],
-            ...(queuedMs !== undefined ? { 'rxkube.reconcile.queue_wait_ms': queuedMs } : {}),
-            'rxkube.reconcile.attempt': attempt,
+          span.setAttributes({
             'rxkube.reconcile.outcome': summary.outcome,
-            'rxkube.reconcile.triggers': count,
-            ...(count > triggers.length
-              ? { 'rxkube.reconcile.triggers_dropped': count - triggers.length }
-              : {}),
             'rxkube.reconcile.writes': writes,
             ...(requestCount > requests.length
               ? { 'rxkube.reconcile.requests_dropped': requestCount - requests.length }
@@ -302,13 +310,7 @@ export function reconcileTracing(tracer: Tracer, options: ReconcileTracingOption
               ? { 'rxkube.reconcile.requeue_after_ms': result.action.afterMs }
               : {}),
             ...(result?.retryInMs !== undefined ? { 'rxkube.reconcile.retry_in_ms': result.retryInMs } : {}),
-          };
-          const span = tracer.startSpan(
-            `reconcile ${request.kind}`,
-            { kind: INTERNAL, root: true, startTime: started, attributes, links },
-            ROOT,
-          );
-          for (const t of triggers) span.addEvent('trigger', triggerAttributes(t.note), t.at);
+          });
           if (result?.error !== undefined) {
             span.recordException(result.error, ended);
             span.setStatus({ code: ERROR, message: result.error.message });
@@ -345,7 +347,16 @@ function reasonsOf(triggers: readonly Noted[], scheduled: KeyState['scheduled'])
   return reasons.size === 0 ? ['unknown'] : [...reasons];
 }
 
-function linksOf(triggers: readonly Noted[], scheduled: KeyState['scheduled'], max: number): Link[] {
+/**
+ * The links of a reconcile: the run that asked for its requeue or retry, then one per trigger (to
+ * the trigger's `traceparent`, else without a context), at most `max`.
+ */
+function linksOf(
+  triggers: readonly Noted[],
+  scheduled: KeyState['scheduled'],
+  max: number,
+  started: number,
+): Link[] {
   const links: Link[] = [];
   if (scheduled?.span !== undefined) {
     links.push({ context: scheduled.span, attributes: { 'rxkube.link.reason': scheduled.reason } });
@@ -353,7 +364,10 @@ function linksOf(triggers: readonly Noted[], scheduled: KeyState['scheduled'], m
   for (const t of triggers) {
     if (links.length >= max) break;
     const parent = parseTraceparent(t.note.object?.metadata.annotations?.[TRACEPARENT_ANNOTATION]);
-    if (parent !== undefined) links.push({ context: parent, attributes: triggerAttributes(t.note) });
+    links.push({
+      context: parent ?? NO_CONTEXT,
+      attributes: { ...triggerAttributes(t.note), 'rxkube.trigger.wait_ms': Math.max(0, started - t.at) },
+    });
   }
   return links;
 }
@@ -388,6 +402,24 @@ export function parseTraceparent(value: string | undefined): SpanContext | undef
   const [, , traceId = '', spanId = '', flags = '00'] = m;
   if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
   return { traceId, spanId, traceFlags: parseInt(flags, 16) & SAMPLED, isRemote: true };
+}
+
+/**
+ * `context` as a W3C `traceparent` (`00-<trace id>-<span id>-<flags>`), the value of the
+ * `tracing.k8s.io/traceparent` annotation; `undefined` for an invalid context (all-zero ids: a
+ * no-op tracer's).
+ *
+ * ## Example
+ * ```ts
+ * formatTraceparent({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
+ * // '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+ * ```
+ */
+export function formatTraceparent(context: SpanContext): string | undefined {
+  const { traceId, spanId, traceFlags } = context;
+  if (!/^[0-9a-f]{32}$/.test(traceId) || !/^[0-9a-f]{16}$/.test(spanId)) return undefined;
+  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return undefined;
+  return `00-${traceId}-${spanId}-0${(traceFlags & SAMPLED).toString(16)}`;
 }
 
 const SECRET_QUERY = /token|secret|password|passwd|key|signature|sig|credential|auth/i;

@@ -44,6 +44,7 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 import { asyncScheduler, defer, firstValueFrom } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
+import type { WebhookTracing } from '../controller/tracing.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { WebhookCertificates } from './certificates.js';
@@ -198,6 +199,12 @@ export interface WebhookServerOptions {
    * The client of `tls.selfManaged` (the Manager passes its own).
    */
   readonly client?: KubeClient;
+
+  /**
+   * Traces each request in a SERVER span continuing the API server's `traceparent` header, the
+   * handler running in its context (`webhookTracing(tracer)` from `@rxkube/kube/trace`). Default: off.
+   */
+  readonly tracing?: WebhookTracing;
 }
 
 /**
@@ -601,8 +608,16 @@ export class WebhookServer {
       this.issued = await this.ensureCertificates(tlsOption.selfManaged, new Date(this.scheduler.now()));
     }
     const pair = await this.readPair();
+    const tracing = this.options.tracing;
     const server = createServer({ ...pair, minVersion: 'TLSv1.2' }, (req, res) =>
-      this.track(this.serve(req, res)),
+      this.track(
+        tracing === undefined
+          ? this.serve(req, res)
+          : tracing(
+              { method: req.method ?? '', path: (req.url ?? '/').split('?')[0] ?? '/', headers: req.headers },
+              () => this.serve(req, res).then(() => res.statusCode),
+            ).then(() => undefined),
+      ),
     );
     this.server = server;
     server.on('secureConnection', (socket: Socket) => {
