@@ -19,7 +19,6 @@ export type {
   ControllerObserver,
   ControllerOptions,
   ControllerOwns,
-  ControllerStatusOptions,
   ControllerWatch,
   MapContext,
   RequestName,
