@@ -22,7 +22,7 @@ import type {
 import type { EventRequest } from '../events/event-body.js';
 import { OWNER_INDEX } from '../reflector/store.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
-import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
+import type { ResolvedStatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import { writeStatus } from '../sink/status-write.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
@@ -32,7 +32,7 @@ import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
 import { showWrites } from './cache-reader.js';
-import type { CacheReader, ControllerLogger, ControllerStatusOutcome, ReconcileContext } from './options.js';
+import type { CacheReader, ControllerLogger, ReconcileContext } from './options.js';
 import type { WatchedKinds } from './watches.js';
 import { sameResource } from './watches.js';
 
@@ -185,7 +185,7 @@ export function reconcileContext<T extends KubeObject>(
       // through the controller's one client, its requests carrying ctx.signal
       return writeStatus(client, write, deps.status, tracker, deps.scheduler, key, signal).pipe(
         last(),
-      ) as unknown as Observable<ControllerStatusOutcome<T>>;
+      ) as unknown as Observable<StatusWriteOutcome<T>>;
     },
     record: (event) => {
       if (deps.record === undefined) {

@@ -350,7 +350,6 @@ export type {
   CacheListOptions,
   CacheReader,
   ControllerReconcile,
-  ControllerStatusOutcome,
   ReconcileContext,
   StatusOf,
   ControllerFinalizerOptions,

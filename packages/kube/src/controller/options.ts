@@ -211,21 +211,6 @@ export type StatusOf<T extends KubeObject> =
   NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
 
 /**
- * What `ctx.status(…)` emits: the write's outcome.
- *
- * ## Example
- * ```ts
- * const ready = (s: StatusOf<Widget>) => {
- *   s.phase = 'Ready';
- * };
- * ctx.status(ready).pipe(
- *   map((outcome: ControllerStatusOutcome<Widget>) => (outcome.type === 'patched' ? Action.awaitChange() : Action.requeue(60_000))),
- * );
- * ```
- */
-export type ControllerStatusOutcome<T> = StatusWriteOutcome<T>;
-
-/**
  * What a reconcile gets besides its request.
  *
  * ## Example
@@ -292,7 +277,7 @@ export interface ReconcileContext<T extends KubeObject> {
    */
   readonly status: (
     write: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
-  ) => Observable<ControllerStatusOutcome<T>>;
+  ) => Observable<StatusWriteOutcome<T>>;
   /**
    * Records an Event about this object through `options.recorder` (aggregated, rate limited).
    * @throws {InvalidArgumentError} when `options.recorder` was not given; a `UserCodeError` (hook

@@ -19,9 +19,7 @@ export {
 export type {
   ControllerMetricsObserver,
   ControllerMetricsOptions,
-  ReconcileOutcome,
   ReconcileResultLabel,
-  WatchMetricsTarget,
 } from './metrics.js';
 export {
   DEFAULT_MAX_EVENT_LOOP_LAG_MS,

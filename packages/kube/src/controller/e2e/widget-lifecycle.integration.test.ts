@@ -19,7 +19,8 @@ import { ensureCrd } from '../../crd/ensure-crd.js';
 import { EventRecorder } from '../../events/event-recorder.js';
 import type { EventOutcome } from '../../events/record-events.js';
 import { setObservedGeneration } from '../../sink/draft-status.js';
-import type { ControllerReconcile, ControllerStatusOutcome } from '../controller.js';
+import type { StatusWriteOutcome } from '../../sink/status-write.js';
+import type { ControllerReconcile } from '../controller.js';
 import { controller } from '../controller.js';
 import type { Widget } from './harness.test.helper.js';
 import { countingClient, Results, WIDGET, widgetCrd } from './harness.test.helper.js';
@@ -65,7 +66,7 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
     const running = new Set<string>();
     let overlaps = 0;
     const cleanups: string[] = [];
-    const statusOutcomes: { key: string; outcome: ControllerStatusOutcome<Widget> }[] = [];
+    const statusOutcomes: { key: string; outcome: StatusWriteOutcome<Widget> }[] = [];
 
     const reconcile: ControllerReconcile<Widget> = (request, ctx) =>
       defer(async () => {
