@@ -14,7 +14,8 @@ import { InvalidArgumentError } from './invalid-argument-error.js';
  * ```ts
  * // Twice the default retry rate, the same burst.
  * const rateLimit = { qps: 2 * DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST };
- * applier(keyOf, reconcile, { rateLimit });
+ * const reconcile = (name: string) => of(Action.awaitChange());
+ * of('default/web').pipe(applier((name) => name, reconcile, { rateLimit }));
  * ```
  */
 export const DEFAULT_RATE_LIMIT_QPS = 10;
