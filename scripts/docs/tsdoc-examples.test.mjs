@@ -26,11 +26,7 @@ const PACKAGES = ['kube', 'core', 'testing'];
 const NOT_YET_COMPILING = process.env.TSDOC_ALL
   ? {}
   : {
-      'packages/core/src/debounce-by-key.ts': 2,
-      'packages/core/src/group-by-key.ts': 3,
       'packages/core/src/internal/keyed-run.ts': 3,
-      'packages/core/src/rate-limiter.ts': 2,
-      'packages/core/src/sink-by-key.ts': 3,
       'packages/kube/src/children/apply-children.ts': 4,
       'packages/kube/src/children/set-controller-reference.ts': 1,
       'packages/kube/src/config/connection.ts': 1,

@@ -54,7 +54,7 @@ const NAME = 'TokenBucket';
  * ## Example
  * ```ts
  * const bucket = new TokenBucket({ qps: 10, burst: 100 });
- * const delay = bucket.take(scheduler.now()); // 0 for the first 100 calls, then 100, 200, …
+ * const delay = bucket.take(asyncScheduler.now()); // 0 for the first 100 calls, then 100, 200, …
  * ```
  * ## Guarantees
  * - A reservation always succeeds; the bucket may go into debt, and each token in debt costs
@@ -121,8 +121,9 @@ export class TokenBucket {
    *
    * ## Example
    * ```ts
-   * const delay = bucket.take(now); // a retry scheduled after `delay`
-   * bucket.restore(scheduler.now()); // a newer event made the retry moot
+   * const bucket = new TokenBucket({ qps: 10, burst: 100 });
+   * const delay = bucket.take(asyncScheduler.now()); // a retry scheduled after `delay`
+   * bucket.restore(asyncScheduler.now()); // a newer event made the retry moot
    * ```
    * @throws {InvalidArgumentError} when `nowMs` is not a finite number.
    */
