@@ -26,7 +26,6 @@ const PACKAGES = ['kube', 'core', 'testing'];
 const NOT_YET_COMPILING = process.env.TSDOC_ALL
   ? {}
   : {
-      'packages/core/src/internal/keyed-run.ts': 3,
       'packages/kube/src/children/apply-children.ts': 4,
       'packages/kube/src/children/set-controller-reference.ts': 1,
       'packages/kube/src/config/connection.ts': 1,
