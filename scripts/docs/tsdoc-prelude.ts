@@ -23,7 +23,6 @@ import type { ListWatchSource } from '@rxkube/kube/watcher';
 import type { WatchEvent, WatchRegistry } from '@rxkube/kube';
 import type { Observable } from 'rxjs';
 import type { ControllerMetrics } from '@rxkube/kube/ops';
-import type { StatusPort } from '@rxkube/kube/sink';
 import type { TestScheduler, RunHelpers } from 'rxjs/testing';
 import type { Logger } from 'pino';
 
@@ -54,7 +53,6 @@ export declare const reconcile: ControllerReconcile<Widget>;
 export declare const recorder: EventRecorder;
 export declare const source: ListWatchSource;
 export declare const metrics: ControllerMetrics;
-export declare const port: StatusPort;
 export declare const log: Logger;
 export declare const testScheduler: TestScheduler;
 export declare const cold: RunHelpers['cold'];

@@ -43,8 +43,8 @@ export interface AwaitChangeAction {
  *
  * ## Example
  * ```ts
- * const reconcile = (pod: Pod) =>
- *   isReady(pod) ? of(Action.awaitChange()) : of(Action.requeue(30_000)); // poll every 30 s
+ * const reconcile = (pod: { status?: { phase?: string } }) =>
+ *   pod.status?.phase === 'Running' ? of(Action.awaitChange()) : of(Action.requeue(30_000)); // poll every 30 s
  * ```
  */
 export type Action = RequeueAction | AwaitChangeAction;

@@ -20,7 +20,8 @@ import type { RunByKeyObserver } from './run-by-key.js';
  *   backoff: { baseMs: 100, maxMs: 60_000 },
  *   rateLimit: false, // retries limited per key only
  * };
- * requests$.pipe(applier((r) => r.key, reconcile, options));
+ * const reconcile = (r: { key: string }) => of(Action.awaitChange());
+ * of({ key: 'default/web' }).pipe(applier((r) => r.key, reconcile, options));
  * ```
  */
 export interface ApplierOptions<K> {
@@ -64,7 +65,9 @@ export interface ApplierOptions<K> {
  *
  * ## Example
  * ```ts
- * requests$.pipe(applier((r) => r.key, reconcile)).subscribe((result: ReconcileResult<Request, string>) => {
+ * type Request = { key: string };
+ * const reconcile = (r: Request) => of(Action.requeue(60_000));
+ * of<Request>({ key: 'default/web' }).pipe(applier((r) => r.key, reconcile)).subscribe((result: ReconcileResult<Request, string>) => {
  *   if (result.outcome === 'error') {
  *     console.warn(result.key, result.error?.message, `retry in ${result.retryInMs} ms`);
  *   }

@@ -15,13 +15,16 @@ export type { ApplierOptions, ReconcileResult } from './applier-types.js';
  *
  * ## Example
  * ```ts
- * requests$.pipe(
+ * type Ref = { namespace: string; name: string };
+ * const deployments = new Map<string, { replicas: number }>([['shop/web', { replicas: 2 }]]);
+ * const syncDeployment = (ref: Ref) => of(Action.requeue(300_000)); // your side effects
+ * of<Ref>({ namespace: 'shop', name: 'web' }).pipe(
  *   applier(
  *     (ref) => `${ref.namespace}/${ref.name}`,
- *     (ref) => store.get(ref) === undefined ? of(Action.awaitChange()) : syncDeployment(ref),
+ *     (ref) => (deployments.has(`${ref.namespace}/${ref.name}`) ? syncDeployment(ref) : of(Action.awaitChange())),
  *     { concurrency: 4 },
  *   ),
- * ).subscribe((r) => log.info(`${r.key} ${r.outcome} in ${r.durationMs} ms`, r.error?.message));
+ * ).subscribe((r) => console.log(`${r.key} ${r.outcome} in ${r.durationMs} ms`, r.error?.message));
  * ```
  *
  * ## Semantics

@@ -13,7 +13,8 @@ import { InvalidArgumentError } from './invalid-argument-error.js';
  * ## Example
  * ```ts
  * // Start retries 10× slower than the default.
- * applier(keyOf, reconcile, { backoff: { baseMs: 10 * DEFAULT_BACKOFF_BASE_MS } });
+ * const reconcile = (name: string) => of(Action.requeue(60_000));
+ * of('default/web').pipe(applier((name) => name, reconcile, { backoff: { baseMs: 10 * DEFAULT_BACKOFF_BASE_MS } }));
  * ```
  */
 export const DEFAULT_BACKOFF_BASE_MS = 5;
@@ -23,7 +24,8 @@ export const DEFAULT_BACKOFF_BASE_MS = 5;
  * ## Example
  * ```ts
  * // Never wait more than a minute between retries of one key.
- * applier(keyOf, reconcile, { backoff: { maxMs: Math.min(60_000, DEFAULT_BACKOFF_MAX_MS) } });
+ * const reconcile = (name: string) => of(Action.requeue(60_000));
+ * of('default/web').pipe(applier((name) => name, reconcile, { backoff: { maxMs: Math.min(60_000, DEFAULT_BACKOFF_MAX_MS) } }));
  * ```
  */
 export const DEFAULT_BACKOFF_MAX_MS = 1_000_000;

@@ -18,6 +18,7 @@ import type { TimedSlot } from './internal/timed-queue.js';
  * ## Example
  * ```ts
  * const options: DebounceByKeyOptions = { maxWait: 5_000 }; // a hot key still emits every 5 s
+ * const changes$ = new Subject<{ key: string }>();
  * changes$.pipe(debounceByKey((c) => c.key, 500, options));
  * ```
  */
@@ -46,9 +47,11 @@ const OPERATOR = 'debounceByKey';
  * ## Example
  * ```ts
  * // Reconcile each object at most once per 500 ms burst, and at least every 5 s while it stays hot.
+ * const events$ = new Subject<{ object: { metadata: { namespace: string; name: string } } }>();
+ * const reconcile = (key: string) => of(Action.awaitChange());
  * events$.pipe(
  *   debounceByKey((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`, 500, { maxWait: 5_000 }),
- *   runByKey(...),
+ *   runByKey((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`, (_e, key) => reconcile(key)),
  * );
  * ```
  *

@@ -17,7 +17,8 @@
  *
  * ## Example
  * ```ts
- * if (!spec.image) throw new TerminalError(`${ns}/${name}: spec.image is empty; set spec.image`);
+ * const spec: { image?: string } = {};
+ * if (!spec.image) throw new TerminalError('default/web: spec.image is empty; set spec.image');
  * ```
  */
 export class TerminalError extends Error {
@@ -57,7 +58,12 @@ export function isTerminalError(value: unknown): value is TerminalError {
  *
  * ## Example
  * ```ts
- * results$.pipe(filter((r) => r.outcome === 'error')).subscribe((r) => log.warn(r.error?.message));
+ * of('default/web')
+ *   .pipe(
+ *     applier((name) => name, () => throwError(() => new Error('bucket busy'))),
+ *     filter((r) => r.outcome === 'error'),
+ *   )
+ *   .subscribe((r) => console.warn(r.error?.message)); // default/web: bucket busy
  * ```
  */
 export class ReconcileError<K = unknown> extends Error {

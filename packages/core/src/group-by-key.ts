@@ -11,7 +11,8 @@ import { timedGroupBy } from './internal/timed-group-by.js';
  * ## Example
  * ```ts
  * const options: GroupByKeyOptions = { duration: 60_000 }; // a lane closes after 1 min idle
- * events$.pipe(groupByNamespace((e) => e.key, options));
+ * const events$ = new Subject<{ key: string }>();
+ * events$.pipe(groupByKey((e) => e.key, options));
  * ```
  */
 export interface GroupByKeyOptions {
@@ -29,6 +30,9 @@ export interface GroupByKeyOptions {
  * ## Example
  * ```ts
  * // One lane per tenant; each lane is closed after 10 minutes without events.
+ * type TenantEvent = { tenant: string; id: string };
+ * const events$ = new Subject<TenantEvent>();
+ * const handle = (tenant: string, e: TenantEvent) => of(`${tenant}: ${e.id}`); // your work
  * events$.pipe(
  *   groupByKey((e) => e.tenant, { duration: 600_000 }),
  *   mergeMap((lane) => lane.pipe(runByKey((e) => e.id, (e) => handle(lane.key, e)))),
@@ -81,6 +85,8 @@ export function groupByKey<T, K>(
  * ```ts
  * // Each namespace gets its own workqueue (1 reconcile at a time per namespace, namespaces in
  * // parallel); a namespace quiet for 5 minutes releases its lane.
+ * const objects$ = new Subject<MetaObject>(); // e.g. a watch's objects
+ * const reconcile = (o: MetaObject) => of(Action.awaitChange());
  * objects$.pipe(
  *   groupByNamespace({ duration: 300_000 }),
  *   mergeMap((lane) => lane.pipe(runByKey((o) => `${lane.key}/${o.metadata?.name ?? ''}`, reconcile))),

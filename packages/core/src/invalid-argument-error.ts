@@ -7,7 +7,7 @@
  * ## Example
  * ```ts
  * try {
- *   runByKey(keyOf, work, { concurrency: 0 });
+ *   runByKey((name: string) => name, (name) => of(name), { concurrency: 0 });
  * } catch (e) {
  *   if (e instanceof InvalidArgumentError) console.error(e.argument, e.message);
  * }

@@ -14,7 +14,8 @@ import { InvalidArgumentError } from './invalid-argument-error.js';
  * ```ts
  * // Twice the default retry rate, the same burst.
  * const rateLimit = { qps: 2 * DEFAULT_RATE_LIMIT_QPS, burst: DEFAULT_RATE_LIMIT_BURST };
- * applier(keyOf, reconcile, { rateLimit });
+ * const reconcile = (name: string) => of(Action.awaitChange());
+ * of('default/web').pipe(applier((name) => name, reconcile, { rateLimit }));
  * ```
  */
 export const DEFAULT_RATE_LIMIT_QPS = 10;
@@ -53,7 +54,7 @@ const NAME = 'TokenBucket';
  * ## Example
  * ```ts
  * const bucket = new TokenBucket({ qps: 10, burst: 100 });
- * const delay = bucket.take(scheduler.now()); // 0 for the first 100 calls, then 100, 200, …
+ * const delay = bucket.take(asyncScheduler.now()); // 0 for the first 100 calls, then 100, 200, …
  * ```
  * ## Guarantees
  * - A reservation always succeeds; the bucket may go into debt, and each token in debt costs
@@ -120,8 +121,9 @@ export class TokenBucket {
    *
    * ## Example
    * ```ts
-   * const delay = bucket.take(now); // a retry scheduled after `delay`
-   * bucket.restore(scheduler.now()); // a newer event made the retry moot
+   * const bucket = new TokenBucket({ qps: 10, burst: 100 });
+   * const delay = bucket.take(asyncScheduler.now()); // a retry scheduled after `delay`
+   * bucket.restore(asyncScheduler.now()); // a newer event made the retry moot
    * ```
    * @throws {InvalidArgumentError} when `nowMs` is not a finite number.
    */

@@ -17,6 +17,8 @@ export type { RunByKeyObserver, RunByKeyOptions } from './internal/keyed-run.js'
  *
  * ## Example
  * ```ts
+ * const requests$ = new Subject<{ key: string }>(); // e.g. triggers of a watch
+ * const reconcile = (r: { key: string }) => of(Action.awaitChange());
  * requests$.pipe(
  *   debounceByKey((r) => r.key, 200, { maxWait: 2_000 }),
  *   runByKey((r) => r.key, (r) => reconcile(r), { concurrency: 4 }),

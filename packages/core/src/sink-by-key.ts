@@ -9,7 +9,10 @@ import type { RunByKeyObserver } from './internal/keyed-run.js';
  *
  * ## Example
  * ```ts
- * const describe = (r: SinkResult<Status, string, void>) =>
+ * type Status = { key: string; phase: string };
+ * const statuses$ = new Subject<Status>(); // desired statuses, newest last
+ * const writeStatus = (s: Status) => of(undefined); // your PATCH
+ * const describe = (r: SinkResult<Status, string, undefined>) =>
  *   r.kind === 'failed' ? `${r.key}: ${String(r.error)}` : `${r.key}: ${r.kind}`;
  * statuses$.pipe(sinkByKey((s) => s.key, writeStatus), map(describe)).subscribe(console.log);
  * ```
@@ -28,7 +31,8 @@ export type SinkResult<T, K, R> =
  * ## Example
  * ```ts
  * const options: SinkByKeyOptions<string> = { concurrency: 4 };
- * statuses$.pipe(sinkByKey((s) => s.key, writeStatus, options));
+ * const statuses$ = new Subject<{ key: string; phase: string }>();
+ * statuses$.pipe(sinkByKey((s) => s.key, (s) => of(s.phase), options));
  * ```
  */
 export interface SinkByKeyOptions<K> {
@@ -48,10 +52,14 @@ export interface SinkByKeyOptions<K> {
  *
  * ## Example
  * ```ts
- * desiredStatus$.pipe(
- *   sinkByKey((s) => s.key, (s) => patchStatus(s), { concurrency: 4 }),
- *   filter((r) => r.kind === 'failed'),
- * ).subscribe((r) => log.warn({ key: r.key, err: r.error }, 'status write failed'));
+ * const desiredStatus$ = new Subject<{ key: string; phase: string }>();
+ * const patchStatus = (s: { key: string; phase: string }) => of(s.phase); // your PATCH
+ * desiredStatus$
+ *   .pipe(
+ *     sinkByKey((s) => s.key, (s) => patchStatus(s), { concurrency: 4 }),
+ *     filter((r) => r.kind === 'failed'),
+ *   )
+ *   .subscribe((r) => console.warn(r.key, 'status write failed', r.kind === 'failed' ? r.error : undefined));
  * ```
  *
  * ## Semantics

@@ -17,10 +17,14 @@ import { assertFunction, assertIntegerAtLeast, assertOptionalObject, assertSched
  *
  * ## Example
  * ```ts
+ * let depth = 0; // e.g. a gauge
+ * const durations: number[] = []; // e.g. a histogram
  * const observer: RunByKeyObserver<string> = {
- *   enqueued: (key, depth) => depthGauge.set(depth),
- *   finished: (key, durationMs) => durations.observe(durationMs / 1000),
+ *   enqueued: (_key, waiting) => (depth = waiting),
+ *   finished: (_key, durationMs) => durations.push(durationMs / 1000),
  * };
+ * const work$ = new Subject<{ key: string }>();
+ * const handle = (w: { key: string }) => of(w.key); // your work
  * work$.pipe(runByKey((w) => w.key, handle, { observer }));
  * ```
  */
@@ -45,7 +49,8 @@ export interface RunByKeyObserver<K> {
  * ## Example
  * ```ts
  * const options: RunByKeyOptions<string> = { concurrency: 8 };
- * work$.pipe(runByKey((w) => w.key, handle, options));
+ * const work$ = new Subject<{ key: string }>();
+ * work$.pipe(runByKey((w) => w.key, (w) => of(w.key), options));
  * ```
  */
 export interface RunByKeyOptions<K> {
@@ -61,7 +66,8 @@ export interface RunByKeyOptions<K> {
  *
  * ## Example
  * ```ts
- * work$.pipe(runByKey((w) => w.meta.key, handle)).subscribe({
+ * const work$ = new Subject<{ meta: { key: string } }>();
+ * work$.pipe(runByKey((w) => w.meta.key, (w) => of(w))).subscribe({
  *   error: (e) => {
  *     if (e instanceof KeyOfError) console.error(`${e.operator}: no key for`, e.value, e.cause);
  *   },

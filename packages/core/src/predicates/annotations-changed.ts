@@ -11,6 +11,7 @@ import type { MetaObject, MetaPredicateOptions } from './meta-object.js';
  * ## Example
  * ```ts
  * // Re-run when an operator-facing annotation is edited.
+ * const services$ = new Subject<MetaObject>(); // e.g. a watch's objects
  * services$.pipe(annotationsChanged());
  * ```
  *

@@ -9,12 +9,18 @@ import { checkPredicateOptions, ttlChangedBy } from '../internal/ttl-changed-by.
  *
  * ## Example
  * ```ts
+ * type Deployment = {
+ *   metadata: { namespace: string; name: string; deletionTimestamp?: string };
+ *   spec: { template: { spec: { containers: { image: string }[] } } };
+ * };
+ * const deployments$ = new Subject<Deployment>(); // e.g. a watch's objects
+ * const images = (d: Deployment) => d.spec.template.spec.containers.map((c) => c.image);
  * const options: ChangedByOptions<Deployment, string[]> = {
  *   ttl: 60_000,
  *   isEqual: (a, b) => a.join() === b.join(),
  *   isDelete: (d) => d.metadata.deletionTimestamp !== undefined,
  * };
- * deployments$.pipe(changedBy((d) => objectKey(d), (d) => images(d), options));
+ * deployments$.pipe(changedBy((d) => `${d.metadata.namespace}/${d.metadata.name}`, images, options));
  * ```
  */
 export interface ChangedByOptions<T, V> {
@@ -36,8 +42,14 @@ export interface ChangedByOptions<T, V> {
  * ## Example
  * ```ts
  * // Only reconcile a Deployment when its replica count changed (or it was deleted).
+ * type Deployment = { metadata: { namespace: string; name: string; deletionTimestamp?: string }; spec?: { replicas?: number } };
+ * const deployments$ = new Subject<Deployment>(); // e.g. a watch's objects
  * deployments$.pipe(
- *   changedBy((d) => objectKey(d), (d) => d.spec?.replicas, { isDelete: (d) => deleted(d) }),
+ *   changedBy(
+ *     (d) => `${d.metadata.namespace}/${d.metadata.name}`,
+ *     (d) => d.spec?.replicas,
+ *     { isDelete: (d) => d.metadata.deletionTimestamp !== undefined },
+ *   ),
  * );
  * ```
  *

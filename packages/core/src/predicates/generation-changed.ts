@@ -11,7 +11,8 @@ import type { MetaObject, MetaPredicateOptions } from './meta-object.js';
  * ## Example
  * ```ts
  * // Reconcile Widgets on spec changes only, not on our own status writes.
- * widgets$.pipe(generationChanged(), debounceByKey(objectKey, 200));
+ * const widgets$ = new Subject<MetaObject>(); // e.g. a watch's objects
+ * widgets$.pipe(generationChanged(), debounceByKey((w) => `${w.metadata?.namespace}/${w.metadata?.name}`, 200));
  * ```
  *
  * ## Semantics

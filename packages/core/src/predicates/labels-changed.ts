@@ -11,6 +11,7 @@ import type { MetaObject, MetaPredicateOptions } from './meta-object.js';
  * ## Example
  * ```ts
  * // React to relabelling (e.g. a selector-driven controller), ignore everything else.
+ * const pods$ = new Subject<MetaObject>(); // e.g. a watch's objects
  * pods$.pipe(labelsChanged());
  * ```
  *

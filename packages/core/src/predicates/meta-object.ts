@@ -32,7 +32,8 @@ export interface MetaObject {
  *
  * ## Example
  * ```ts
- * generationChanged<Widget>({ ttl: 3_600_000, isDelete: (w) => deleted.has(w) });
+ * const deleted = new WeakSet<MetaObject>(); // the objects a watch reported deleted
+ * generationChanged<MetaObject>({ ttl: 3_600_000, isDelete: (w) => deleted.has(w) });
  * ```
  */
 export interface MetaPredicateOptions<T> {

@@ -11,6 +11,7 @@ import type { MetaObject, MetaPredicateOptions } from './meta-object.js';
  * ## Example
  * ```ts
  * // ConfigMaps have no generation: filter on resourceVersion instead.
+ * const configMaps$ = new Subject<MetaObject>(); // e.g. a watch's objects
  * configMaps$.pipe(resourceVersionChanged());
  * ```
  *

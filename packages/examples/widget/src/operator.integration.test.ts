@@ -6,7 +6,8 @@
  * more request) → delete → cleanup deleted the inventory once (one Event) → Widget gone, never
  * reconciled again.
  *
- * Status requests are counted at the status port (a wrapper of `statusPortFromClient`) and,
+ * Status requests are counted at the Manager's client (every write of its controllers goes through
+ * it: a wrapper counting `patch(…, { subresource: 'status' })`) and,
  * independently, by the Widget's resourceVersion (a status PATCH bumps it). Waits are for
  * outcomes — the server's state, read over HTTP until it holds (`waitFor`, bounded) — never for a
  * duration. "Nothing else happened" is proved with a barrier: the controller runs with
@@ -15,10 +16,9 @@
  */
 import { KubeClient, Manager, type ControllerResult, ensureCrd, type ObjectRef } from '@rxkube/kube';
 import { managerRbac } from '@rxkube/kube/manager';
-import { type StatusPatch, type StatusPort, statusPortFromClient } from '@rxkube/kube/sink';
+import type { Patch, PatchOptions } from '@rxkube/kube/client';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { defer, from } from 'rxjs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exampleFile } from '../../src/paths.js';
 import { type WidgetActivity, setup, summarise } from './operator.js';
@@ -41,21 +41,25 @@ describeEachBackend('widget operator (HTTP, through the Manager)', (b) => {
   });
 
   it('create → finalizer → observedGeneration 1 → label: no status PATCH → spec: observedGeneration 2 → delete → inventory deleted once → gone', async () => {
-    // every status PATCH the sink sends, by key
-    const inner = statusPortFromClient<Widget>(client, { fieldManager: 'widget' });
-    const patches: { key: string; patch: StatusPatch }[] = [];
-    const port: StatusPort<Widget> = {
-      getLatest: (ref) => inner.getLatest(ref),
-      patchStatus: (ref, patch) =>
-        defer(() => {
-          patches.push({ key: `${ref.namespace ?? ''}/${ref.name}`, patch });
-          return from(inner.patchStatus(ref, patch));
-        }),
-    };
-    const mgr = new Manager({ client, name: 'widget-operator', logLevel: 'silent' });
+    // every status PATCH the controller sends, by key: counted at the Manager's one client
+    const patches: { key: string; patch: Patch }[] = [];
+    const counting = new Proxy(client, {
+      get(target, property) {
+        if (property === 'patch') {
+          return (ref: ObjectRef, patch: Patch, options?: PatchOptions) => {
+            if (options?.subresource === 'status')
+              patches.push({ key: `${ref.namespace ?? ''}/${ref.name}`, patch });
+            return target.patch(ref, patch, options);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const mgr = new Manager({ client: counting, name: 'widget-operator', logLevel: 'silent' });
     const activity: WidgetActivity[] = [];
     const results: ControllerResult[] = [];
-    await setup(mgr, { statusPort: port, onActivity: (a) => activity.push(a) });
+    await setup(mgr, { onActivity: (a) => activity.push(a) });
     expect(
       (await b.cluster.list('customresourcedefinitions.apiextensions.k8s.io')).map((c) => c.metadata.name),
     ).toEqual([RESOURCE]);

@@ -10,7 +10,6 @@
  */
 import type { ModuleOptions } from '@rxkube/cli';
 import type { KubeClient, Manager, ResourceType } from '@rxkube/kube';
-import type { StatusPort } from '@rxkube/kube/sink';
 import { findCondition } from '@rxkube/kube';
 import { tap } from 'rxjs';
 import { exampleFile } from '../../src/paths.js';
@@ -71,11 +70,6 @@ export type WidgetActivity =
 export interface WidgetOperatorOptions {
   /** Called after each inventory apply and each cleanup. */
   readonly onActivity?: (activity: WidgetActivity) => void;
-  /**
-   * The status sink's port; default `statusPortFromClient(client, { fieldManager: 'widget' })`.
-   * Wrap that to observe every status request (the integration test counts them).
-   */
-  readonly statusPort?: StatusPort<Widget>;
   /**
    * Install or update the CRD from `crd.yaml` with `mgr.ensureCrd` (default true: `managerRbac`
    * then grants get/patch on it by name); false when it is managed elsewhere (no CRD request, no
@@ -143,10 +137,7 @@ export async function setup(mgr: Manager, options: WidgetOperatorOptions = {}): 
     {
       for: widgetType,
       owns: [CONFIGMAP],
-      status: {
-        fieldManager: FIELD_MANAGER,
-        ...(options.statusPort !== undefined ? { port: options.statusPort } : {}),
-      },
+      status: { fieldManager: FIELD_MANAGER },
       finalizer: {
         name: FINALIZER,
         fieldManager: FIELD_MANAGER,

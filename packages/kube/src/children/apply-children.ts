@@ -59,17 +59,6 @@ export interface ApplyChildrenOptions {
 }
 
 /**
- * What {@link applyChildren} needs of a client (a `KubeClient` fits; so does `ctx`'s tracked one).
- *
- * ## Example
- * ```ts
- * const children: ChildrenClient = KubeClient.default(); // or a stub with discovery, apply, delete and list
- * await applyChildren(children, widget, desired, { fieldManager: 'widget-operator', childTypes: [configMapType] });
- * ```
- */
-export type ChildrenClient = Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'>;
-
-/**
  * What {@link applyChildren} did.
  *
  * ## Example
@@ -163,7 +152,7 @@ interface Existing {
  * @param desired every child that should exist.  @param options field manager, prunable kinds.
  */
 export async function applyChildren(
-  client: ChildrenClient,
+  client: Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'>,
   owner: KubeObject,
   desired: readonly ObjectLike[],
   options: ApplyChildrenOptions,

@@ -12,4 +12,4 @@
 import '../node-version.js';
 export { AlreadyOwnedError, ownerReferenceOf, setControllerReference } from './set-controller-reference.js';
 export { ApplyChildrenError, applyChildren } from './apply-children.js';
-export type { ApplyChildrenOptions, ApplyChildrenResult, ChildrenClient } from './apply-children.js';
+export type { ApplyChildrenOptions, ApplyChildrenResult } from './apply-children.js';

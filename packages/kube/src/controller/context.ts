@@ -10,7 +10,6 @@ import { firstValueFrom, from, last, tap, throwError } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 
 import { applyChildren } from '../children/apply-children.js';
-import type { ChildrenClient } from '../children/apply-children.js';
 import type { Client } from '../client/client.js';
 import type {
   ApplyOptions,
@@ -23,8 +22,7 @@ import type {
 import type { EventRequest } from '../events/event-body.js';
 import { OWNER_INDEX } from '../reflector/store.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
-import type { StatusPort } from '../sink/status-port.js';
-import type { ResolvedStatusWriteOptions } from '../sink/status-write.js';
+import type { ResolvedStatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import { writeStatus } from '../sink/status-write.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
@@ -34,7 +32,7 @@ import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
 import { showWrites } from './cache-reader.js';
-import type { CacheReader, ControllerLogger, ControllerStatusOutcome, ReconcileContext } from './options.js';
+import type { CacheReader, ControllerLogger, ReconcileContext } from './options.js';
 import type { WatchedKinds } from './watches.js';
 import { sameResource } from './watches.js';
 
@@ -46,7 +44,8 @@ export interface ContextDeps<T extends KubeObject> {
   readonly client: Client | undefined;
   readonly log: ControllerLogger;
   readonly fieldManager: string;
-  readonly status: { readonly port: StatusPort<T>; readonly options: ResolvedStatusWriteOptions } | undefined;
+  /** `options.status` checked; `ctx.status` writes through `client`. */
+  readonly status: ResolvedStatusWriteOptions | undefined;
   readonly record: ((object: T, event: Omit<EventRequest, 'regarding'>) => void) | undefined;
   readonly scheduler: SchedulerLike;
   /** Told every API request of this reconcile (tracing; optional). */
@@ -183,20 +182,10 @@ export function reconcileContext<T extends KubeObject>(
         typeof desired === 'function'
           ? { object: base, update: desired as StatusRecipe<object> }
           : { object: base, status: desired.status as object };
-      const { port } = deps.status;
-      // the status port's requests carry ctx.signal too
-      const signalled: StatusPort<T> = {
-        patchStatus: (ref, patch) => port.patchStatus(ref, patch, { signal }),
-        getLatest: (ref) => port.getLatest(ref, { signal }),
-      };
-      return writeStatus(
-        signalled as unknown as StatusPort<KubeObject<unknown, object>>,
-        write,
-        deps.status.options,
-        tracker,
-        deps.scheduler,
-        key,
-      ).pipe(last()) as unknown as Observable<ControllerStatusOutcome<T>>;
+      // through the controller's one client, its requests carrying ctx.signal
+      return writeStatus(client, write, deps.status, tracker, deps.scheduler, key, signal).pipe(
+        last(),
+      ) as unknown as Observable<StatusWriteOutcome<T>>;
     },
     record: (event) => {
       if (deps.record === undefined) {
@@ -204,7 +193,7 @@ export function reconcileContext<T extends KubeObject>(
           'ReconcileContext.record',
           'options.recorder',
           undefined,
-          'must be given to the controller (new EventRecorder(eventPortFromClient(client), …)) to record Events',
+          'must be given to the controller (new EventRecorder(client, …)) to record Events',
         );
       }
       try {
@@ -224,10 +213,10 @@ export function reconcileContext<T extends KubeObject>(
     create: (body, options) => tracked(body, () => client.create(body, sig(options)), recordWrite),
     delete: (ref, options) => trackedDelete(ref, options),
     applyChildren: (desired, options = {}) => {
-      const children: ChildrenClient = {
+      const children: Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'> = {
         discovery: client.discovery,
         apply: (body, o) => ctx.apply(body, o),
-        delete: ((ref: ObjectRef, o?: DeleteOptions) => ctx.delete(ref, o)) as ChildrenClient['delete'],
+        delete: ((ref: ObjectRef, o?: DeleteOptions) => ctx.delete(ref, o)) as Client['delete'],
         list: (type, o) => guarded(() => client.list(type, sig(o))),
       };
       return applyChildren(children, object, desired, {

@@ -34,7 +34,6 @@ import {
 
 import type { Client } from '../client/client.js';
 import type { KubeClient } from '../client/kube-client.js';
-import { statusPortFromClient } from '../sink/status-port.js';
 import { WriteTracker } from '../sink/write-tracker.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
@@ -270,18 +269,6 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
       ? triggered$
       : merge(triggered$, traces === undefined ? options.reconcileOn : traces.requested(options.reconcileOn));
   const recorder = options.recorder;
-  const status =
-    plan.status === undefined
-      ? undefined
-      : {
-          port:
-            options.status?.port ??
-            statusPortFromClient<T>(
-              client as Client,
-              options.status?.fieldManager !== undefined ? { fieldManager: options.status.fieldManager } : {},
-            ),
-          options: plan.status,
-        };
   const contextOf = (key: string, object: T, signal: AbortSignal) =>
     reconcileContext<T>(
       {
@@ -291,7 +278,7 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
         client: traces === undefined || client === undefined ? client : traces.clientOf(key, client),
         log: deps.log,
         fieldManager: plan.fieldManager,
-        status,
+        status: plan.status,
         record: recorder === undefined ? undefined : (object, event) => recorder.record(object, event),
         scheduler,
         requests: traces?.requestsOf(key),
@@ -363,7 +350,6 @@ export type {
   CacheListOptions,
   CacheReader,
   ControllerReconcile,
-  ControllerStatusOutcome,
   ReconcileContext,
   StatusOf,
   ControllerFinalizerOptions,
@@ -371,7 +357,6 @@ export type {
   ControllerObserver,
   ControllerOptions,
   ControllerOwns,
-  ControllerStatusOptions,
   ControllerWatch,
   MapContext,
   RequestName,

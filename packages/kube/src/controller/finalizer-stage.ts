@@ -11,8 +11,7 @@ import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { Client } from '../client/client.js';
 import type { FinalizerEventSink, FinalizerOptions } from '../finalizer/finalizer.js';
-import { finalizer } from '../finalizer/finalizer.js';
-import { finalizerPortFromClient } from '../finalizer/finalizer-port.js';
+import { finalizerOver } from '../finalizer/finalizer.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import { writeId } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
@@ -49,12 +48,7 @@ export function finalizerStage<T extends KubeObject>(
   fin: ControllerFinalizerOptions<T>,
   deps: FinalizerStageDeps,
 ): FinalizedRun<T> {
-  const port =
-    fin.port ??
-    finalizerPortFromClient<T>(
-      deps.client as Client,
-      fin.fieldManager !== undefined ? { fieldManager: fin.fieldManager } : {},
-    );
+  const client = deps.client as Client;
   /** Per key while its reconcile runs (one per key at a time: the applier's). */
   const running = new Map<
     string,
@@ -65,23 +59,10 @@ export function finalizerStage<T extends KubeObject>(
       cleanup: (object: T) => ObservableInput<unknown>;
     }
   >();
-  const wrapped = finalizer<T>(
+  const fieldManager = fin.fieldManager !== undefined ? { fieldManager: fin.fieldManager } : {};
+  const wrapped = finalizerOver<T>(
     fin.name,
     {
-      port: {
-        patch: (ref, ops) => {
-          const key = objectKey(ref);
-          const run = running.get(key);
-          const before = run?.object;
-          const signal = run?.signal;
-          return deps.tracker.track(writeId(ref, ref), () =>
-            from(port.patch(ref, ops, signal !== undefined ? { signal } : {})).pipe(
-              last(),
-              tap((after) => deps.tracker.recorded(before, after, key)),
-            ),
-          );
-        },
-      },
       apply: (object) => {
         const run = running.get(objectKey(object));
         if (run === undefined)
@@ -115,6 +96,25 @@ export function finalizerStage<T extends KubeObject>(
       ...(fin.onStuck !== undefined ? { onStuck: fin.onStuck } : {}),
       ...(deps.events !== undefined ? { events: deps.events } : {}),
       ...(deps.log !== undefined ? { log: deps.log } : {}),
+    },
+    // through the controller's one client, each patch tracked as this key's write, carrying ctx.signal
+    (ref, ops) => {
+      const key = objectKey(ref);
+      const run = running.get(key);
+      const before = run?.object;
+      const signal = run?.signal;
+      return deps.tracker.track(writeId(ref, ref), () =>
+        from(
+          client.patch<T>(
+            ref,
+            { type: 'json', body: ops },
+            { ...fieldManager, ...(signal !== undefined ? { signal } : {}) },
+          ),
+        ).pipe(
+          last(),
+          tap((after) => deps.tracker.recorded(before, after, key)),
+        ),
+      );
     },
     deps.scheduler,
   );

@@ -19,12 +19,11 @@ export type {
   ControllerObserver,
   ControllerOptions,
   ControllerOwns,
-  ControllerStatusOptions,
   ControllerWatch,
   MapContext,
   RequestName,
 } from './options.js';
-export type { ControllerReconcile, ControllerStatusOutcome, ReconcileContext, StatusOf } from './options.js';
+export type { ControllerReconcile, ReconcileContext, StatusOf } from './options.js';
 export type { CacheListOptions, CacheReader } from './options.js';
 export { DEFAULT_RECONCILE_TIMEOUT_MS } from './options.js';
 export { isReconcileTimeoutError } from './reconcile-work.js';

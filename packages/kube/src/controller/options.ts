@@ -22,14 +22,12 @@ import type { Status } from '../errors.js';
 import type { EventRequest } from '../events/event-body.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { StuckFinalizer } from '../finalizer/finalizer.js';
-import type { FinalizerPort } from '../finalizer/finalizer-port.js';
 import type { LabelSelectorInput } from '../reflector/label-selector.js';
 import type { Indexer, StoreRef } from '../reflector/store.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchRegistry } from '../reflector/watch-registry.js';
 import type { StatusRecipe } from '../sink/draft-status.js';
 import type { ReconcileTracing } from './tracing.js';
-import type { StatusPort } from '../sink/status-port.js';
 import type { StatusWriteOptions, StatusWriteOutcome } from '../sink/status-write.js';
 import type { WriteTrackerOptions } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
@@ -213,21 +211,6 @@ export type StatusOf<T extends KubeObject> =
   NonNullable<T['status']> extends object ? NonNullable<T['status']> : Record<string, unknown>;
 
 /**
- * What `ctx.status(…)` emits: the write's outcome.
- *
- * ## Example
- * ```ts
- * const ready = (s: StatusOf<Widget>) => {
- *   s.phase = 'Ready';
- * };
- * ctx.status(ready).pipe(
- *   map((outcome: ControllerStatusOutcome<Widget>) => (outcome.type === 'patched' ? Action.awaitChange() : Action.requeue(60_000))),
- * );
- * ```
- */
-export type ControllerStatusOutcome<T> = StatusWriteOutcome<T>;
-
-/**
  * What a reconcile gets besides its request.
  *
  * ## Example
@@ -294,7 +277,7 @@ export interface ReconcileContext<T extends KubeObject> {
    */
   readonly status: (
     write: StatusRecipe<StatusOf<T>> | { readonly status: StatusOf<T> },
-  ) => Observable<ControllerStatusOutcome<T>>;
+  ) => Observable<StatusWriteOutcome<T>>;
   /**
    * Records an Event about this object through `options.recorder` (aggregated, rate limited).
    * @throws {InvalidArgumentError} when `options.recorder` was not given; a `UserCodeError` (hook
@@ -475,8 +458,10 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly observer?: ControllerObserver;
   /**
    * The API client, handed to reconciles; watches use it too when no `registry` is given (then it
-   * must be a `KubeClient`). With a `registry`, any {@link Client} will do — a test's stub client;
-   * left out (with the `status`/`finalizer` ports given), the context's writes reject, saying so.
+   * must be a `KubeClient`). With a `registry`, any {@link Client} will do — a test's stub client.
+   * Every write of the controller goes through it: `ctx.client`, `ctx.apply`/`patch`/`create`/
+   * `delete`, `ctx.applyChildren`, `ctx.status`, the finalizer's patches (docs/design.md, "Writes").
+   * Left out, the context's writes reject, saying so.
    */
   readonly client?: Client;
   /** Where watches come from; share one between controllers. Default `new WatchRegistry(client)`. */
@@ -492,8 +477,11 @@ export interface ControllerOptions<T extends KubeObject> {
   readonly fieldManager?: string;
   /** Bounds of the memory of the controller's own writes (see `WriteTracker`). */
   readonly writeTracker?: WriteTrackerOptions;
-  /** Enables `ctx.status(…)`. See {@link ControllerStatusOptions}. */
-  readonly status?: ControllerStatusOptions<T>;
+  /**
+   * Enables `ctx.status(…)`, written through `client` (`patch` of the `status` subresource, `get`
+   * after a conflict): patch type, field manager, conflict retries.
+   */
+  readonly status?: StatusWriteOptions;
   /** A finalizer wrapped around the reconcile (added before it runs; `cleanup` on deletion). */
   readonly finalizer?: ControllerFinalizerOptions<T>;
   /**
@@ -530,24 +518,6 @@ export interface ControllerOptions<T extends KubeObject> {
 }
 
 /**
- * Options of the controller's status writes (`options.status`).
- *
- * ## Example
- * ```ts
- * const status: ControllerStatusOptions<Widget> = { fieldManager: 'widget-controller', patchType: 'apply' };
- * controller({ for: widgetType, client, status }).run((request, ctx) =>
- *   ctx.status({ status: { phase: 'Ready' } }).pipe(map(() => Action.awaitChange())),
- * );
- * ```
- */
-export interface ControllerStatusOptions<T extends KubeObject> extends StatusWriteOptions {
-  /** Default `statusPortFromClient(client, { fieldManager })`; give one to observe or fake the writes. */
-  readonly port?: StatusPort<T>;
-  /** `managedFields` manager of the default port. */
-  readonly fieldManager?: string;
-}
-
-/**
  * Options of the controller's finalizer (`options.finalizer`); see `finalizer()`.
  *
  * ## Example
@@ -565,8 +535,7 @@ export interface ControllerFinalizerOptions<T extends KubeObject> {
   readonly name: string;
   /** Runs when the object is being deleted; must be idempotent (it reruns after any failure). */
   readonly cleanup: (object: T, ctx: ReconcileContext<T>) => ObservableInput<unknown>;
-  /** Default `finalizerPortFromClient(client, { fieldManager })`. */
-  readonly port?: FinalizerPort<T>;
+  /** `managedFields` manager of the finalizer's patches (sent through `options.client`). */
   readonly fieldManager?: string;
   readonly stuck?: { readonly failures?: number; readonly afterMs?: number };
   readonly onStuck?: (stuck: StuckFinalizer<T>) => void;

@@ -4,14 +4,18 @@
  *
  * @module
  */
-import type { Action, ReconcileError, ReconcileResult, TerminalError } from '@rxkube/core';
+import type { ReconcileResult } from '@rxkube/core';
 
 import type { ObjectRef } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
 
 /**
- * One finished request: the applier's result, plus outcome `skipped` when the object was gone
- * from the Store (deleted) so the reconcile was not called.
+ * One finished request: `@rxkube/core`'s {@link ReconcileResult} of the applier under the
+ * controller — same `key`, `action`, `error`, `durationMs`, `retryInMs` — with the request
+ * (`ObjectRef`) in place of the applier's `value`, the controller's name, the failing hook, and
+ * outcome `skipped` when the object was gone from the Store (deleted) so the reconcile was not
+ * called. The one result of a reconcile across the controller, the Manager (`results$`,
+ * `logReconcile`) and the metrics.
  *
  * ## Example
  * ```ts
@@ -20,19 +24,14 @@ import type { UserCodeHook } from '../user-code-error.js';
  * });
  * ```
  */
-export interface ControllerResult {
+export interface ControllerResult extends Omit<ReconcileResult<ObjectRef, string>, 'value' | 'outcome'> {
   /**
    * The controller's name: `options.name` (a Manager's registration name), else the primary kind
    * in lower case (controller-runtime's default name).
    */
   readonly controller: string;
-  readonly key: string;
   readonly request: ObjectRef;
   readonly outcome: ReconcileResult<ObjectRef, string>['outcome'] | 'skipped';
-  readonly action?: Action;
-  readonly error?: ReconcileError<string> | TerminalError;
   /** The user function that failed, when the error is a `UserCodeError`. */
   readonly hook?: UserCodeHook;
-  readonly durationMs: number;
-  readonly retryInMs?: number;
 }

@@ -11,8 +11,7 @@ import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
 import { EventRecorder } from '../events/event-recorder.js';
-import type { FinalizerPort } from '../finalizer/finalizer-port.js';
-import type { StatusPort } from '../sink/status-port.js';
+import { marbleClient } from '../client/marble-client.test.helper.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
 import type { ControllerLogger, ControllerOptions, ControllerResult } from './controller.js';
@@ -226,8 +225,12 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
         a: ia(obj('a', '1', { finalizers: ['example.com/f'] })),
         g: ia(deleting),
       });
-      const port: FinalizerPort<KubeObject> = { patch: () => cold('(r|)', { r: obj('gone', '2') }) };
-      const statusPort: StatusPort<KubeObject> = { patchStatus: () => NEVER, getLatest: () => NEVER };
+      // the finalizer's patch answers; a status patch never does (the recipe throws before it)
+      const client = marbleClient({
+        patch: (_ref, _patch, o) =>
+          o?.subresource === 'status' ? NEVER : cold('(r|)', { r: obj('gone', '2') }),
+        get: () => NEVER,
+      });
       let cleanups = 0;
       const results$ = controller(
         options(
@@ -235,10 +238,10 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
           {
             log: r.log,
             observer: r.observer,
-            status: { port: statusPort },
+            client,
+            status: {},
             finalizer: {
               name: 'example.com/f',
-              port,
               cleanup: () => {
                 if (cleanups++ === 0) throw new Error('bucket client not configured');
                 return of(true);
@@ -272,7 +275,7 @@ describe('controller: user code is isolated (issue 12 §2)', () => {
     ts.run(({ hot, cold, expectObservable }) => {
       const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia(obj('a', '1')), b: ia(obj('b', '1')) });
       const events = new EventRecorder(
-        { create: () => NEVER, patch: () => NEVER },
+        marbleClient({ create: () => NEVER, patch: () => NEVER }),
         { reportingController: 'example.com/test', reportingInstance: 'test-0' },
         ts,
       );

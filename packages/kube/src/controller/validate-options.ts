@@ -419,19 +419,15 @@ function checkStatus<T extends KubeObject>(
       'must be an object like { fieldManager } (or omitted)',
     );
   }
-  if (status.port === undefined && options.client === undefined) {
+  if (options.client === undefined) {
     throw new InvalidArgumentError(
       OPERATOR,
-      'options.status.port',
+      'options.client',
       undefined,
-      'must be given when options.client is not',
+      'must be given with options.status: ctx.status writes through it',
     );
   }
-  return resolveStatusWriteOptions(
-    `${OPERATOR}: options.status`,
-    status.port ?? { patchStatus: () => EMPTY, getLatest: () => EMPTY },
-    status,
-  );
+  return resolveStatusWriteOptions(`${OPERATOR}: options.status`, options.client, status);
 }
 
 function checkRecorder<T extends KubeObject>(options: ControllerOptions<T>): void {
@@ -445,17 +441,18 @@ function checkRecorder<T extends KubeObject>(options: ControllerOptions<T>): voi
         "must be { name: 'example.com/cleanup', cleanup: (object, ctx) => ObservableInput }",
       );
     }
-    if (fin.port === undefined && options.client === undefined) {
+    if (options.client === undefined) {
       throw new InvalidArgumentError(
         OPERATOR,
-        'options.finalizer.port',
+        'options.client',
         undefined,
-        'must be given when options.client is not',
+        'must be given with options.finalizer: its patches go through it',
       );
     }
-    // finalizer() checks the name, the port and the stuck thresholds synchronously.
+    // finalizer() checks the name, the field manager and the stuck thresholds synchronously.
     finalizer(fin.name as string, {
-      port: fin.port ?? { patch: () => EMPTY },
+      client: options.client,
+      ...(fin.fieldManager !== undefined ? { fieldManager: fin.fieldManager } : {}),
       apply: () => EMPTY,
       cleanup: () => EMPTY,
       ...(fin.stuck !== undefined ? { stuck: fin.stuck } : {}),
@@ -474,7 +471,7 @@ function checkRecorder<T extends KubeObject>(options: ControllerOptions<T>): voi
       OPERATOR,
       'options.recorder',
       recorder,
-      'must be an EventRecorder (new EventRecorder(eventPortFromClient(client), { reportingController, reportingInstance }))',
+      'must be an EventRecorder (new EventRecorder(client, { reportingController, reportingInstance }))',
     );
   }
 }

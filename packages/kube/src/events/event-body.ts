@@ -9,7 +9,7 @@
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { KubeObject, ObjectRef } from '../types.js';
-import type { CoreV1Event, EventObjectReference, EventsV1Event } from './event-port.js';
+import type { CoreV1Event, EventObjectReference, EventsV1Event } from './event-types.js';
 
 const NOTE_MAX_BYTES = 1024;
 /** The longest reason, action or reporting name the API server accepts. */
@@ -45,7 +45,7 @@ export interface EventRequest {
  * ```ts
  * // an API server known not to serve events.k8s.io/v1: write core/v1 Events from the start
  * const api: EventApi = 'v1';
- * new EventRecorder(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: 'w-0', api });
+ * new EventRecorder(client, { reportingController: 'example.com/widgets', reportingInstance: 'w-0', api });
  * ```
  */
 export type EventApi = 'events.k8s.io/v1' | 'v1';

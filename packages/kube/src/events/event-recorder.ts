@@ -8,7 +8,8 @@ import { Subject, asyncScheduler, share } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 
 import type { KubeObject } from '../types.js';
-import type { EventObjectReference, EventPort } from './event-port.js';
+import type { Client } from '../client/client.js';
+import type { EventObjectReference } from './event-types.js';
 import type { EventRequest } from './event-body.js';
 import { validateRequest } from './event-body.js';
 import type { EventOutcome, RecordEventsOptions } from './record-events.js';
@@ -20,7 +21,7 @@ import { recordEvents } from './record-events.js';
  *
  * ## Example
  * ```ts
- * const recorder = new EventRecorder(eventPortFromClient(client), {
+ * const recorder = new EventRecorder(client, {
  *   reportingController: 'example.com/widget-controller',
  *   reportingInstance: process.env.POD_NAME ?? 'local',
  * });
@@ -47,12 +48,16 @@ export class EventRecorder {
   private readonly requests = new Subject<EventRequest>();
 
   /**
-   * @param port creates and patches Events.  @param options see {@link RecordEventsOptions}.
+   * @param client creates Events and merge-patches their series (`client.create`, `client.patch`).  @param options see {@link RecordEventsOptions}.
    * @param scheduler clock and timers.
    * @throws {InvalidArgumentError} for a bad option.
    */
-  constructor(port: EventPort, options: RecordEventsOptions, scheduler: SchedulerLike = asyncScheduler) {
-    this.outcomes$ = this.requests.pipe(recordEvents(port, options, scheduler), share());
+  constructor(
+    client: Pick<Client, 'create' | 'patch'>,
+    options: RecordEventsOptions,
+    scheduler: SchedulerLike = asyncScheduler,
+  ) {
+    this.outcomes$ = this.requests.pipe(recordEvents(client, options, scheduler), share());
   }
 
   /**

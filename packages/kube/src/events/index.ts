@@ -1,5 +1,5 @@
 /**
- * Kubernetes Events: `EventRecorder` and the port it writes through (events.k8s.io/v1, core/v1
+ * Kubernetes Events: `EventRecorder`, writing through a `Client` (events.k8s.io/v1, core/v1
  * fallback).
  *
  * The public names of `events/`: the entry `@rxkube/kube/events` is this file, and `@rxkube/kube`
@@ -13,5 +13,4 @@ import '../node-version.js';
 export type { EventOutcome, RecordEventsOptions } from './record-events.js';
 export type { EventApi, EventRequest } from './event-body.js';
 export { EventRecorder } from './event-recorder.js';
-export { eventPortFromClient } from './event-port.js';
-export type { CoreV1Event, EventObjectReference, EventPort, EventsV1Event } from './event-port.js';
+export type { CoreV1Event, EventObjectReference, EventsV1Event } from './event-types.js';

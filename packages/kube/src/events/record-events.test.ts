@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 import type { FinalizerEventSink } from '../finalizer/finalizer.js';
 import type { KubeObject, ObjectRef } from '../types.js';
-import type { CoreV1Event, EventPort, EventsV1Event } from './event-port.js';
+import type { Client } from '../client/client.js';
+import type { Patch } from '../client/verb-options.js';
+import type { CoreV1Event, EventsV1Event } from './event-types.js';
 import { EventRecorder } from './event-recorder.js';
 import type { EventRequest } from './event-body.js';
 import { microTime, truncateNote } from './event-body.js';
@@ -36,23 +38,30 @@ const base: RecordEventsOptions = {
 
 type Cold = (m: string, v?: Record<string, unknown>, e?: unknown) => Observable<unknown>;
 
+/**
+ * The `create` and `patch` of a `Client`, answering `cold()` observables (the recorder takes any
+ * ObservableInput through `from`; TestScheduler cannot virtualise a `KubeClient`'s Promises).
+ */
 function fakePort(cold: Cold, ts: TestScheduler, script: { create?: unknown[]; patch?: unknown[] } = {}) {
   const calls: { at: number; verb: 'create' | 'patch'; body: unknown; ref?: ObjectRef }[] = [];
-  const port: EventPort = {
-    create: (event) => {
+  const fake = {
+    create: (event: unknown) => {
       calls.push({ at: ts.now(), verb: 'create', body: event });
       const failure = script.create?.shift();
       return failure !== undefined && failure !== 'ok'
         ? cold('-#', {}, failure)
         : cold('-(c|)', { c: event });
     },
-    patch: (ref, body) => {
+    patch: (ref: ObjectRef, patch: Patch) => {
+      // a series update is a JSON merge patch of the Event
+      if (patch.type !== 'merge') throw new Error(`series update sent as a ${patch.type} patch`);
+      const body = patch.body;
       calls.push({ at: ts.now(), verb: 'patch', body, ref });
       const failure = script.patch?.shift();
       return failure !== undefined && failure !== 'ok' ? cold('-#', {}, failure) : cold('-(p|)', { p: body });
     },
   };
-  return { port, calls };
+  return { port: fake as unknown as Pick<Client, 'create' | 'patch'>, calls };
 }
 
 function short(o: EventOutcome): string {
@@ -357,12 +366,12 @@ describe('recordEvents', () => {
         f: 'failed:1',
       });
     });
-    const port = { create: () => [], patch: () => [] };
+    const port = { create: () => [], patch: () => [] } as unknown as Pick<Client, 'create' | 'patch'>;
     expect(() => recordEvents(port, { ...base, reportingController: '' })).toThrow(InvalidArgumentError);
     expect(() => recordEvents(port, { ...base, windowMs: -1 })).toThrow('options.windowMs');
     expect(() => recordEvents(port, { ...base, rateLimit: { qps: 0 } })).toThrow('qps');
     expect(() => recordEvents(port, { ...base, maxEntries: 0 })).toThrow('options.maxEntries');
-    expect(() => recordEvents({} as EventPort, base)).toThrow('port');
+    expect(() => recordEvents({} as Pick<Client, 'create' | 'patch'>, base)).toThrow('client');
   });
 
   it('cuts notes to 1024 UTF-8 bytes without splitting characters', () => {

@@ -8,6 +8,7 @@ import { InvalidArgumentError, TokenBucket } from '@rxkube/core';
 import { Observable, asyncScheduler, from } from 'rxjs';
 import type { OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { EventApi, EventInstance, EventRequest } from './event-body.js';
 import {
   FIELD_MAX,
@@ -22,7 +23,7 @@ import {
   seriesPatch,
   validateRequest,
 } from './event-body.js';
-import type { EventObjectReference, EventPort } from './event-port.js';
+import type { EventObjectReference } from './event-types.js';
 
 /**
  * What the recorder did; failures are values, the recorder never errors.
@@ -70,7 +71,7 @@ export type EventOutcome =
  *   reportingInstance: process.env.POD_NAME ?? 'local',
  *   rateLimit: { qps: 5, burst: 50 },
  * };
- * const recorder = new EventRecorder(eventPortFromClient(client), options);
+ * const recorder = new EventRecorder(client, options);
  * ```
  */
 export interface RecordEventsOptions {
@@ -115,7 +116,7 @@ interface Entry extends EventInstance {
  * ## Example
  * ```ts
  * requests$.pipe(
- *   recordEvents(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: 'widgets-0' }),
+ *   recordEvents(client, { reportingController: 'example.com/widgets', reportingInstance: 'widgets-0' }),
  * ).subscribe((o) => o.type === 'failed' && log.warn({ key: o.key, err: o.error }, 'event not recorded'));
  * ```
  *
@@ -146,18 +147,23 @@ interface Entry extends EventInstance {
  * released `windowMs` after its last occurrence (swept on each request; no timer per entry except
  * the one scheduled write).
  *
- * @param port creates and patches Events.
+ * @param client creates Events (`client.create`) and merge-patches their series (`client.patch`).
  * @param options reporting names, window, series interval, rate limit, cache size.
  * @param scheduler clock and timers; `TestScheduler.run` virtualises it.
  * @throws {InvalidArgumentError} synchronously for a bad option.
  */
 export function recordEvents(
-  port: EventPort,
+  client: Pick<Client, 'create' | 'patch'>,
   options: RecordEventsOptions,
   scheduler: SchedulerLike = asyncScheduler,
 ): OperatorFunction<EventRequest, EventOutcome> {
-  if (typeof port?.create !== 'function' || typeof port.patch !== 'function') {
-    throw new InvalidArgumentError(OPERATOR, 'port', port, 'must have create and patch functions');
+  if (typeof client?.create !== 'function' || typeof client.patch !== 'function') {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'client',
+      client,
+      'must be a Client (a KubeClient, or any object with create and patch functions)',
+    );
   }
   const controller = options?.reportingController;
   const instance = options?.reportingInstance;
@@ -253,8 +259,11 @@ export function recordEvents(
         const creating = entry.written === 0;
         const writeApi = creating ? api : (entry.api ?? api);
         const request = creating
-          ? port.create(eventBody(entry, writeApi, count, controller, instance))
-          : port.patch(eventRef(entry, writeApi), seriesPatch(entry, writeApi, count));
+          ? client.create(eventBody(entry, writeApi, count, controller, instance))
+          : client.patch(eventRef(entry, writeApi), {
+              type: 'merge',
+              body: seriesPatch(entry, writeApi, count),
+            });
         entry.inflight = from(request).subscribe({
           error: (error: unknown) => {
             entry.inflight = undefined;

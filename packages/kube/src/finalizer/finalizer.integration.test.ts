@@ -16,7 +16,6 @@ import type { ControllerResult } from '../controller/controller.js';
 import { controller } from '../controller/controller.js';
 import type { ControllerLogger } from '../controller/options.js';
 import { isNamespaceTerminating, isNotFound } from '../errors.js';
-import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 
 /** The warn lines a controller logs. */
@@ -50,7 +49,7 @@ describeEachBackend('finalizer cleanup into a terminating namespace', (b) => {
     const refusals: unknown[] = [];
     const results: ControllerResult[] = [];
     const { log, lines } = warnings();
-    const recorder = new EventRecorder(eventPortFromClient(client), {
+    const recorder = new EventRecorder(client, {
       reportingController: 'example.com/fin',
       reportingInstance: 'fin-0',
     });
@@ -124,7 +123,7 @@ describeEachBackend('finalizer cleanup into a terminating namespace', (b) => {
       metadata: { name: 'held', namespace: target, finalizers: [hold] },
     });
     const { log, lines } = warnings();
-    const recorder = new EventRecorder(eventPortFromClient(client), {
+    const recorder = new EventRecorder(client, {
       reportingController: 'example.com/fin',
       reportingInstance: 'fin-0',
     });

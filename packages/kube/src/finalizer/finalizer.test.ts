@@ -4,14 +4,14 @@ import type { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
-import type { JsonPatchOperation } from '../client/verb-options.js';
+import type { Client } from '../client/client.js';
+import type { JsonPatchOperation, Patch } from '../client/verb-options.js';
 import { KubeApiError } from '../errors.js';
 import { applyJsonPatchForTest } from '../sink/apply-json-patch.test.helper.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 import type { StuckFinalizer } from './finalizer.js';
 import { finalizer } from './finalizer.js';
-import type { FinalizerPort } from './finalizer-port.js';
 
 type Widget = KubeObject<{ size: number }>;
 const NAME = 'example.com/cleanup';
@@ -47,8 +47,11 @@ function harness(
   const events: { reason: string; note: string }[] = [];
   const warnings: { message: string; fields: Readonly<Record<string, unknown>> }[] = [];
   let current: Widget = widget();
-  const port: FinalizerPort<Widget> = {
-    patch: (ref, ops) => {
+  // the `patch` of a `Client`, answering cold() observables (finalizer() takes any ObservableInput)
+  const fake = {
+    patch: (ref: ObjectRef, patch: Patch) => {
+      if (patch.type !== 'json') throw new Error(`finalizer sent a ${patch.type} patch`);
+      const ops = patch.body;
       log.push(`patch@${ts.now()}`);
       if (opts.patchError !== undefined) {
         patches.push({ ref, ops });
@@ -64,7 +67,7 @@ function harness(
   const reconcile = finalizer<Widget>(
     NAME,
     {
-      port,
+      client: fake as unknown as Pick<Client, 'patch'>,
       apply: (o) => {
         log.push(`apply@${ts.now()}`);
         applied.push(o);
@@ -349,12 +352,13 @@ describe('finalizer', () => {
   });
 
   it('refuses unqualified names and bad options', () => {
-    const port: FinalizerPort<Widget> = { patch: () => [] };
-    const fns = { port, apply: () => [awaitChange], cleanup: () => [] };
+    const client = { patch: () => [] } as unknown as Pick<Client, 'patch'>;
+    const fns = { client, apply: () => [awaitChange], cleanup: () => [] };
     expect(() => finalizer('cleanup', fns)).toThrow(InvalidArgumentError);
     expect(() => finalizer('Example.com/x', fns)).toThrow('domain-qualified');
     expect(() => finalizer(NAME, { ...fns, stuck: { failures: 0 } })).toThrow('options.stuck.failures');
     expect(() => finalizer(NAME, { ...fns, cleanup: 1 as never })).toThrow('options.cleanup');
-    expect(() => finalizer(NAME, { ...fns, port: {} as FinalizerPort<Widget> })).toThrow('options.port');
+    expect(() => finalizer(NAME, { ...fns, client: {} as Pick<Client, 'patch'> })).toThrow('options.client');
+    expect(() => finalizer(NAME, { ...fns, fieldManager: '' })).toThrow('options.fieldManager');
   });
 });

@@ -22,11 +22,11 @@ import {
 } from 'rxjs';
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { JsonPatchOperation } from '../client/verb-options.js';
 import { isNamespaceTerminating, isNotFound } from '../errors.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
-import type { FinalizerPort } from './finalizer-port.js';
 
 /**
  * A finalizer whose cleanup keeps failing (given to `onStuck`).
@@ -34,7 +34,7 @@ import type { FinalizerPort } from './finalizer-port.js';
  * ## Example
  * ```ts
  * finalizer('example.com/cleanup', {
- *   port: finalizerPortFromClient<Widget>(client),
+ *   client,
  *   apply,
  *   cleanup,
  *   onStuck: (s: StuckFinalizer<Widget>) => log.warn({ key: s.key, failures: s.failures, err: s.error }, 'cleanup stuck'),
@@ -59,11 +59,11 @@ export interface StuckFinalizer<T> {
  *
  * ## Example
  * ```ts
- * const events: FinalizerEventSink = new EventRecorder(eventPortFromClient(client), {
+ * const events: FinalizerEventSink = new EventRecorder(client, {
  *   reportingController: 'example.com/widget-controller',
  *   reportingInstance: 'widgets-0',
  * });
- * finalizer('example.com/cleanup', { port: finalizerPortFromClient<Widget>(client), apply, cleanup, events });
+ * finalizer<Widget>('example.com/cleanup', { client, apply, cleanup, events });
  * ```
  */
 export interface FinalizerEventSink {
@@ -84,7 +84,7 @@ export interface FinalizerEventSink {
  * ## Example
  * ```ts
  * const options: FinalizerOptions<Widget> = {
- *   port: finalizerPortFromClient(client),
+ *   client,
  *   apply: (w) => ensureBucket(w).pipe(map(() => Action.requeue(300_000))),
  *   cleanup: (w) => deleteBucket(w),
  *   stuck: { failures: 3, afterMs: 60_000 },
@@ -93,8 +93,13 @@ export interface FinalizerEventSink {
  * ```
  */
 export interface FinalizerOptions<T extends KubeObject> {
-  /** Patches the object (JSON Patch). */
-  readonly port: FinalizerPort<T>;
+  /**
+   * Patches the object: `client.patch(ref, { type: 'json', body: ops })` (a `KubeClient`, the
+   * controller's client, a test's `stubClient()`).
+   */
+  readonly client: Pick<Client, 'patch'>;
+  /** `managedFields` manager of the patches; default: none sent. */
+  readonly fieldManager?: string;
   /** The reconcile proper; called with our finalizer in place, never while the object is being deleted. */
   readonly apply: (object: T) => ObservableInput<Action>;
   /**
@@ -159,7 +164,7 @@ const QUALIFIED_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9
  * ## Example
  * ```ts
  * const reconcile = finalizer('example.com/cleanup', {
- *   port: finalizerPortFromClient(client),
+ *   client,
  *   apply: (w) => ensureBucket(w).pipe(map(() => Action.requeue(300_000))),
  *   cleanup: (w) => deleteBucket(w), // idempotent
  *   events: recorder,
@@ -195,13 +200,50 @@ const QUALIFIED_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9
  * One small record per object whose cleanup is failing, at most `maxTracked`, released on success.
  *
  * @param name the finalizer, domain-qualified (`example.com/cleanup`).
- * @param options port, apply, cleanup, stuck thresholds and hooks.
+ * @param options client, apply, cleanup, stuck thresholds and hooks.
  * @param scheduler time source of the stuck threshold.
  * @throws {InvalidArgumentError} synchronously for a bad name or option.
  */
 export function finalizer<T extends KubeObject>(
   name: string,
   options: FinalizerOptions<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): FinalizerReconcile<T> {
+  const client = options?.client;
+  if (typeof client?.patch !== 'function') {
+    throw new InvalidArgumentError(
+      'finalizer',
+      'options.client',
+      client,
+      'must be a Client (a KubeClient, or any object with a patch function)',
+    );
+  }
+  const manager = options.fieldManager;
+  if (manager !== undefined && (typeof manager !== 'string' || manager === '')) {
+    throw new InvalidArgumentError(
+      'finalizer',
+      'options.fieldManager',
+      manager,
+      'must be a non-empty string',
+    );
+  }
+  const patchOptions = manager !== undefined ? { fieldManager: manager } : {};
+  return finalizerOver(
+    name,
+    options,
+    (ref, ops) => client.patch<T>(ref, { type: 'json', body: ops }, patchOptions),
+    scheduler,
+  );
+}
+
+/**
+ * {@link finalizer} over a patch function of the caller's: the controller's finalizer stage passes
+ * its client's patch wrapped in the write tracker (internal: not exported by the entry).
+ */
+export function finalizerOver<T extends KubeObject>(
+  name: string,
+  options: Omit<FinalizerOptions<T>, 'client' | 'fieldManager'>,
+  patch: (ref: ObjectRef, ops: readonly JsonPatchOperation[]) => ObservableInput<T>,
   scheduler: SchedulerLike = asyncScheduler,
 ): FinalizerReconcile<T> {
   if (typeof name !== 'string' || name.length > 253 || !QUALIFIED_NAME.test(name)) {
@@ -212,10 +254,7 @@ export function finalizer<T extends KubeObject>(
       'must be a domain-qualified name such as "example.com/cleanup" (Kubernetes warns about unqualified finalizers)',
     );
   }
-  const { port, apply, cleanup } = options;
-  if (typeof port?.patch !== 'function') {
-    throw new InvalidArgumentError('finalizer', 'options.port', port, 'must have a patch function');
-  }
+  const { apply, cleanup } = options;
   for (const [arg, fn] of [
     ['apply', apply],
     ['cleanup', cleanup],
@@ -297,7 +336,7 @@ export function finalizer<T extends KubeObject>(
                 { op: 'test', path: '/metadata/finalizers', value: [...finalizers] },
                 { op: 'add', path: '/metadata/finalizers/-', value: name },
               ];
-        return from(port.patch(ref, ops)).pipe(
+        return defer(() => patch(ref, ops)).pipe(
           last(),
           switchMap((patched) => from(apply(patched))),
         );
@@ -351,7 +390,7 @@ export function finalizer<T extends KubeObject>(
           return throwError(() => error);
         }),
       );
-      const removed$ = defer(() => from(port.patch(ref, remove))).pipe(
+      const removed$ = defer(() => patch(ref, remove)).pipe(
         ignoreElements(),
         catchError((error: unknown) => (isNotFound(error) ? [] : throwError(() => error))),
       );

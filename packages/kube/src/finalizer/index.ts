@@ -17,5 +17,3 @@ export type {
   FinalizerReconcile,
   StuckFinalizer,
 } from './finalizer.js';
-export { finalizerPortFromClient } from './finalizer-port.js';
-export type { FinalizerPort } from './finalizer-port.js';

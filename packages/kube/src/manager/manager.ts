@@ -49,7 +49,6 @@ import type { ControllerPlan } from '../controller/validate-options.js';
 import { planController } from '../controller/validate-options.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/load-crd.js';
-import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { defaultIdentity, LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../ops/metrics.js';
@@ -761,7 +760,7 @@ export class Manager {
     // One per controller for the manager's life: leadership may start a controller many times.
     const existing = this.recorders.get(c.name);
     if (existing !== undefined) return existing;
-    const recorder = new EventRecorder(eventPortFromClient(this.client), {
+    const recorder = new EventRecorder(this.client, {
       reportingController: `${this.name}/${c.name}`,
       reportingInstance: this.identity,
     });

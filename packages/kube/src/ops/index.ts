@@ -16,13 +16,7 @@ export {
   RECONCILE_TIME_BUCKETS,
   WORKQUEUE_DURATION_BUCKETS,
 } from './metrics.js';
-export type {
-  ControllerMetricsObserver,
-  ControllerMetricsOptions,
-  ReconcileOutcome,
-  ReconcileResultLabel,
-  WatchMetricsTarget,
-} from './metrics.js';
+export type { ControllerMetricsObserver, ControllerMetricsOptions, ReconcileResultLabel } from './metrics.js';
 export {
   DEFAULT_MAX_EVENT_LOOP_LAG_MS,
   startProbeServer,

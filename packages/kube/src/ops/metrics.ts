@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { asyncScheduler, tap } from 'rxjs';
-import type { Action, RunByKeyObserver } from '@rxkube/core';
+import type { RunByKeyObserver } from '@rxkube/core';
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { WatcherHealth } from '../watcher/health.js';
@@ -24,6 +24,7 @@ import { USER_CODE_HOOKS } from '../user-code-error.js';
 import type { UserCodeHook } from '../user-code-error.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
+import type { ControllerResult } from '../controller/result.js';
 
 /**
  * controller-runtime's `controller_runtime_reconcile_time_seconds` buckets (seconds).
@@ -63,34 +64,6 @@ export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = Object.freeze(
  * ```
  */
 export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_after';
-
-/**
- * What {@link ControllerMetrics.recordResult} reads from a result: `@rxkube/core`'s
- * `ReconcileResult` and `@rxkube/kube`'s `ControllerResult` both fit.
- *
- * ## Example
- * ```ts
- * const outcome: ReconcileOutcome = { outcome: 'requeue', durationMs: 12, action: Action.requeue(60_000) };
- * metrics.recordResult('widgets', outcome); // controller_runtime_reconcile_total{controller="widgets",result="requeue_after"} += 1
- * ```
- */
-export interface ReconcileOutcome {
-  readonly outcome: 'success' | 'requeue' | 'error' | 'terminal' | 'skipped';
-  readonly durationMs: number;
-  readonly action?: Action;
-}
-
-/**
- * What a watch's metrics are labelled with (a `WatchTarget` fits).
- *
- * ## Example
- * ```ts
- * const target: WatchMetricsTarget = { resource: { apiVersion: 'v1', kind: 'ConfigMap' }, namespace: 'shop' };
- * metrics.recordWatchHealth(target, health);
- * metrics.forgetWatch(target); // when the watch stops for good
- * ```
- */
-export type WatchMetricsTarget = WatchTarget;
 
 /**
  * Options of {@link ControllerMetrics}.
@@ -188,7 +161,9 @@ export function resourceLabel(resource: ResourceType): string {
  * (`Action.requeue(ms)` with `ms > 0`), `requeue` (`Action.requeue(0)`, controller-runtime's
  * `Requeue: true`), `error` (also `terminal`).
  */
-export function reconcileResultLabel(result: ReconcileOutcome): ReconcileResultLabel {
+export function reconcileResultLabel(
+  result: Pick<ControllerResult, 'outcome' | 'durationMs' | 'action'>,
+): ReconcileResultLabel {
   switch (result.outcome) {
     case 'error':
     case 'terminal':
@@ -478,7 +453,10 @@ export class ControllerMetrics {
    *
    * @throws {InvalidArgumentError} for an empty controller name or an unknown outcome.
    */
-  recordResult(controller: string, result: ReconcileOutcome): void {
+  recordResult(
+    controller: string,
+    result: Pick<ControllerResult, 'outcome' | 'durationMs' | 'action'>,
+  ): void {
     let bound = this.bound.get(controller);
     if (bound === undefined) {
       assertName('recordResult', 'controller', controller);
@@ -518,7 +496,9 @@ export class ControllerMetrics {
    * ## Semantics
    * Values, completion, errors and unsubscription pass through untouched.
    */
-  tapMetrics<R extends ReconcileOutcome>(controller: string): MonoTypeOperatorFunction<R> {
+  tapMetrics<R extends Pick<ControllerResult, 'outcome' | 'durationMs' | 'action'>>(
+    controller: string,
+  ): MonoTypeOperatorFunction<R> {
     assertName('tapMetrics', 'controller', controller);
     return tap((result: R) => this.recordResult(controller, result));
   }
@@ -529,7 +509,7 @@ export class ControllerMetrics {
    * zero); `connected` and the last event age are read at scrape time. A bound function: pass it
    * as `new WatchRegistry(client, { health: metrics.recordWatchHealth })`.
    */
-  readonly recordWatchHealth = (target: WatchMetricsTarget, health: WatcherHealth): void => {
+  readonly recordWatchHealth = (target: WatchTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     const state = this.watches.get(id);
     const labels = state?.labels ?? {
@@ -548,7 +528,7 @@ export class ControllerMetrics {
   };
 
   /** Drops a target's health state (its watch stopped): it leaves the gauges at the next scrape. */
-  forgetWatch(target: WatchMetricsTarget): void {
+  forgetWatch(target: WatchTarget): void {
     this.watches.delete(watchTargetKey(target));
   }
 

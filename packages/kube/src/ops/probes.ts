@@ -16,8 +16,8 @@ import { InvalidArgumentError } from '@rxkube/core';
 
 import type { WatcherHealth } from '../watcher/health.js';
 import { metricsHandler, resourceLabel } from './metrics.js';
-import type { WatchMetricsTarget } from './metrics.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { WatchProgress } from './watch-progress.js';
 import { observeProgress, watchProgress } from './watch-progress.js';
 import { watchRefusal } from './watch-failure-log.js';
@@ -169,14 +169,14 @@ export function storeSyncedCheck(name: string, store: { readonly ready: boolean 
 }
 
 interface WatchEntry {
-  readonly target: WatchMetricsTarget;
+  readonly target: WatchTarget;
   /** The refusal in force, when the last failure was 401/403/404 and no progress followed. */
   refused: { readonly at: number; readonly text: string } | undefined;
   /** Progress since the last failure: the failure log's test (an open request is not recovery). */
   readonly progress: WatchProgress;
 }
 
-function describeTarget(target: WatchMetricsTarget): string {
+function describeTarget(target: WatchTarget): string {
   const where = target.namespace === undefined ? 'all namespaces' : `namespace ${target.namespace}`;
   const selector = target.labelSelector === undefined ? '' : ` (labels ${target.labelSelector})`;
   const fields = target.fieldSelector === undefined ? '' : ` (fields ${target.fieldSelector})`;
@@ -232,7 +232,7 @@ export class WatchHealthChecks {
   private readonly entries = new Map<string, WatchEntry>();
 
   /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
-  readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
+  readonly record = (target: WatchTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
     let entry = this.entries.get(id);
     if (entry === undefined) {
@@ -246,7 +246,7 @@ export class WatchHealthChecks {
   };
 
   /** Forgets a target (its watch stopped). */
-  forget(target: WatchMetricsTarget): void {
+  forget(target: WatchTarget): void {
     this.entries.delete(watchTargetKey(target));
   }
 

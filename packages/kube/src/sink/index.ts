@@ -1,5 +1,5 @@
 /**
- * Writing status and patches: `statusSink` and `writeStatus` (conflict retry), conditions, drafted
+ * Writing status and patches: `statusSink` (conflict retry), conditions, drafted
  * statuses, JSON and merge patches, and own-write echo suppression.
  *
  * The public names of `sink/`: the entry `@rxkube/kube/sink` is this file, and `@rxkube/kube`
@@ -19,10 +19,14 @@ export { findCondition, setCondition } from './conditions.js';
 export type { Condition, ConditionInput } from './conditions.js';
 export { statusSink } from './status-sink.js';
 export type { StatusSinkOptions, StatusSinkResult } from './status-sink.js';
-export { StatusConflictError, writeStatus } from './status-write.js';
-export type { StatusWrite, StatusWriteOptions, StatusWriteOutcome } from './status-write.js';
-export { statusPortFromClient } from './status-port.js';
-export type { StatusPatch, StatusPort, StatusPortOptions } from './status-port.js';
+export { StatusConflictError } from './status-write.js';
+export type {
+  StatusApplyBody,
+  StatusPatch,
+  StatusWrite,
+  StatusWriteOptions,
+  StatusWriteOutcome,
+} from './status-write.js';
 export { WriteTracker } from './write-tracker.js';
 export type { OwnEcho, WriteTrackerOptions } from './write-tracker.js';
 export { suppressOwnEcho } from './suppress-own-echo.js';

@@ -6,7 +6,6 @@ import { KubeClient } from '../client/kube-client.js';
 import { widgetCrd } from '../client/widget-crd.test.helper.js';
 import { ensureCrd } from '../crd/ensure-crd.js';
 import type { KubeObject } from '../types.js';
-import { statusPortFromClient } from './status-port.js';
 import { statusSink } from './status-sink.js';
 
 type WidgetStatus = { phase?: string };
@@ -32,10 +31,14 @@ describeEachBackend(
 
     for (const patchType of ['merge', 'json', 'apply'] as const) {
       it(`${patchType}: writes the status subresource once, then sends nothing for the same desired status`, async () => {
-        const port = statusPortFromClient<Widget>(client, { fieldManager: `sink-${patchType}` });
         const write = async (status: WidgetStatus) => {
           const object = await client.get<Widget>(ref);
-          return lastValueFrom(from([{ object, status }]).pipe(statusSink(port, { patchType }), toArray()));
+          return lastValueFrom(
+            from([{ object, status }]).pipe(
+              statusSink(client, { patchType, fieldManager: `sink-${patchType}` }),
+              toArray(),
+            ),
+          );
         };
         const [first] = await write({ phase: `Ready-${patchType}` });
         expect(first?.kind).toBe('written');

@@ -4,10 +4,12 @@ import type { Observable, OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
+import type { Client } from '../client/client.js';
+import type { PatchOptions } from '../client/verb-options.js';
 import type { KubeObject, ObjectRef, WatchEvent } from '../types.js';
 import { applyJsonPatchForTest } from './apply-json-patch.test.helper.js';
-import type { StatusPatch, StatusPort } from './status-port.js';
 import type { StatusSinkResult, StatusWrite } from './status-sink.js';
+import type { StatusPatch } from './status-write.js';
 import { StatusConflictError, statusSink } from './status-sink.js';
 import { suppressOwnEcho } from './suppress-own-echo.js';
 import { WriteTracker, writeId } from './write-tracker.js';
@@ -41,8 +43,10 @@ function applyMerge(target: unknown, patch: unknown): unknown {
 }
 
 /**
- * A fake API server for one or more widgets: patches apply at call time and bump the
- * resourceVersion; responses are `cold(responseMarble)`. `failWith` makes the next calls fail.
+ * A fake API server for one or more widgets, as the `get` and `patch` of a `Client`: patches apply
+ * at call time and bump the resourceVersion; responses are `cold(responseMarble)` (the sink takes
+ * any ObservableInput through `from`; TestScheduler cannot virtualise the Promises a `KubeClient`
+ * returns). `failures` makes the next calls fail.
  */
 function fakeServer(
   cold: (m: string, v?: Record<string, unknown>, e?: unknown) => Observable<unknown>,
@@ -51,12 +55,12 @@ function fakeServer(
 ) {
   const objects = new Map(initial.map((o) => [o.metadata.name ?? '', o]));
   let rv = 100;
-  const patches: { ref: ObjectRef; patch: StatusPatch }[] = [];
+  const patches: { ref: ObjectRef; patch: StatusPatch; options: PatchOptions | undefined }[] = [];
   const failures: unknown[] = [];
   let gets = 0;
-  const port: StatusPort<Widget> = {
-    patchStatus: (ref, patch) => {
-      patches.push({ ref, patch });
+  const fake = {
+    patch: (ref: ObjectRef, patch: StatusPatch, options?: PatchOptions) => {
+      patches.push({ ref, patch, options });
       const failure = failures.shift();
       if (failure !== undefined) return cold('-#', {}, failure) as Observable<Widget>;
       const current = objects.get(ref.name) as Widget;
@@ -71,13 +75,13 @@ function fakeServer(
       objects.set(ref.name, written);
       return cold(responseMarble, { r: written }) as Observable<Widget>;
     },
-    getLatest: (ref) => {
+    get: (ref: ObjectRef) => {
       gets++;
       return cold('-(l|)', { l: objects.get(ref.name) }) as Observable<Widget>;
     },
   };
   return {
-    port,
+    client: fake as unknown as Pick<Client, 'get' | 'patch'>,
     patches,
     failures,
     objects,
@@ -103,7 +107,7 @@ describe('statusSink', () => {
       const a: Write = { object: w, status: { phase: 'Ready', observedGeneration: 1 } };
       const b: Write = { object: w, update: (s) => void (s.phase = 'Ready') };
       const unchanged = { type: 'unchanged' as const, requests: 0, conflicts: 0 };
-      expectObservable(hot('-a-b|', { a, b }).pipe(statusSink(server.port, {}, ts))).toBe('-u-v|', {
+      expectObservable(hot('-a-b|', { a, b }).pipe(statusSink(server.client, {}, ts))).toBe('-u-v|', {
         u: { kind: 'written', key: 'ns/w', value: a, result: unchanged },
         v: { kind: 'written', key: 'ns/w', value: b, result: unchanged },
       } satisfies Record<string, Result>);
@@ -119,7 +123,9 @@ describe('statusSink', () => {
       const server = fakeServer(cold, [w]);
       const written: Widget[] = [];
       const a: Write = { object: w, update: (s) => void (s.phase = 'Ready') };
-      const out = hot('-a|', { a }).pipe(statusSink(server.port, { onWritten: (o) => written.push(o) }, ts));
+      const out = hot('-a|', { a }).pipe(
+        statusSink(server.client, { onWritten: (o) => written.push(o) }, ts),
+      );
       expectObservable(out).toBe('--(r|)', {
         r: {
           kind: 'written',
@@ -141,6 +147,8 @@ describe('statusSink', () => {
         namespace: 'ns',
         name: 'w',
       });
+      // through the Client's patch, on the status subresource; no field manager unless given
+      expect(server.patches[0]?.options).toEqual({ subresource: 'status' });
       expect(written).toEqual([widget('101', { phase: 'Ready', other: 'keep' })]);
     });
   });
@@ -151,7 +159,7 @@ describe('statusSink', () => {
       const w = widget('1', { phase: 'Pending', other: 'x' });
       const server = fakeServer(cold, [w]);
       hot('-a|', { a: { object: w, status: { phase: 'Ready' } } as Write })
-        .pipe(statusSink(server.port, { patchType: 'json' }, ts))
+        .pipe(statusSink(server.client, { patchType: 'json' }, ts))
         .subscribe();
       flush();
       expect(server.patches.map((p) => p.patch)).toEqual([
@@ -177,9 +185,13 @@ describe('statusSink', () => {
         // b arrives after a was written (frame 2): same desired status → no request
         b: { object: w, status: { phase: 'Ready' } } as Write,
       })
-        .pipe(statusSink(server.port, { patchType: 'apply' }, ts))
+        .pipe(statusSink(server.client, { patchType: 'apply' }, ts))
         .subscribe();
       flush();
+      // the controller owns its status: apply forces, as rxkube when no field manager is given
+      expect(server.patches.map((p) => p.options)).toEqual([
+        { subresource: 'status', fieldManager: 'rxkube', force: true },
+      ]);
       expect(server.patches.map((p) => p.patch)).toEqual([
         {
           type: 'apply',
@@ -205,7 +217,7 @@ describe('statusSink', () => {
         b: { object: w, status: { phase: 'C' } },
         c: { object: w, status: { phase: 'D' } },
       };
-      const out = hot('-abc-----|', v).pipe(statusSink(server.port, {}, ts));
+      const out = hot('-abc-----|', v).pipe(statusSink(server.client, {}, ts));
       // a runs 1→4; b parked at 2, replaced by c at 3 (superseded); c runs 4→7.
       expectObservable(out.pipe(mapKind())).toBe('---sA--C-|', {
         s: 'superseded:C',
@@ -230,7 +242,7 @@ describe('statusSink', () => {
       const out = hot('-ab|', {
         a: { object: v, status: { phase: 'B' } } as Write,
         b: { object: w, status: { phase: 'B' } } as Write,
-      }).pipe(statusSink(server.port, { concurrency: 1 }, ts), mapKind());
+      }).pipe(statusSink(server.client, { concurrency: 1 }, ts), mapKind());
       // v written 1→4, then w 4→7
       expectObservable(out).toBe('----a--(b|)', { a: 'written:patched:B', b: 'written:patched:B' });
       flush();
@@ -245,7 +257,7 @@ describe('statusSink', () => {
       const server = fakeServer(cold, [w], '---(r|)');
       const a: Write = { object: w, status: { phase: 'B' } };
       const again: Write = { object: w, status: { phase: 'B' } }; // reconciled again from the stale Store copy
-      const out = hot('-a-b----b|', { a, b: again }).pipe(statusSink(server.port, {}, ts), mapKind());
+      const out = hot('-a-b----b|', { a, b: again }).pipe(statusSink(server.client, {}, ts), mapKind());
       // a in flight 1→4; b parked at 3 runs at 4 against a's response: unchanged; b again at 8: unchanged.
       expectObservable(out).toBe('----(Au)u|', { A: 'written:patched:B', u: 'written:unchanged:0' });
       flush();
@@ -261,7 +273,7 @@ describe('statusSink', () => {
       server.failures.push({ code: 409 });
       server.otherWriter('w', { phase: 'Pending', other: 'theirs' });
       const a: Write = { object: w, status: { phase: 'Ready' } };
-      const out = hot('-a|', { a }).pipe(statusSink(server.port, { conflictBackoff: { baseMs: 10 } }, ts));
+      const out = hot('-a|', { a }).pipe(statusSink(server.client, { conflictBackoff: { baseMs: 10 } }, ts));
       // PATCH at 1 → 409 at 2; backoff 10 → GET at 12, latest at 13; PATCH at 13 → response at 14.
       expectObservable(out.pipe(mapKind(true))).toBe('14ms (r|)', { r: 'written:patched:Ready:2:1' });
       flush();
@@ -281,7 +293,7 @@ describe('statusSink', () => {
       server.failures.push({ code: 409 });
       server.otherWriter('w', { phase: 'Ready' });
       const out = hot('-a|', { a: { object: w, update: (s) => void (s.phase = 'Ready') } as Write });
-      expectObservable(out.pipe(statusSink(server.port, {}, ts), mapKind(true))).toBe('13ms (u|)', {
+      expectObservable(out.pipe(statusSink(server.client, {}, ts), mapKind(true))).toBe('13ms (u|)', {
         u: 'written:unchanged:1:1',
       });
     });
@@ -294,7 +306,7 @@ describe('statusSink', () => {
       const server = fakeServer(cold, [w]);
       server.failures.push({ code: 409 }, { code: 409 }, { code: 409 });
       const out = hot('-a|', { a: { object: w, status: { phase: 'Ready' } } as Write }).pipe(
-        statusSink(server.port, { maxAttempts: 3, conflictBackoff: { baseMs: 10, maxMs: 15 } }, ts),
+        statusSink(server.client, { maxAttempts: 3, conflictBackoff: { baseMs: 10, maxMs: 15 } }, ts),
       );
       const results: Result[] = [];
       // 409 at 2; +10 → GET 12, PATCH 13, 409 at 14; +15 (capped from 20) → GET 29, PATCH 30, 409 at 31.
@@ -321,7 +333,7 @@ describe('statusSink', () => {
       const notFound = { code: 404, reason: 'NotFound' };
       server.failures.push(notFound);
       const a: Write = { object: w, status: { phase: 'Ready' } };
-      expectObservable(hot('-a|', { a }).pipe(statusSink(server.port, {}, ts))).toBe('--(f|)', {
+      expectObservable(hot('-a|', { a }).pipe(statusSink(server.client, {}, ts))).toBe('--(f|)', {
         f: { kind: 'failed', key: 'ns/w', value: a, error: notFound },
       });
       flush();
@@ -336,7 +348,7 @@ describe('statusSink', () => {
       const results: Result[] = [];
       const bare = { metadata: { namespace: 'ns', name: 'x' } } as Widget;
       hot('-a|', { a: { object: bare, status: { phase: 'x' } } as Write })
-        .pipe(statusSink(server.port, {}, ts))
+        .pipe(statusSink(server.client, {}, ts))
         .subscribe((r) => results.push(r));
       flush();
       expect(results[0]?.kind === 'failed' && String(results[0].error)).toContain(
@@ -346,12 +358,13 @@ describe('statusSink', () => {
   });
 
   it('refuses bad options when built', () => {
-    const port = { patchStatus: () => [], getLatest: () => [] } as unknown as StatusPort<Widget>;
-    expect(() => statusSink(port, { maxAttempts: 0 })).toThrow(InvalidArgumentError);
-    expect(() => statusSink(port, { patchType: 'put' as 'json' })).toThrow('options.patchType');
-    expect(() => statusSink(port, { concurrency: 0 })).toThrow('concurrency');
-    expect(() => statusSink(port, { conflictBackoff: { baseMs: -1 } })).toThrow('conflictBackoff.baseMs');
-    expect(() => statusSink({} as StatusPort<Widget>)).toThrow('port');
+    const client = { patch: () => [], get: () => [] } as unknown as Pick<Client, 'get' | 'patch'>;
+    expect(() => statusSink(client, { maxAttempts: 0 })).toThrow(InvalidArgumentError);
+    expect(() => statusSink(client, { patchType: 'put' as 'json' })).toThrow('options.patchType');
+    expect(() => statusSink(client, { concurrency: 0 })).toThrow('concurrency');
+    expect(() => statusSink(client, { conflictBackoff: { baseMs: -1 } })).toThrow('conflictBackoff.baseMs');
+    expect(() => statusSink(client, { fieldManager: '' })).toThrow('options.fieldManager');
+    expect(() => statusSink({} as Pick<Client, 'get' | 'patch'>)).toThrow('client');
   });
 });
 
@@ -365,7 +378,7 @@ describe('suppressOwnEcho', () => {
       const written = widget('101', { phase: 'B' });
       const other = widget('102', { phase: 'C' });
       hot('-a|', { a: { object: w, status: { phase: 'B' } } as Write })
-        .pipe(statusSink(server.port, { tracker }, ts))
+        .pipe(statusSink(server.client, { tracker }, ts))
         .subscribe();
       const events: Record<string, WatchEvent<Widget>> = {
         e: { type: 'Apply', object: written }, // our echo (response resourceVersion 101)
@@ -390,7 +403,7 @@ describe('suppressOwnEcho', () => {
         a: { object: w, status: { phase: 'B' } } as Write,
         b: { object: w, status: { phase: 'C' } } as Write,
       })
-        .pipe(statusSink(server.port, { tracker }, ts))
+        .pipe(statusSink(server.client, { tracker }, ts))
         .subscribe();
       const events: Record<string, WatchEvent<Widget>> = {
         x: { type: 'Apply', object: widget('101', { phase: 'B' }) },

@@ -11,9 +11,9 @@ import type { RunByKeyObserver, SinkResult } from '@rxkube/core';
 import { asyncScheduler, defer, tap } from 'rxjs';
 import type { OperatorFunction, SchedulerLike } from 'rxjs';
 
+import type { Client } from '../client/client.js';
 import type { KubeObject } from '../types.js';
 import { objectKey } from '../types.js';
-import type { StatusPort } from './status-port.js';
 import type { StatusWrite, StatusWriteOptions, StatusWriteOutcome } from './status-write.js';
 import { resolveStatusWriteOptions, writeStatus } from './status-write.js';
 import { WriteTracker } from './write-tracker.js';
@@ -26,7 +26,7 @@ export type { StatusWrite, StatusWriteOutcome } from './status-write.js';
  *
  * ## Example
  * ```ts
- * desired$.pipe(statusSink(port)).subscribe((r: StatusSinkResult<Widget, WidgetStatus>) => {
+ * desired$.pipe(statusSink(client)).subscribe((r: StatusSinkResult<Widget, WidgetStatus>) => {
  *   if (r.kind === 'failed') log.warn({ key: r.key, err: r.error }, 'status write failed');
  * });
  * ```
@@ -42,8 +42,8 @@ export type StatusSinkResult<T extends KubeObject<unknown, S>, S extends object>
  *
  * ## Example
  * ```ts
- * const options: StatusSinkOptions<Widget> = { concurrency: 8, patchType: 'json', tracker: new WriteTracker() };
- * desired$.pipe(statusSink(statusPortFromClient<Widget>(client), options)).subscribe();
+ * const options: StatusSinkOptions<Widget> = { concurrency: 8, patchType: 'json', fieldManager: 'widgets', tracker: new WriteTracker() };
+ * desired$.pipe(statusSink(client, options)).subscribe();
  * ```
  */
 export interface StatusSinkOptions<T extends KubeObject> extends StatusWriteOptions {
@@ -66,7 +66,7 @@ export interface StatusSinkOptions<T extends KubeObject> extends StatusWriteOpti
  * ```ts
  * const tracker = new WriteTracker();
  * desired$.pipe( // { object: widget, update: (s) => { setObservedGeneration(s, widget); s.phase = 'Ready'; } }
- *   statusSink(statusPortFromClient(client), { tracker, onWritten: (o) => store.apply({ type: 'Apply', object: o }) }),
+ *   statusSink(client, { tracker, onWritten: (o) => store.apply({ type: 'Apply', object: o }) }),
  * ).subscribe((r) => r.kind === 'failed' && log.warn({ key: r.key, err: r.error }));
  * ```
  *
@@ -94,17 +94,19 @@ export interface StatusSinkOptions<T extends KubeObject> extends StatusWriteOpti
  * ## Memory
  * `sinkByKey`'s (per object with a write waiting or in flight) plus the bounded {@link WriteTracker}.
  *
- * @param port patches the status subresource and reads the latest object.
+ * @param client patches the status subresource (`client.patch(ref, patch, { subresource: 'status' })`)
+ * and reads the latest object after a conflict (`client.get`): a `KubeClient`, the Manager's
+ * client, or a test's `stubClient()`.
  * @param options see {@link StatusSinkOptions}.
  * @param scheduler clock of the conflict backoff and the workqueue hooks.
  * @throws {InvalidArgumentError} synchronously for a bad option.
  */
 export function statusSink<T extends KubeObject<unknown, S>, S extends object>(
-  port: StatusPort<T>,
+  client: Pick<Client, 'get' | 'patch'>,
   options: StatusSinkOptions<T> = {},
   scheduler: SchedulerLike = asyncScheduler,
 ): OperatorFunction<StatusWrite<T, S>, StatusSinkResult<T, S>> {
-  const settings = resolveStatusWriteOptions('statusSink', port, options);
+  const settings = resolveStatusWriteOptions('statusSink', client, options);
   const sinkOptions = {
     concurrency: options.concurrency ?? 4,
     ...(options.observer !== undefined ? { observer: options.observer } : {}),
@@ -116,7 +118,7 @@ export function statusSink<T extends KubeObject<unknown, S>, S extends object>(
     defer(() => {
       const tracker = options.tracker ?? new WriteTracker({}, scheduler);
       const write = (w: StatusWrite<T, S>) =>
-        writeStatus(port, w, settings, tracker, scheduler).pipe(
+        writeStatus(client, w, settings, tracker, scheduler).pipe(
           tap((outcome) => {
             if (outcome.type === 'patched') options.onWritten?.(outcome.object);
           }),

@@ -10,6 +10,8 @@ import { InvalidArgumentError } from '@rxkube/core';
 import { catchError, defer, from, last, map, mergeMap, of, switchMap, tap, throwError, timer } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 
+import type { Client } from '../client/client.js';
+import type { JsonPatchOperation } from '../client/verb-options.js';
 import { isConflict } from '../errors.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
@@ -18,9 +20,41 @@ import type { StatusRecipe } from './draft-status.js';
 import { draftStatus } from './draft-status.js';
 import { isPlainObject, jsonEqual } from './internal/json.js';
 import { mergePatchOf } from './merge-patch.js';
-import type { StatusPatch, StatusPort } from './status-port.js';
+import type { MergePatch } from './merge-patch.js';
 import type { WriteTracker } from './write-tracker.js';
 import { writeId } from './write-tracker.js';
+
+/**
+ * A patch of the `status` subresource: a JSON merge patch, a JSON patch, or a server-side apply of
+ * the whole desired status (the field manager's full intent: status fields it applied before and
+ * omits now are removed, fields other managers own are kept).
+ *
+ * ## Example
+ * ```ts
+ * const patch: StatusPatch = { type: 'merge', body: { status: { phase: 'Ready' } } };
+ * await client.patch({ apiVersion: 'example.com/v1', kind: 'Widget', namespace: 'default', name: 'w' }, patch, { subresource: 'status' });
+ * ```
+ */
+export type StatusPatch =
+  | { readonly type: 'merge'; readonly body: { readonly status: MergePatch | null } }
+  | { readonly type: 'json'; readonly body: readonly JsonPatchOperation[] }
+  | { readonly type: 'apply'; readonly body: StatusApplyBody };
+
+/**
+ * The body of a status server-side apply: identity plus the desired status.
+ *
+ * ## Example
+ * ```ts
+ * const body: StatusApplyBody = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, status: { phase: 'Ready' } };
+ * const patch: StatusPatch = { type: 'apply', body };
+ * ```
+ */
+export interface StatusApplyBody {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly status: unknown;
+}
 
 /**
  * One desired status write: the object as the reconcile saw it, and either the whole desired
@@ -35,7 +69,7 @@ import { writeId } from './write-tracker.js';
  *     s.phase = 'Ready';
  *   },
  * };
- * of(whole, drafted).pipe(statusSink(port)).subscribe();
+ * of(whole, drafted).pipe(statusSink(client)).subscribe();
  * ```
  */
 export type StatusWrite<T extends KubeObject<unknown, S>, S extends object> =
@@ -46,7 +80,7 @@ export type StatusWrite<T extends KubeObject<unknown, S>, S extends object> =
  *
  * ## Example
  * ```ts
- * desired$.pipe(statusSink(port)).subscribe((r) => {
+ * desired$.pipe(statusSink(client)).subscribe((r) => {
  *   if (r.kind === 'written' && r.result.type === 'patched') console.log(r.key, `${r.result.conflicts} conflicts`);
  * });
  * ```
@@ -69,17 +103,22 @@ export type StatusWriteOutcome<T> =
  *
  * ## Example
  * ```ts
- * const options: StatusWriteOptions = { patchType: 'apply', maxAttempts: 3, conflictBackoff: { baseMs: 50 } };
- * desired$.pipe(statusSink(port, options)).subscribe();
+ * const options: StatusWriteOptions = { fieldManager: 'widget-controller', patchType: 'apply', maxAttempts: 3 };
+ * desired$.pipe(statusSink(client, options)).subscribe();
  * ```
  */
 export interface StatusWriteOptions {
   /**
    * `merge` (RFC 7386, default), `json` (RFC 6902 from the immer draft) or `apply` (server-side
-   * apply of the whole desired status as the port's field manager; still no request when the draft
-   * changed nothing).
+   * apply of the whole desired status as `fieldManager`, with `force`: the controller owns its
+   * status; still no request when the draft changed nothing).
    */
   readonly patchType?: 'merge' | 'json' | 'apply';
+  /**
+   * Names the writer in `managedFields` (e.g. the controller's name). Server-side apply needs one:
+   * `rxkube` when unset; merge and JSON patches send none unless given.
+   */
+  readonly fieldManager?: string;
   /** PATCH attempts per write when the server answers 409 Conflict; default 5. */
   readonly maxAttempts?: number;
   /** Delay before re-reading after the n-th conflict: `min(maxMs, baseMs × 2^(n-1))`; default 10 ms / 1 s. */
@@ -89,6 +128,7 @@ export interface StatusWriteOptions {
 /** {@link StatusWriteOptions} with every default filled in. */
 export interface ResolvedStatusWriteOptions {
   readonly patchType: 'merge' | 'json' | 'apply';
+  readonly fieldManager: string | undefined;
   readonly maxAttempts: number;
   readonly baseMs: number;
   readonly maxMs: number;
@@ -128,21 +168,30 @@ export class StatusConflictError extends Error {
  */
 export function resolveStatusWriteOptions(
   operator: string,
-  port: unknown,
+  client: unknown,
   options: StatusWriteOptions,
 ): ResolvedStatusWriteOptions {
   const patchType = options.patchType ?? 'merge';
   const maxAttempts = options.maxAttempts ?? 5;
   const baseMs = options.conflictBackoff?.baseMs ?? 10;
   const maxMs = options.conflictBackoff?.maxMs ?? 1_000;
-  const p = port as Partial<StatusPort<KubeObject>> | null | undefined;
-  if (
-    p === null ||
-    typeof p !== 'object' ||
-    typeof p.patchStatus !== 'function' ||
-    typeof p.getLatest !== 'function'
-  ) {
-    throw new InvalidArgumentError(operator, 'port', port, 'must have patchStatus and getLatest functions');
+  const c = client as Partial<Pick<Client, 'get' | 'patch'>> | null | undefined;
+  if (c === null || typeof c !== 'object' || typeof c.patch !== 'function' || typeof c.get !== 'function') {
+    throw new InvalidArgumentError(
+      operator,
+      'client',
+      client,
+      'must be a Client (a KubeClient, or any object with get and patch functions)',
+    );
+  }
+  const fieldManager = options.fieldManager;
+  if (fieldManager !== undefined && (typeof fieldManager !== 'string' || fieldManager === '')) {
+    throw new InvalidArgumentError(
+      operator,
+      'options.fieldManager',
+      fieldManager,
+      'must be a non-empty string',
+    );
   }
   if (patchType !== 'merge' && patchType !== 'json' && patchType !== 'apply') {
     throw new InvalidArgumentError(
@@ -168,7 +217,7 @@ export function resolveStatusWriteOptions(
       );
     }
   }
-  return { patchType, maxAttempts, baseMs, maxMs };
+  return { patchType, fieldManager, maxAttempts, baseMs, maxMs };
 }
 
 /**
@@ -178,23 +227,28 @@ export function resolveStatusWriteOptions(
  * recorded in `tracker` as written by `writer`. Emits one outcome, then completes; errors with the
  * write's error (unwrapped, so `isNotFound(e)` works), a {@link StatusConflictError} after
  * `maxAttempts` conflicts, or a {@link UserCodeError} (hook `status`) when the recipe throws.
- *
- * ## Example
- * ```ts
- * const options = { patchType: 'merge', maxAttempts: 5, baseMs: 10, maxMs: 1_000 } as const;
- * const write: StatusWrite<Widget, WidgetStatus> = { object: widget, status: { phase: 'Ready' } };
- * writeStatus(statusPortFromClient<Widget>(client), write, options, new WriteTracker(), asyncScheduler)
- *   .subscribe((outcome) => console.log(outcome.type)); // 'patched' or 'unchanged'
- * ```
+ * Requests go through `client` (`patch(ref, patch, { subresource: 'status', … })`, `get(ref)`),
+ * each carrying `signal` when one is given. Internal: `ctx.status` calls it, `statusSink` queues it.
  */
 export function writeStatus<T extends KubeObject<unknown, S>, S extends object>(
-  port: StatusPort<T>,
+  client: Pick<Client, 'get' | 'patch'>,
   write: StatusWrite<T, S>,
   options: ResolvedStatusWriteOptions,
   tracker: WriteTracker,
   scheduler: SchedulerLike,
   writer?: string,
+  signal?: AbortSignal,
 ): Observable<StatusWriteOutcome<T>> {
+  const call = signal !== undefined ? { signal } : {};
+  const patchOptions =
+    options.patchType === 'apply'
+      ? // The controller owns its status: force takes fields over from earlier Update writers.
+        { subresource: 'status', fieldManager: options.fieldManager ?? 'rxkube', force: true, ...call }
+      : {
+          subresource: 'status',
+          ...(options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {}),
+          ...call,
+        };
   return defer(() => {
     const key = objectKey(write.object);
     const ref = refOf(write.object, key);
@@ -204,7 +258,7 @@ export function writeStatus<T extends KubeObject<unknown, S>, S extends object>(
       if (patch === undefined) return of({ type: 'unchanged', requests, conflicts });
       return tracker
         .track(id, () =>
-          from(port.patchStatus(ref, patch)).pipe(
+          from(client.patch<T>(ref, patch, patchOptions)).pipe(
             last(),
             tap((object) => tracker.recorded(base, object, writer)),
           ),
@@ -224,7 +278,7 @@ export function writeStatus<T extends KubeObject<unknown, S>, S extends object>(
             }
             const delay = Math.min(options.maxMs, options.baseMs * 2 ** conflicts);
             return timer(delay, scheduler).pipe(
-              switchMap(() => from(port.getLatest(ref)).pipe(last())),
+              switchMap(() => from(client.get<T>(ref, call)).pipe(last())),
               mergeMap((latest) => attempt(latest, requests + 1, conflicts + 1)),
             );
           }),

@@ -37,7 +37,7 @@ export interface ApplyConflict {
  * ## Example
  * ```ts
  * try {
- *   serverSideApply(live, config, { manager: 'b', force: false, apiVersion: 'v1', now });
+ *   serverSideApply(live, config, { fieldManager: 'b', force: false, apiVersion: 'v1', now });
  * } catch (e) {
  *   if (e instanceof ApplyConflictError) console.log(e.message, e.causes); // answered as 409 Conflict
  * }

@@ -28,7 +28,13 @@ const apply = (
   manager: string,
   extra: Record<string, unknown> = {},
 ): Obj =>
-  serverSideApply(live, config, { manager, force: false, apiVersion: 'v1', now: T0, ...extra }) as Obj;
+  serverSideApply(live, config, {
+    fieldManager: manager,
+    force: false,
+    apiVersion: 'v1',
+    now: T0,
+    ...extra,
+  }) as Obj;
 const owners = (
   o: { metadata: { managedFields?: ManagedFieldsEntry[] } } | ManagedFieldsEntry[],
 ): Record<string, unknown> =>
@@ -54,7 +60,7 @@ describe('managedFields a client writes (fieldmanager.go decodeLiveOrNew)', () =
 
   it('are kept as given when they decode, and the write moves only what it changed', () => {
     const next = { ...cm({ a: '1', b: '2' }), metadata: { ...live.metadata, managedFields: crafted } };
-    expect(recordUpdate(live, next, { manager: 'u', apiVersion: 'v1', now: T0 })).toEqual([
+    expect(recordUpdate(live, next, { fieldManager: 'u', apiVersion: 'v1', now: T0 })).toEqual([
       crafted[0],
       {
         manager: 'u',
@@ -72,21 +78,27 @@ describe('managedFields a client writes (fieldmanager.go decodeLiveOrNew)', () =
       ...live,
       metadata: { ...live.metadata, managedFields: [{ manager: 'x', operation: 'Patch' }] },
     };
-    expect(owners(recordUpdate(live, bad, { manager: 'u', apiVersion: 'v1', now: T0 }))).toEqual(
+    expect(owners(recordUpdate(live, bad, { fieldManager: 'u', apiVersion: 'v1', now: T0 }))).toEqual(
       owners(live),
     );
     const sub = { ...live, metadata: { ...live.metadata, managedFields: crafted } };
     expect(
-      owners(recordUpdate(live, sub, { manager: 'u', apiVersion: 'v1', now: T0, subresource: 'status' })),
+      owners(
+        recordUpdate(live, sub, { fieldManager: 'u', apiVersion: 'v1', now: T0, subresource: 'status' }),
+      ),
     ).toEqual(owners(live));
   });
 
   it('[{}] resets them; updates of an object without entries are not tracked (skipnonapplied.go)', () => {
     const reset = { ...live, metadata: { ...live.metadata, managedFields: [{}] } };
-    expect(recordUpdate(live, reset, { manager: 'u', apiVersion: 'v1', now: T0 })).toEqual([]);
+    expect(recordUpdate(live, reset, { fieldManager: 'u', apiVersion: 'v1', now: T0 })).toEqual([]);
     const untracked = stored(cm({ a: '2' }));
     expect(
-      recordUpdate(untracked, cm({ a: '3' }, { uid: 'u-1' }), { manager: 'u', apiVersion: 'v1', now: T0 }),
+      recordUpdate(untracked, cm({ a: '3' }, { uid: 'u-1' }), {
+        fieldManager: 'u',
+        apiVersion: 'v1',
+        now: T0,
+      }),
     ).toEqual([]);
   });
 
@@ -97,7 +109,7 @@ describe('managedFields a client writes (fieldmanager.go decodeLiveOrNew)', () =
       metadata: { ...live.metadata, managedFields: [foreign, ...crafted] },
     };
     expect(
-      recordUpdate(live, next, { manager: 'u', apiVersion: 'v1', now: T0 }).map((e) => e.manager),
+      recordUpdate(live, next, { fieldManager: 'u', apiVersion: 'v1', now: T0 }).map((e) => e.manager),
     ).toEqual(['x']);
   });
 });
@@ -123,7 +135,7 @@ describe('at most ten Update entries (capmanagers.go)', () => {
       metadata: {
         ...obj.metadata,
         managedFields: recordUpdate(undefined, cm({ k: 'v' }), {
-          manager: 'creator',
+          fieldManager: 'creator',
           apiVersion: 'v1',
           now: T0,
         }),
@@ -137,7 +149,7 @@ describe('at most ten Update entries (capmanagers.go)', () => {
         metadata: {
           ...next.metadata,
           managedFields: recordUpdate(obj, next, {
-            manager: `u${String(i).padStart(2, '0')}`,
+            fieldManager: `u${String(i).padStart(2, '0')}`,
             apiVersion: 'v1',
             now: time,
           }),
@@ -165,7 +177,7 @@ describe('kubectl after client-side apply (lastappliedmanager.go, lastappliedupd
     ...cm({ a: '1' }, { annotations: { [annotation]: lastApplied } }),
   });
   live.metadata.managedFields = recordUpdate(undefined, live, {
-    manager: 'kubectl-client-side-apply',
+    fieldManager: 'kubectl-client-side-apply',
     apiVersion: 'v1',
     now: T0,
   });
@@ -183,7 +195,7 @@ describe('kubectl after client-side apply (lastappliedmanager.go, lastappliedupd
     const edited = { ...live, data: { a: 'edited' } };
     edited.metadata = {
       ...live.metadata,
-      managedFields: recordUpdate(live, edited, { manager: 'editor', apiVersion: 'v1', now: T0 }),
+      managedFields: recordUpdate(live, edited, { fieldManager: 'editor', apiVersion: 'v1', now: T0 }),
     };
     expect(() => apply(edited, cm({ a: '2' }), 'kubectl')).toThrow(
       'conflict with "editor" using v1: .data.a',
@@ -217,7 +229,7 @@ describe('reset fields (GetResetFields as IgnoredFields) and times (managedfield
   it("an update's entry time moves only when its set changes; an apply's when anything changed", () => {
     const live = stored(apply(undefined, w({ a: '1' }), 'm', opts));
     const u1 = recordUpdate(live, w({ a: '2' }), {
-      manager: 'u',
+      fieldManager: 'u',
       apiVersion: 'example.com/v1',
       now: T1,
       schema,
@@ -226,7 +238,7 @@ describe('reset fields (GetResetFields as IgnoredFields) and times (managedfield
     const u2 = recordUpdate(
       after,
       { ...after },
-      { manager: 'u', apiVersion: 'example.com/v1', now: '2030-01-01T00:00:00Z', schema },
+      { fieldManager: 'u', apiVersion: 'example.com/v1', now: '2030-01-01T00:00:00Z', schema },
     );
     expect(u2.find((e) => e.manager === 'u')?.time).toBe(T1);
     const same = apply(live, w({ a: '1' }), 'm', { ...opts, now: T1 });
@@ -264,12 +276,12 @@ describe('applies the server refuses (structuredmerge.go, typed/validate.go)', (
       serverSideApply(
         dup,
         { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } },
-        { manager: 'm', force: false, apiVersion: 'v1', now: T0 },
+        { fieldManager: 'm', force: false, apiVersion: 'v1', now: T0 },
       ),
     ).toThrow(
       'failed to create typed live object: .spec.containers[name="c"].env: duplicate entries for key [name="A"]',
     );
-    const created = recordUpdate(undefined, dup, { manager: 'm', apiVersion: 'v1', now: T0 });
+    const created = recordUpdate(undefined, dup, { fieldManager: 'm', apiVersion: 'v1', now: T0 });
     expect(created).toEqual([]);
   });
 });

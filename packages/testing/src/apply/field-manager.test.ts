@@ -44,7 +44,7 @@ function replayApply(ex: Exchange, live: Obj | undefined): Obj {
   const widget = apiVersion === 'example.com/v1';
   const status = subresourceOf(ex).subresource === 'status';
   return serverSideApply(live, parseYaml(String(ex.request.body)) as Record<string, unknown>, {
-    manager: managerOf(ex),
+    fieldManager: managerOf(ex),
     force: ex.request.path.includes('force=true'),
     apiVersion,
     now: timeOf(expected),
@@ -67,7 +67,7 @@ describe('serverSideApply replaying the 11 transcript', () => {
   it('applying the same again changes nothing, not even the time', () => {
     const first = bodyOf(at('apply as fieldManager=a'));
     const out = serverSideApply(first, parseYaml(String(at('apply the same again').request.body)) as Obj, {
-      manager: 'a',
+      fieldManager: 'a',
       force: false,
       apiVersion: 'v1',
       now: '2030-01-01T00:00:00Z',
@@ -115,7 +115,7 @@ describe('serverSideApply replaying the 11 transcript', () => {
       const prev = bodyOf(at(previous));
       const next = applyMergePatch(prev, ex.request.body) as Obj;
       const entries = recordUpdate(prev, next, {
-        manager: managerOf(ex),
+        fieldManager: managerOf(ex),
         apiVersion: 'v1',
         now: timeOf(prev),
       });
@@ -132,7 +132,7 @@ describe('recordUpdate replaying the 10 and 12 transcripts', () => {
       const next = bodyOf(ex);
       const prev = previous === undefined ? undefined : bodyOf(exchange(t, previous));
       const entries = recordUpdate(prev, next, {
-        manager: 'wire-record',
+        fieldManager: 'wire-record',
         apiVersion: String(next.apiVersion),
         now: timeOf(next),
         ...subresourceOf(ex),
@@ -180,7 +180,7 @@ describe('recordUpdate replaying the 10 and 12 transcripts', () => {
       // The request had `data: {}` or none; Go's omitempty makes both the same for a ConfigMap.
       const withEmpty = next.kind === 'ConfigMap' ? { ...next, data: {} } : next;
       const entries = recordUpdate(undefined, withEmpty, {
-        manager: 'wire-record',
+        fieldManager: 'wire-record',
         apiVersion: String(next.apiVersion),
         now: timeOf(next),
       });
@@ -193,7 +193,7 @@ describe('recordUpdate replaying the 10 and 12 transcripts', () => {
     for (const label of ['create an events.k8s.io/v1 Event', 'create a core/v1 Event']) {
       const next = bodyOf(exchange(t18, label));
       const entries = recordUpdate(undefined, next, {
-        manager: 'wire-record',
+        fieldManager: 'wire-record',
         apiVersion: String(next.apiVersion),
         now: timeOf(next),
       });
@@ -205,7 +205,7 @@ describe('recordUpdate replaying the 10 and 12 transcripts', () => {
     const ex = exchange(loadTranscript('03'), 'unknown fields are dropped silently');
     const next = bodyOf(ex);
     expect(
-      recordUpdate(undefined, next, { manager: 'wire-record', apiVersion: 'v1', now: timeOf(next) }),
+      recordUpdate(undefined, next, { fieldManager: 'wire-record', apiVersion: 'v1', now: timeOf(next) }),
     ).toEqual(next.metadata.managedFields);
   });
 });
@@ -222,7 +222,7 @@ describe('serverSideApply and recordUpdate on lists', () => {
 
   it('owns associative list items by key with a "." member, and sets by value', () => {
     const out = serverSideApply(undefined, pod([{ name: 'app', image: 'a:1' }], ['x']), {
-      manager: 'm',
+      fieldManager: 'm',
       force: false,
       apiVersion: 'v1',
       now,
@@ -235,12 +235,12 @@ describe('serverSideApply and recordUpdate on lists', () => {
 
   it('reports conflicts inside list items with SMD paths, and force moves them', () => {
     const live = serverSideApply(undefined, pod([{ name: 'app', image: 'a:1' }]), {
-      manager: 'm',
+      fieldManager: 'm',
       force: false,
       apiVersion: 'v1',
       now,
     });
-    const opts = { manager: 'other', force: false, apiVersion: 'v1', now: later };
+    const opts = { fieldManager: 'other', force: false, apiVersion: 'v1', now: later };
     expect(() => serverSideApply(live, pod([{ name: 'app', image: 'a:2' }]), opts)).toThrow(
       'Apply failed with 1 conflict: conflict with "m": .spec.containers[name="app"].image',
     );
@@ -256,9 +256,9 @@ describe('serverSideApply and recordUpdate on lists', () => {
   });
 
   it('removes list items a manager stops applying, keeping items others own', () => {
-    const opts = { manager: 'm', force: false, apiVersion: 'v1', now };
+    const opts = { fieldManager: 'm', force: false, apiVersion: 'v1', now };
     let live = serverSideApply(undefined, pod([{ name: 'a' }, { name: 'b' }]), opts);
-    live = serverSideApply(live, pod([{ name: 'b' }, { name: 'c' }]), { ...opts, manager: 'n' });
+    live = serverSideApply(live, pod([{ name: 'b' }, { name: 'c' }]), { ...opts, fieldManager: 'n' });
     const out = serverSideApply(live, pod([]), opts) as Obj & { spec: { containers: unknown[] } };
     // the Go form of a Container always has its value struct `resources`
     expect(out.spec.containers).toEqual([
@@ -279,11 +279,16 @@ describe('serverSideApply and recordUpdate on lists', () => {
       ...created,
       metadata: {
         name: 'c',
-        managedFields: recordUpdate(undefined, created, { manager: 'kubectl', apiVersion: 'v1', now }),
+        managedFields: recordUpdate(undefined, created, { fieldManager: 'kubectl', apiVersion: 'v1', now }),
       },
     };
     expect(() =>
-      serverSideApply(live, cm({ x: '2', y: '2' }), { manager: 'ssa', force: false, apiVersion: 'v1', now }),
+      serverSideApply(live, cm({ x: '2', y: '2' }), {
+        fieldManager: 'ssa',
+        force: false,
+        apiVersion: 'v1',
+        now,
+      }),
     ).toThrow('Apply failed with 2 conflicts: conflicts with "kubectl" using v1:\n- .data.x\n- .data.y');
   });
 
@@ -298,7 +303,7 @@ describe('serverSideApply and recordUpdate on lists', () => {
         status: { s: 'x' },
       },
       {
-        manager: 's',
+        fieldManager: 's',
         force: false,
         apiVersion: 'example.com/v1',
         now,
@@ -355,7 +360,7 @@ describe('serverSideApply and recordUpdate on lists', () => {
         metadata: { name: 'w' },
         spec: { items: [{ id: 1, v: 'a' }] },
       },
-      { manager: 'm', force: false, apiVersion: 'example.com/v1', now, schema },
+      { fieldManager: 'm', force: false, apiVersion: 'example.com/v1', now, schema },
     ) as Obj;
     expect(out.metadata.managedFields?.[0]?.fieldsV1).toEqual({
       'f:spec': { 'f:items': { 'k:{"id":1}': { '.': {}, 'f:id': {}, 'f:v': {} } } },
@@ -365,13 +370,15 @@ describe('serverSideApply and recordUpdate on lists', () => {
   it('rejects non-objects and empty managers with a TypeError naming the argument', () => {
     expect(() =>
       serverSideApply(undefined, 'x' as unknown as Record<string, unknown>, {
-        manager: 'm',
+        fieldManager: 'm',
         force: false,
         apiVersion: 'v1',
         now,
       }),
     ).toThrow(/the applied configuration must be a JSON object/);
-    expect(() => recordUpdate(undefined, {}, { manager: '', apiVersion: 'v1', now })).toThrow(/opts.manager/);
+    expect(() => recordUpdate(undefined, {}, { fieldManager: '', apiVersion: 'v1', now })).toThrow(
+      /opts.fieldManager/,
+    );
   });
 });
 
@@ -390,7 +397,7 @@ describe('properties', () => {
       fc.property(fc.array(data, { minLength: 1, maxLength: 5 }), (configs) => {
         let live: Record<string, unknown> | undefined;
         for (const d of configs)
-          live = serverSideApply(live, cm(d), { manager: 'm', force: false, apiVersion: 'v1', now });
+          live = serverSideApply(live, cm(d), { fieldManager: 'm', force: false, apiVersion: 'v1', now });
         const last = configs[configs.length - 1] ?? {};
         expect((live as { data?: unknown }).data ?? {}).toEqual(last);
       }),
@@ -404,10 +411,14 @@ describe('properties', () => {
           ...cm(before),
           metadata: {
             name: 'c',
-            managedFields: recordUpdate(undefined, cm(before), { manager: 'one', apiVersion: 'v1', now }),
+            managedFields: recordUpdate(undefined, cm(before), {
+              fieldManager: 'one',
+              apiVersion: 'v1',
+              now,
+            }),
           },
         };
-        const entries = recordUpdate(prev, cm(after), { manager: 'two', apiVersion: 'v1', now });
+        const entries = recordUpdate(prev, cm(after), { fieldManager: 'two', apiVersion: 'v1', now });
         const owned = (m: string): string[] =>
           Object.keys(
             (entries.find((e) => e.manager === m)?.fieldsV1['f:data'] ?? {}) as Record<string, unknown>,

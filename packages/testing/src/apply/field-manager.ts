@@ -47,12 +47,12 @@ export type { ManagedFieldsEntry } from './managed-fields.js';
  *
  * ## Example
  * ```ts
- * const opts: ApplyOptions = { manager: 'my-operator', force: true, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
+ * const opts: ApplyOptions = { fieldManager: 'my-operator', force: true, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
  * ```
  */
 export interface ApplyOptions {
   /** The `fieldManager` query parameter (required for apply). */
-  manager: string;
+  fieldManager: string;
   /** The `force` query parameter: take ownership of conflicting fields instead of failing. */
   force: boolean;
   /** The apiVersion of the request (recorded in the managedFields entry). */
@@ -76,12 +76,12 @@ export interface ApplyOptions {
  *
  * ## Example
  * ```ts
- * const opts: UpdateOptions = { manager: 'kube-controller-manager', apiVersion: 'v1', now, subresource: 'status' };
+ * const opts: UpdateOptions = { fieldManager: 'kube-controller-manager', apiVersion: 'v1', now, subresource: 'status' };
  * ```
  */
 export interface UpdateOptions {
   /** The `fieldManager` query parameter, or the User-Agent's first word. */
-  manager: string;
+  fieldManager: string;
   /** The apiVersion of the request. */
   apiVersion: string;
   /** The time of the write, RFC 3339 seconds. */
@@ -130,7 +130,7 @@ export class ApplyError extends Error {
 function requireManager(manager: unknown, fn: string): void {
   if (typeof manager !== 'string' || manager === '' || manager.length > 128) {
     throw new TypeError(
-      `${fn}: opts.manager must be a non-empty field manager name (at most 128 characters)`,
+      `${fn}: opts.fieldManager must be a non-empty field manager name (at most 128 characters)`,
     );
   }
 }
@@ -151,7 +151,7 @@ const stringField = (v: unknown): string | undefined => (typeof v === 'string' &
  * ## Example
  * ```ts
  * recordUpdate(undefined, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', labels: { app: 'x' } }, data: { a: '1' } },
- *   { manager: 'kubectl', apiVersion: 'v1', now: '2026-11-22T06:22:59Z' });
+ *   { fieldManager: 'kubectl', apiVersion: 'v1', now: '2026-11-22T06:22:59Z' });
  * // [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: '2026-11-22T06:22:59Z', fieldsType: 'FieldsV1',
  * //    fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } } }]
  * ```
@@ -171,7 +171,7 @@ const stringField = (v: unknown): string | undefined => (typeof v === 'string' &
  *
  * @param prev the stored object before the write, `undefined` on create (not mutated).
  * @param next the object about to be stored, with the request's managedFields (not mutated).
- * @param opts manager, request apiVersion, time, `subresource`, reset fields, CRD `schema`.
+ * @param opts field manager, request apiVersion, time, `subresource`, reset fields, CRD `schema`.
  * @returns the new `managedFields`, sorted like the apiserver sorts them (empty: none).
  * @throws {TypeError} when `next` is not an object or the manager name is empty.
  */
@@ -180,7 +180,7 @@ export function recordUpdate(
   next: Record<string, unknown>,
   opts: UpdateOptions,
 ): ManagedFieldsEntry[] {
-  requireManager(opts.manager, 'recordUpdate');
+  requireManager(opts.fieldManager, 'recordUpdate');
   const nextObj = requireObject(next, 'recordUpdate: the new object');
   const prevObj = prev === undefined ? undefined : requireObject(prev, 'recordUpdate: the previous object');
   const apiVersion = opts.apiVersion;
@@ -202,7 +202,7 @@ export function recordUpdate(
   if (managed.sets.size === 0 && typeof uid === 'string' && uid !== '') return [];
   try {
     return encodeManagedFields(
-      updateLayers(typedForm(prevObj, ctx), typedForm(nextObj, ctx), managed, opts.manager, ctx),
+      updateLayers(typedForm(prevObj, ctx), typedForm(nextObj, ctx), managed, opts.fieldManager, ctx),
     );
   } catch (e) {
     // UpdateNoErrors: a value SMD cannot read (duplicate list keys) leaves the object without entries
@@ -252,7 +252,7 @@ export function serverSideApply(
   applied: Record<string, unknown>,
   opts: ApplyOptions,
 ): Record<string, unknown> {
-  requireManager(opts.manager, 'serverSideApply');
+  requireManager(opts.fieldManager, 'serverSideApply');
   const appliedObj = requireObject(applied, 'serverSideApply: the applied configuration');
   const liveObj = live === undefined ? undefined : requireObject(live, 'serverSideApply: the live object');
   const kind = stringField(appliedObj.kind) ?? stringField(liveObj?.kind) ?? '';
@@ -279,7 +279,7 @@ export function serverSideApply(
   const run = (force: boolean): { object: JsonObject; managed: Managed } => {
     let m = managed;
     if (m.sets.size === 0) m = updateLayers(typedForm(undefined, ctx), liveTyped, m, BEFORE_FIRST_APPLY, ctx);
-    return applyLayers(liveObj, liveTyped, appliedObj, m, opts.manager, force, ctx);
+    return applyLayers(liveObj, liveTyped, appliedObj, m, opts.fieldManager, force, ctx);
   };
   let result: { object: JsonObject; managed: Managed };
   try {
@@ -288,7 +288,7 @@ export function serverSideApply(
     if (!(e instanceof Conflicts)) throw e;
     // lastAppliedManager: kubectl's conflicts on fields it applied client-side are no conflicts
     const allowed =
-      opts.manager === KUBECTL_MANAGER
+      opts.fieldManager === KUBECTL_MANAGER
         ? allowedConflicts(liveObj, liveTyped, ctx.groupVersion, ctx.type)
         : undefined;
     const conflicts = allowed === undefined ? e.conflicts : e.conflicts.filter((c) => !allowed.has(c.path));
@@ -296,7 +296,7 @@ export function serverSideApply(
     result = run(true);
   }
   const { object, managed: after } = result;
-  if (opts.manager === KUBECTL_MANAGER && hasLastApplied(object)) setLastApplied(object, appliedObj);
+  if (opts.fieldManager === KUBECTL_MANAGER && hasLastApplied(object)) setLastApplied(object, appliedObj);
   const metadata = isObject(object.metadata) ? object.metadata : (object.metadata = {});
   const entries = encodeManagedFields(after);
   if (entries.length > 0) metadata.managedFields = entries;

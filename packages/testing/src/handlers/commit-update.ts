@@ -73,7 +73,7 @@ export function commitUpdate(
       oldWire,
       { ...next, metadata: { ...next.metadata, managedFields: requested } },
       {
-        manager: opts.manager,
+        fieldManager: opts.manager,
         apiVersion: type.apiVersion,
         now: engine.nowIso(),
         ...(opts.subresource ? { subresource: opts.subresource } : {}),

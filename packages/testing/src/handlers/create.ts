@@ -80,7 +80,7 @@ export function createObject(
     obj.metadata.managedFields = recordUpdate(
       undefined,
       { ...obj, metadata: { ...obj.metadata, managedFields: requested } },
-      { manager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
+      { fieldManager: opts.manager, apiVersion: type.apiVersion, now, ...fieldManagerType(type, undefined) },
     );
     checkManagedFields(type, obj, 1);
   }

@@ -173,7 +173,7 @@ export class Engine implements EngineCore {
       oldWire,
       { ...nextWire, metadata: { ...nextWire.metadata, managedFields: oldWire.metadata.managedFields } },
       {
-        manager,
+        fieldManager: manager,
         apiVersion: type.apiVersion,
         now: this.nowIso(),
         ...(subresource ? { subresource } : {}),

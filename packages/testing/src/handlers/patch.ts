@@ -152,7 +152,7 @@ export function serverSideApplyPatch(
   const now = engine.nowIso();
   const custom = !type.builtin || type.schema !== undefined;
   const fmOpts = {
-    manager: opts.manager,
+    fieldManager: opts.manager,
     force: opts.force ?? false,
     apiVersion: type.apiVersion,
     now,

@@ -177,7 +177,7 @@ function managedFields(body: KObj, r: VirtualCreateRequest): unknown[] {
   const entries = recordUpdate(
     undefined,
     { ...body, metadata: {} },
-    { manager: r.manager, apiVersion: API_VERSION, now: r.now },
+    { fieldManager: r.manager, apiVersion: API_VERSION, now: r.now },
   );
   return entries;
 }

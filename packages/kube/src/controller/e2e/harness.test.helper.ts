@@ -1,13 +1,12 @@
 /**
- * Shared pieces of the controller end-to-end tests: the Widget CRD, a status port that counts
+ * Shared pieces of the controller end-to-end tests: the Widget CRD, a client that counts
  * (and optionally pins) its requests, and deterministic waits on the controller's results.
  */
 import type { Observable, Subscription } from 'rxjs';
-import { defer, filter, firstValueFrom, from, ReplaySubject, tap, timeout } from 'rxjs';
+import { filter, firstValueFrom, ReplaySubject, timeout } from 'rxjs';
 
 import type { KubeClient } from '../../client/kube-client.js';
-import type { StatusPatch, StatusPort } from '../../sink/status-port.js';
-import { statusPortFromClient } from '../../sink/status-port.js';
+import type { GetOptions, Patch, PatchOptions } from '../../client/verb-options.js';
 import type { KubeObject, ObjectRef } from '../../types.js';
 import { objectKey } from '../../types.js';
 import type { ControllerResult } from '../controller.js';
@@ -58,54 +57,56 @@ export const widgetCrd = {
   },
 };
 
-/** A status port over the client that records every PATCH it sends (and every GET). */
-export interface CountingPort extends StatusPort<Widget> {
-  readonly patches: { key: string; patch: StatusPatch }[];
+/** The client with every status PATCH it sends recorded (and every GET). */
+export interface CountingClient extends KubeClient {
+  readonly patches: { key: string; patch: Patch }[];
   readonly gets: string[];
 }
 
 /**
- * `statusPortFromClient`, counting. With `pinResourceVersion`, each PATCH carries the
- * resourceVersion last seen for the object (from its GET or PATCH responses) as a precondition,
- * so a concurrent writer makes the server answer 409 Conflict — the sink's retry path, for real.
+ * `client`, counting its status writes: a decorator of the one client a controller writes through
+ * (every other member passes through). With `pinResourceVersion`, each merge PATCH of the status
+ * carries the resourceVersion last seen for the object (from its GET or PATCH responses) as a
+ * precondition, so a concurrent writer makes the server answer 409 Conflict — the status writer's
+ * retry path, for real.
  */
-export function countingPort(
+export function countingClient(
   client: KubeClient,
   options: { pinResourceVersion?: boolean; beforePatch?: (ref: ObjectRef) => Promise<void> } = {},
-): CountingPort {
-  const inner = statusPortFromClient<Widget>(client, { fieldManager: 'widget-e2e' });
-  const patches: { key: string; patch: StatusPatch }[] = [];
+): CountingClient {
+  const patches: { key: string; patch: Patch }[] = [];
   const gets: string[] = [];
   const seen = new Map<string, string>();
-  const remember = (o: Widget): void => {
-    if (o.metadata.resourceVersion !== undefined) seen.set(objectKey(o), o.metadata.resourceVersion);
+  const remember = <T>(o: T): T => {
+    const meta = (o as Partial<Widget>).metadata;
+    if (meta?.resourceVersion !== undefined) seen.set(objectKey(o as Widget), meta.resourceVersion);
+    return o;
   };
-  const getLatest = (ref: ObjectRef): Observable<Widget> =>
-    defer(() => {
-      gets.push(objectKey(ref));
-      return from(inner.getLatest(ref)).pipe(tap(remember));
-    });
-  return {
-    patches,
-    gets,
-    getLatest,
-    patchStatus: (ref, patch) =>
-      defer(() => {
-        const key = objectKey(ref);
-        const pinned = async (): Promise<Widget> => {
-          if (options.pinResourceVersion !== true || patch.type !== 'merge') {
-            patches.push({ key, patch });
-            return firstValueFrom(from(inner.patchStatus(ref, patch)));
-          }
-          if (!seen.has(key)) await firstValueFrom(from(inner.getLatest(ref)).pipe(tap(remember)));
-          const body = { ...patch.body, metadata: { resourceVersion: seen.get(key) } };
-          await options.beforePatch?.(ref);
-          patches.push({ key, patch });
-          return client.patch<Widget>(ref, { type: 'merge', body }, { subresource: 'status' });
-        };
-        return from(pinned()).pipe(tap(remember));
-      }),
+  const get = async (ref: ObjectRef, o?: GetOptions): Promise<unknown> => {
+    gets.push(objectKey(ref));
+    return remember(await client.get(ref, o));
   };
+  const patch = async (ref: ObjectRef, p: Patch, o?: PatchOptions): Promise<unknown> => {
+    if (o?.subresource !== 'status') return client.patch(ref, p, o);
+    const key = objectKey(ref);
+    if (options.pinResourceVersion !== true || p.type !== 'merge') {
+      patches.push({ key, patch: p });
+      return remember(await client.patch(ref, p, o));
+    }
+    if (!seen.has(key)) remember(await client.get(ref));
+    const body = { ...p.body, metadata: { resourceVersion: seen.get(key) } };
+    await options.beforePatch?.(ref);
+    patches.push({ key, patch: p });
+    return remember(await client.patch(ref, { type: 'merge', body }, o));
+  };
+  const extra: Record<PropertyKey, unknown> = { patches, gets, get, patch };
+  return new Proxy(client, {
+    get(target, property) {
+      if (property in extra) return extra[property];
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as CountingClient;
 }
 
 /** Records a controller's results and waits for them deterministically (no sleeps). */

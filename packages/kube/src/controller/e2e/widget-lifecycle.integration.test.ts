@@ -16,14 +16,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../../client/kube-client.js';
 import { ensureCrd } from '../../crd/ensure-crd.js';
-import { eventPortFromClient } from '../../events/event-port.js';
 import { EventRecorder } from '../../events/event-recorder.js';
 import type { EventOutcome } from '../../events/record-events.js';
 import { setObservedGeneration } from '../../sink/draft-status.js';
-import type { ControllerReconcile, ControllerStatusOutcome } from '../controller.js';
+import type { StatusWriteOutcome } from '../../sink/status-write.js';
+import type { ControllerReconcile } from '../controller.js';
 import { controller } from '../controller.js';
 import type { Widget } from './harness.test.helper.js';
-import { countingPort, Results, WIDGET, widgetCrd } from './harness.test.helper.js';
+import { countingClient, Results, WIDGET, widgetCrd } from './harness.test.helper.js';
 
 const FIN = 'example.com/cleanup';
 const RESOURCE = 'widgets.example.com';
@@ -53,8 +53,8 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
 
   it('create → finalizer → status once → spec change → observedGeneration → delete → cleanup → gone; Events aggregated', async () => {
     const NS = 'e2e';
-    const port = countingPort(client);
-    const recorder = new EventRecorder(eventPortFromClient(client), {
+    const counting = countingClient(client);
+    const recorder = new EventRecorder(client, {
       reportingController: 'example.com/widgets',
       reportingInstance: 'e2e',
       seriesIntervalMs: 0,
@@ -66,7 +66,7 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
     const running = new Set<string>();
     let overlaps = 0;
     const cleanups: string[] = [];
-    const statusOutcomes: { key: string; outcome: ControllerStatusOutcome<Widget> }[] = [];
+    const statusOutcomes: { key: string; outcome: StatusWriteOutcome<Widget> }[] = [];
 
     const reconcile: ControllerReconcile<Widget> = (request, ctx) =>
       defer(async () => {
@@ -98,9 +98,9 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
       controller<Widget>({
         for: WIDGET,
         namespace: NS,
-        client,
+        client: counting,
         log: {},
-        status: { port },
+        status: { fieldManager: 'widget-e2e' },
         finalizer: {
           name: FIN,
           cleanup: (object) =>
@@ -114,7 +114,7 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
       }).run(reconcile),
     );
     const callsOf = (name: string) => calls.filter((c) => c.key === `${NS}/${name}`);
-    const patchesOf = (name: string) => port.patches.filter((p) => p.key === `${NS}/${name}`);
+    const patchesOf = (name: string) => counting.patches.filter((p) => p.key === `${NS}/${name}`);
     const statusOf = async (name: string) => (await stored(NS, name))?.status;
     /** Creates a fresh object and waits for its reconcile: every earlier trigger has been handled. */
     let barriers = 0;
@@ -231,7 +231,7 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
     const NS = 'storm';
     // Pinning the resourceVersion makes the concurrent writer cause real 409s at the server.
     let interleaved = 0;
-    const port = countingPort(client, {
+    const counting = countingClient(client, {
       pinResourceVersion: true,
       // another writer's label change lands between our read and the first 3 PATCHes: real 409s
       beforePatch: async (r) => {
@@ -248,9 +248,9 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
       controller<Widget>({
         for: WIDGET,
         namespace: NS,
-        client,
+        client: counting,
         log: {},
-        status: { port, maxAttempts: 50, conflictBackoff: { baseMs: 1, maxMs: 5 } },
+        status: { fieldManager: 'widget-e2e', maxAttempts: 50, conflictBackoff: { baseMs: 1, maxMs: 5 } },
       }).run((_request, ctx) =>
         defer(async () => {
           if (running.has(ctx.key)) overlaps++;
@@ -298,7 +298,7 @@ describeEachBackend('controller end to end (Widget with status, finalizer and Ev
       expect(overlaps).toBe(0);
       expect(results.all.filter((r) => r.outcome === 'terminal')).toEqual([]);
       // the writer interleaved with our PATCHes: each of the first 3 met a 409, was re-read and retried
-      expect(port.gets.length).toBeGreaterThanOrEqual(3);
+      expect(counting.gets.length).toBeGreaterThanOrEqual(3);
     } finally {
       results.stop();
     }

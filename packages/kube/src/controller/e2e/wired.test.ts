@@ -7,20 +7,18 @@ import type { Observable } from 'rxjs';
 import { defer, map, mergeMap, throwError } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { testScheduler } from '@rxkube/testing/vitest';
-import { ScriptedWatchRegistry, stubClient, watchEvent } from '@rxkube/testing/controller';
+import { ScriptedWatchRegistry, watchEvent } from '@rxkube/testing/controller';
 import { describe, expect, it } from 'vitest';
 
-import type { JsonPatchOperation } from '../../client/verb-options.js';
-import type { FinalizerPort } from '../../finalizer/finalizer-port.js';
+import type { Client } from '../../client/client.js';
+import { marbleClient } from '../../client/marble-client.test.helper.js';
+import type { JsonPatchOperation, Patch } from '../../client/verb-options.js';
 import type { WatchRegistry } from '../../reflector/watch-registry.js';
-import type { StatusPatch, StatusPort } from '../../sink/status-port.js';
 import type { WatchEvent } from '../../types.js';
 import type { ControllerResult } from '../controller.js';
 import { controller } from '../controller.js';
 import type { Widget } from './harness.test.helper.js';
 import { WIDGET } from './harness.test.helper.js';
-
-const client = stubClient(); // never called: the ports are fakes
 
 const FIN = 'example.com/cleanup';
 const I = watchEvent.init<Widget>();
@@ -42,7 +40,7 @@ const label = (r: ControllerResult): string =>
 /** A controller with only a finalizer: its reconcile must never run (the objects are deleting). */
 function finalizingController(
   primary: Observable<WatchEvent<Widget>>,
-  port: FinalizerPort<Widget>,
+  client: Client,
   ts: TestScheduler,
   cleanup: () => Observable<unknown>,
 ): Observable<ControllerResult> {
@@ -54,7 +52,7 @@ function finalizingController(
       rateLimit: false,
       random: () => 0,
       log: {},
-      finalizer: { name: FIN, port, cleanup },
+      finalizer: { name: FIN, cleanup },
     },
     ts,
   ).run(() => {
@@ -77,12 +75,12 @@ describe('controller with status sink and finalizer (marbles)', () => {
         b: { type: 'Apply', object: deleting },
         x: { type: 'Delete', object: deleting },
       });
-      const port: FinalizerPort<Widget> = {
+      const client = marbleClient({
         // The real API server answers with the deleting object's unchanged resourceVersion
         // (packages/testing/fixtures/kube-wire/13-finalizers.json #7).
         patch: () => cold('-(r|)', { r: w('7', {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }) }),
-      };
-      const results$ = finalizingController(primary, port, ts, () =>
+      });
+      const results$ = finalizingController(primary, client, ts, () =>
         defer(() => {
           cleanups++;
           return cold('--------(d|)', { d: 1 });
@@ -109,14 +107,14 @@ describe('controller with status sink and finalizer (marbles)', () => {
         { deletionTimestamp: '2024-01-01T00:00:00Z', finalizers: ['other/x', FIN] },
       );
       const primary = hot<WatchEvent<Widget>>('(IaD)', { I, a: { type: 'InitApply', object: deleting }, D });
-      const port: FinalizerPort<Widget> = {
-        patch: (_ref, ops) => {
-          patches.push([...ops]);
+      const client = marbleClient({
+        patch: (_ref, patch) => {
+          if (patch.type === 'json') patches.push([...patch.body]);
           return cold('-(r|)', { r: w('8', {}, { finalizers: ['other/x'] }) });
         },
-      };
+      });
       let n = 0;
-      const results$ = finalizingController(primary, port, ts, () =>
+      const results$ = finalizingController(primary, client, ts, () =>
         defer(() => {
           cleanupsAt.push(ts.now());
           return ++n <= 3 ? throwError(() => new Error(`bucket busy ${n}`)) : cold('--(d|)', { d: 1 });
@@ -140,7 +138,7 @@ describe('controller with status sink and finalizer (marbles)', () => {
 
   it('adds the finalizer before the reconcile, and neither that echo nor the status echo triggers a rerun — even when an echo beats its response', () => {
     const ts = testScheduler();
-    const statusPatches: StatusPatch[] = [];
+    const statusPatches: Patch[] = [];
     const seen: { at: number; rv: string | undefined; finalizers: readonly string[] | undefined }[] = [];
     ts.run(({ hot, cold, expectObservable }) => {
       const v1 = w('1');
@@ -157,14 +155,15 @@ describe('controller with status sink and finalizer (marbles)', () => {
         c: { type: 'Apply', object: v3 },
         d: { type: 'Apply', object: v4 },
       });
-      const finalizerPort: FinalizerPort<Widget> = { patch: () => cold('------(r|)', { r: v2 }) };
-      const statusPort: StatusPort<Widget> = {
-        patchStatus: (_ref, patch) => {
+      // the one client: the finalizer's patch of the object, the status patch of its subresource
+      const client = marbleClient({
+        patch: (_ref, patch, options) => {
+          if (options?.subresource !== 'status') return cold('------(r|)', { r: v2 });
           statusPatches.push(patch);
           return cold('------(r|)', { r: v3 });
         },
-        getLatest: () => cold('(r|)', { r: v3 }),
-      };
+        get: () => cold('(r|)', { r: v3 }),
+      });
       const results$ = controller<Widget>(
         {
           for: WIDGET,
@@ -173,8 +172,8 @@ describe('controller with status sink and finalizer (marbles)', () => {
           rateLimit: false,
           random: () => 0,
           log: {},
-          status: { port: statusPort },
-          finalizer: { name: FIN, port: finalizerPort, cleanup: () => cold('(d|)', { d: 1 }) },
+          status: {},
+          finalizer: { name: FIN, cleanup: () => cold('(d|)', { d: 1 }) },
         },
         ts,
       ).run((_req, ctx) => {

@@ -1,14 +1,8 @@
 /**
- * Event bodies (events.k8s.io/v1 and core/v1), the port the recorder writes through, and its
- * adapter to `KubeClient`.
+ * Event bodies (events.k8s.io/v1 and core/v1) as the recorder writes them.
  *
  * @module
  */
-import { defer } from 'rxjs';
-import type { Observable, ObservableInput } from 'rxjs';
-
-import type { Client } from '../client/client.js';
-import type { ObjectRef } from '../types.js';
 
 /**
  * `ObjectReference` of the object an Event is about.
@@ -34,10 +28,7 @@ export interface EventObjectReference {
  *
  * ## Example
  * ```ts
- * const port: EventPort = {
- *   create: (e: EventsV1Event | CoreV1Event) => (e.apiVersion === 'events.k8s.io/v1' ? of(e.note) : of(e.message)),
- *   patch: () => of(undefined),
- * };
+ * const noteOf = (e: EventsV1Event | CoreV1Event): string => (e.apiVersion === 'events.k8s.io/v1' ? e.note : e.message);
  * ```
  */
 export interface EventsV1Event {
@@ -62,10 +53,7 @@ export interface EventsV1Event {
  *
  * ## Example
  * ```ts
- * const port: EventPort = {
- *   create: (e: EventsV1Event | CoreV1Event) => (e.apiVersion === 'v1' ? of(e.involvedObject.name) : of(e.regarding.name)),
- *   patch: () => of(undefined),
- * };
+ * const regardingOf = (e: EventsV1Event | CoreV1Event): string => (e.apiVersion === 'v1' ? e.involvedObject.name : e.regarding.name);
  * ```
  */
 export interface CoreV1Event {
@@ -85,34 +73,4 @@ export interface CoreV1Event {
   readonly source: { readonly component: string };
   readonly reportingComponent: string;
   readonly reportingInstance: string;
-}
-
-/**
- * What the Event recorder needs from the API: create an Event, and merge-patch one (series updates).
- *
- * ## Example
- * ```ts
- * const port: EventPort = { create: (e) => cold('-(c|)', { c: e }), patch: (ref, body) => cold('-(p|)', { p: body }) };
- * ```
- */
-export interface EventPort {
-  /** `POST` the Event (its `apiVersion` says which API); emits anything on success. */
-  create(event: EventsV1Event | CoreV1Event): ObservableInput<unknown>;
-  /** `PATCH` (`application/merge-patch+json`) the Event named by `ref`; emits anything on success. */
-  patch(ref: ObjectRef, body: object): ObservableInput<unknown>;
-}
-
-/**
- * An {@link EventPort} over a `KubeClient`, started on subscribe.
- *
- * ## Example
- * ```ts
- * const recorder = new EventRecorder(eventPortFromClient(client), { reportingController: 'example.com/widgets', reportingInstance: pod });
- * ```
- */
-export function eventPortFromClient(client: Client): EventPort {
-  return {
-    create: (event): Observable<unknown> => defer(() => client.create(event)),
-    patch: (ref, body): Observable<unknown> => defer(() => client.patch(ref, { type: 'merge', body })),
-  };
 }
