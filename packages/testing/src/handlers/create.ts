@@ -64,6 +64,7 @@ export function createObject(
     oldObject: undefined,
     user: opts.user,
     createOnUpdate: applied || opts.createOnUpdate === true,
+    ...(opts.dryRun === true ? { dryRun: true } : {}),
   };
   engine.hooks.beforeValidate?.(write);
   validateCreate(engine, type, obj);
