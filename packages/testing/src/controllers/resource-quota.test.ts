@@ -25,6 +25,7 @@ const HARD = {
   'requests.storage': '5Gi',
   persistentvolumeclaims: '3',
   'services.nodeports': '2',
+  resourcequotas: '2',
   // a kind no server serves: no usage entry, on either backend
   'count/widgets.nothing.example.com': '1',
 };
@@ -71,6 +72,7 @@ describeEachBackend('ResourceQuota status and admission', (b) => {
       'requests.storage': '0',
       persistentvolumeclaims: '0',
       'services.nodeports': '0',
+      resourcequotas: '1', // itself
     });
   });
 
@@ -157,6 +159,15 @@ describeEachBackend('ResourceQuota status and admission', (b) => {
       'Forbidden',
       'persistentvolumeclaims "c" is forbidden: exceeded quota: q, requested: requests.storage=6Gi, used: requests.storage=0, limited: requests.storage=5Gi',
     ]);
+  });
+
+  it('Services: a NodePort Service charges its ports to services.nodeports', async () => {
+    const service = await send('POST', `/api/v1/namespaces/${NS}/services`, {
+      metadata: { name: 'np' },
+      spec: { type: 'NodePort', ports: [{ port: 80 }], selector: { app: 'x' } },
+    });
+    expect(service.status, service.text).toBe(201);
+    expect(await used('services.nodeports')).toBe('1');
   });
 
   it('a dry run is checked but not charged; a delete releases its usage (eventually, as the controller)', async () => {
