@@ -2,9 +2,10 @@
  * Every Forbidden cause the API server answers the writes rxkube makes with, provoked on the
  * server and classified from its own words (`classifyForbidden`): an RBAC denial, the
  * OwnerReferencesPermissionEnforcement admission plugin's two refusals (both fixed by a grant the
- * message names), RBAC's escalation check on a RoleBinding (fixed by `bind`), and on the real
- * server the admission plugins the embedded one does not run (ResourceQuota, PodSecurity). Each
- * grant the message names is then made and the same write passes — the message says the truth.
+ * message names), RBAC's escalation check on a RoleBinding (fixed by `bind`), ResourceQuota's
+ * refusal (both backends), and on the real server the admission plugin the embedded one does not
+ * run (PodSecurity). Each grant the message names is then made and the same write passes — the
+ * message says the truth.
  *
  * Sources of the server's words (kube-apiserver v1.24): `plugin/pkg/admission/gc/gc_admission.go`
  * ("cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set
@@ -203,28 +204,25 @@ describeEachBackend(
       await passes('the RoleBinding after the bind grant', bind);
     });
 
-    b.itOn('real', 'the embedded server runs no ResourceQuota admission')(
-      'an exhausted ResourceQuota is quota, not RBAC',
-      async () => {
-        await admin.create({
-          apiVersion: 'v1',
-          kind: 'ResourceQuota',
-          metadata: { name: 'no-secrets', namespace: NS },
-          spec: { hard: { 'count/secrets': '0' } },
-        });
-        await waitFor('the quota controller computed the quota', async () => {
-          const q = (await b.cluster.get('resourcequotas', NS, 'no-secrets')) as
-            { status?: { hard?: Record<string, string> } } | undefined;
-          return q?.status?.hard?.['count/secrets'] !== undefined;
-        });
-        const e = await refusal(
-          admin.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: NS } }),
-        );
-        expect(e.status.message).toContain('exceeded quota');
-        expect(forbiddenCause(e)).toBe('quota');
-        expect(e.message).toContain('This is not an RBAC problem');
-      },
-    );
+    it('an exhausted ResourceQuota is quota, not RBAC', async () => {
+      await admin.create({
+        apiVersion: 'v1',
+        kind: 'ResourceQuota',
+        metadata: { name: 'no-secrets', namespace: NS },
+        spec: { hard: { 'count/secrets': '0' } },
+      });
+      await waitFor('the quota controller computed the quota', async () => {
+        const q = (await b.cluster.get('resourcequotas', NS, 'no-secrets')) as
+          { status?: { hard?: Record<string, string> } } | undefined;
+        return q?.status?.hard?.['count/secrets'] !== undefined;
+      });
+      const e = await refusal(
+        admin.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: NS } }),
+      );
+      expect(e.status.message).toContain('exceeded quota');
+      expect(forbiddenCause(e)).toBe('quota');
+      expect(e.message).toContain('This is not an RBAC problem');
+    });
 
     b.itOn('real', 'PodSecurity admission is kube-apiserver’s')(
       'a Pod violating the namespace’s PodSecurity level is admission, not RBAC',

@@ -51,9 +51,10 @@ describe('kinds added at start', () => {
         {
           group: 'storage.k8s.io',
           version: 'v1',
-          kind: 'StorageClass',
-          plural: 'storageclasses',
-          shortNames: ['sc'],
+          // a built-in the server does not serve (cluster-scoped, installed with a CSI driver)
+          kind: 'CSIDriver',
+          plural: 'csidrivers',
+          shortNames: ['csid'],
           scope: 'Cluster',
           schema: {
             type: 'object',
@@ -79,16 +80,17 @@ describe('kinds added at start', () => {
 
   it('serves them with discovery, as built-ins in a built-in group and as custom resources elsewhere', async () => {
     const storage = await call(server.url, 'GET', '/apis/storage.k8s.io/v1');
-    // beside the served CSIStorageCapacity, in kube-apiserver's (alphabetical) order
+    // beside the served CSIStorageCapacity and StorageClass, in kube-apiserver's (alphabetical) order
     expect(storage.body.resources).toEqual([
-      expect.objectContaining({ name: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true }),
       expect.objectContaining({
-        name: 'storageclasses',
+        name: 'csidrivers',
         singularName: '',
         namespaced: false,
-        kind: 'StorageClass',
-        shortNames: ['sc'],
+        kind: 'CSIDriver',
+        shortNames: ['csid'],
       }),
+      expect.objectContaining({ name: 'csistoragecapacities', kind: 'CSIStorageCapacity', namespaced: true }),
+      expect.objectContaining({ name: 'storageclasses', kind: 'StorageClass', namespaced: false }),
     ]);
     const snap = await call(server.url, 'GET', '/apis/snapshot.example.com/v1');
     expect(snap.body.resources.map((r: any) => [r.name, r.singularName])).toEqual([
@@ -98,7 +100,7 @@ describe('kinds added at start', () => {
   });
 
   it('validates, prunes and strategic-merge-patches a built-in-group kind by its schema', async () => {
-    const sc = '/apis/storage.k8s.io/v1/storageclasses';
+    const sc = '/apis/storage.k8s.io/v1/csidrivers';
     const bad = await call(server.url, 'POST', sc, { body: { metadata: { name: 'x' }, provisioner: 3 } });
     expect(bad.status).toBe(422);
     const created = await call(server.url, 'POST', sc, {

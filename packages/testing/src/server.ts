@@ -28,6 +28,7 @@ import { clusterReads } from './cluster/cluster.js';
 import { DeploymentController } from './controllers/deployments.js';
 import { Controllers } from './controllers/gc.js';
 import { PvcProtectionController } from './controllers/pvc-protection.js';
+import { ResourceQuotaController } from './controllers/resource-quota.js';
 import { Faults } from './faults.js';
 import { Engine } from './handlers/engine.js';
 import type { WatchSession } from './handlers/watch.js';
@@ -319,6 +320,7 @@ class ApiServerImpl implements ApiServer {
   private readonly controllers: Controllers;
   private readonly deployments: DeploymentController | undefined;
   private readonly pvcProtection: PvcProtectionController;
+  private readonly resourceQuota: ResourceQuotaController;
   private readonly crds: CrdController;
   private readonly authorization: InstalledAuthorization;
   private readonly auditLog: AuditLog | undefined;
@@ -409,12 +411,18 @@ class ApiServerImpl implements ApiServer {
     );
     // LimitRanger (on by default in kube-apiserver): mutating admission, before the registry's checks
     const limitRanger = limitRangerDefaults(this.engine.store);
+    // ResourceQuota (on by default): the last validating admission plugin, and the quota controller
+    this.resourceQuota = new ResourceQuotaController(this.engine, this.registry, log);
     const registryChecks = this.engine.hooks;
     this.engine.hooks = {
       ...registryChecks,
       beforeValidate: (w) => {
         limitRanger(w);
         registryChecks.beforeValidate?.(w);
+      },
+      admit: (w) => {
+        registryChecks.admit?.(w);
+        this.resourceQuota.admit(w);
       },
     };
     this.env = {
@@ -781,6 +789,7 @@ class ApiServerImpl implements ApiServer {
     this.authorization.stop();
     this.deployments?.stop();
     this.pvcProtection.stop();
+    this.resourceQuota.stop();
     this.crds.stop();
     await this.closeServer();
     if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });

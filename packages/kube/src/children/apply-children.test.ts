@@ -3,15 +3,22 @@ import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
+import { Action } from '@rxkube/core';
+import { firstValueFrom, ReplaySubject, filter, timeout } from 'rxjs';
+
 import { KubeClient } from '../client/kube-client.js';
+import { controller } from '../controller/controller.js';
+import type { ApplyChildrenResult } from './apply-children.js';
 import { widgetCrd } from '../client/widget-crd.test.helper.js';
 import { ensureCrd } from '../crd/ensure-crd.js';
 import type { KubeObject, OwnerReference } from '../types.js';
+import type { ChildrenClient } from './apply-children.js';
 import { ApplyChildrenError, applyChildren } from './apply-children.js';
 import { AlreadyOwnedError } from './set-controller-reference.js';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const LIMITS = { apiVersion: 'v1', kind: 'LimitRange' } as const;
 const childTypes = [CM, SECRET];
 const fieldManager = 'widget-operator';
 
@@ -29,6 +36,10 @@ async function widget(name: string): Promise<KubeObject> {
 
 const cm = (name: string, data: Record<string, string>): KubeObject => ({ ...CM, metadata: { name }, data });
 const secret = (name: string): KubeObject => ({ ...SECRET, metadata: { name }, stringData: { token: 't' } });
+
+/** When the first managedFields entry of `o` was written (ms since the epoch). */
+const appliedTime = (o: KubeObject | undefined): number =>
+  Date.parse(String((o?.metadata.managedFields?.[0] as { time?: string } | undefined)?.time));
 
 const names = (refs: readonly { kind: string; name: string }[]): string[] =>
   refs.map((r) => `${r.kind}/${r.name}`);
@@ -194,5 +205,131 @@ describeEachBackend('applyChildren against the API server', (b) => {
       /options\.fieldManager must be a non-empty string/,
     );
     expect(await snapshot('')).toEqual(before);
+  });
+
+  it('re-applying an unchanged, server-defaulted child sends no request, also in a later second; a drift is applied again', async () => {
+    const owner = await widget('h');
+    const applies: string[] = [];
+    // the same connection (its discovery) as `client`, counting the applies it sends
+    const counting: ChildrenClient = {
+      discovery: client.discovery,
+      apply: (body, o) => {
+        applies.push(body.metadata?.name ?? '');
+        return client.apply(body, o);
+      },
+      delete: (ref, o) => client.delete(ref, o),
+      list: (type, o) => client.list(type, o),
+    };
+    // a Container item: the server fills `default`/`defaultRequest` from `max` into the atomic list
+    const limits = (cpu: string): KubeObject => ({
+      ...LIMITS,
+      metadata: { name: 'h-limits' },
+      spec: { limits: [{ type: 'Container', max: { cpu } }] },
+    });
+    const live = () => client.get<KubeObject>({ ...LIMITS, namespace: 'default', name: 'h-limits' });
+    const options = { fieldManager, childTypes: [LIMITS] };
+
+    const first = await applyChildren(counting, owner, [limits('1')], options);
+    expect(names(first.applied)).toEqual(['LimitRange/h-limits']);
+    const applied = first.objects[0]!;
+    expect(applied['spec']).toEqual({
+      limits: [{ type: 'Container', max: { cpu: '1' }, default: { cpu: '1' }, defaultRequest: { cpu: '1' } }],
+    });
+    // On a real v1.24 server an apply in a later second than the last one moves the managedFields
+    // time, and with it the resourceVersion (README of @rxkube/testing): wait until one would.
+    const appliedAt = appliedTime(applied);
+    await waitFor('a later second than the first apply', () =>
+      Date.now() >= appliedAt + 1_000 ? true : undefined,
+    );
+    const second = await applyChildren(counting, owner, [limits('1')], options);
+    expect(applies).toEqual(['h-limits']); // no request for the unchanged child
+    expect(names(second.unchanged)).toEqual(['LimitRange/h-limits']);
+    expect(second.applied).toEqual([]);
+    expect(second.objects).toEqual([applied]);
+    expect((await live()).metadata.resourceVersion).toBe(applied.metadata.resourceVersion);
+
+    // another writer changes the child: the next call applies it back
+    await client.patch(
+      { ...LIMITS, namespace: 'default', name: 'h-limits' },
+      { type: 'merge', body: { spec: { limits: [{ type: 'Container', max: { cpu: '2' } }] } } },
+    );
+    const third = await applyChildren(counting, owner, [limits('1')], options);
+    expect(applies).toEqual(['h-limits', 'h-limits']);
+    expect(names(third.applied)).toEqual(['LimitRange/h-limits']);
+    expect((await live())['spec']).toEqual(applied['spec']);
+    // and a changed desired child is applied
+    const fourth = await applyChildren(counting, owner, [limits('500m')], options);
+    expect(applies).toHaveLength(3);
+    expect(names(fourth.applied)).toEqual(['LimitRange/h-limits']);
+  });
+
+  it('a second reconcile of ctx.applyChildren with an unchanged, server-defaulted child writes nothing', async () => {
+    const ns = 'children-noop';
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    await client.create({ ...CM, metadata: { name: 'owner', namespace: ns, labels: { owner: 'yes' } } });
+    const applies: string[] = [];
+    // the controller's client, counting the applies it sends
+    const counting = new Proxy(client, {
+      get(target, property) {
+        if (property === 'apply') {
+          return (body: KubeObject, o: Parameters<KubeClient['apply']>[1]) => {
+            applies.push(`${body.kind}/${body.metadata.name ?? ''}`);
+            return target.apply(body, o);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const results = new ReplaySubject<{ labels: string; result: ApplyChildrenResult }>(100);
+    // only the owner: a real namespace also holds kube-root-ca.crt
+    const sub = controller({
+      for: CM,
+      labelSelector: 'owner=yes',
+      owns: [LIMITS],
+      namespace: ns,
+      client: counting,
+      log: {},
+    })
+      .run(async (_request, ctx) => {
+        const limits: KubeObject = {
+          ...LIMITS,
+          metadata: { name: 'limits' },
+          spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] },
+        };
+        const result = await ctx.applyChildren([limits]);
+        results.next({ labels: JSON.stringify(ctx.object.metadata.labels ?? {}), result });
+        return Action.awaitChange();
+      })
+      .subscribe();
+    const reconciled = (labels: Record<string, string>) =>
+      firstValueFrom(
+        results.pipe(
+          filter((r) => r.labels === JSON.stringify(labels)),
+          timeout({
+            first: 30_000,
+            with: () => Promise.reject(new Error(`no reconcile of ${JSON.stringify(labels)}`)),
+          }),
+        ),
+      );
+    try {
+      const first = await reconciled({ owner: 'yes' });
+      expect(names(first.result.applied)).toEqual(['LimitRange/limits']);
+      const rv = first.result.objects[0]?.metadata.resourceVersion;
+      const appliedAt = appliedTime(first.result.objects[0]);
+      await waitFor('a later second than the first apply', () =>
+        Date.now() >= appliedAt + 1_000 ? true : undefined,
+      );
+      await client.patch(
+        { ...CM, namespace: ns, name: 'owner' },
+        { type: 'merge', body: { metadata: { labels: { round: '2' } } } },
+      );
+      const second = await reconciled({ owner: 'yes', round: '2' });
+      expect(names(second.result.unchanged)).toEqual(['LimitRange/limits']);
+      expect(applies.filter((a) => a === 'LimitRange/limits')).toHaveLength(1);
+      expect((await b.cluster.get('limitranges', ns, 'limits'))?.metadata.resourceVersion).toBe(rv);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 });

@@ -141,8 +141,15 @@ interface Existing {
  *   namespace when cluster-scoped); "owned" means a controller reference with the owner's uid —
  *   objects merely labelled, or owned by a former owner of the same name, are left alone.
  * - Applies one child at a time, in order, as `fieldManager` (force by default). A child whose
- *   resourceVersion does not change is reported `unchanged`: applying the same desired set twice
- *   writes nothing (server-side apply is a no-op when nothing changed).
+ *   resourceVersion does not change is reported `unchanged`.
+ * - Re-applying is skipped — no request — when the existing child (from the cache or the list)
+ *   still has the resourceVersion and uid this client's last apply of the same body (same field
+ *   manager and force) returned: nothing wrote it since, so the apply could change nothing but,
+ *   on a real server, the `managedFields` time of a server-defaulted atomic list (a LimitRange
+ *   `Container` item), which moves its resourceVersion. Any other write to the child (another
+ *   manager, a drift) changes its resourceVersion, and the next call applies again. The memo is
+ *   per client connection, bounded (the 10,000 children applied last), and starts empty (the first
+ *   call after a restart applies). So applying the same desired set twice writes nothing.
  * - Any failed apply → {@link ApplyChildrenError} with every failure, and no pruning.
  * - Prunes with `propagationPolicy: Background` and a uid precondition, so a child deleted and
  *   re-created meanwhile (a new uid) is not deleted; already-gone (404), re-created (409) and
@@ -298,13 +305,33 @@ export async function applyChildren(
   const objects: KubeObject[] = [];
   const failures: { child: ObjectRef; error: unknown }[] = [];
   const force = options.force ?? true;
+  const memo = appliedMemo(client);
   for (const p of prepared) {
+    const live = existing.get(p.key)?.meta;
+    const sent = appliedKey(p.body, options.fieldManager, force);
+    const last = memo.get(p.key);
+    if (
+      last !== undefined &&
+      live !== undefined &&
+      last.sent === sent &&
+      live.resourceVersion === last.object.metadata.resourceVersion &&
+      live.uid === last.object.metadata.uid
+    ) {
+      // Nothing wrote the child since this body was applied: applying it again changes nothing
+      // but, on a real server, the managedFields time of a defaulted atomic list (README).
+      memo.touch(p.key, last);
+      unchanged.push(p.ref);
+      objects.push(last.object);
+      continue;
+    }
     try {
       const out = await client.apply(p.body, { fieldManager: options.fieldManager, force });
-      const before = existing.get(p.key)?.meta.resourceVersion;
+      const before = live?.resourceVersion;
       (before !== undefined && out.metadata.resourceVersion === before ? unchanged : applied).push(p.ref);
       objects.push(out);
+      memo.touch(p.key, { sent, object: out });
     } catch (error) {
+      memo.delete(p.key);
       failures.push({ child: p.ref, error });
     }
   }
@@ -321,12 +348,70 @@ export async function applyChildren(
         ...(e.meta.uid !== undefined ? { preconditions: { uid: e.meta.uid } } : {}),
       });
       pruned.push(e.ref);
+      memo.delete(key);
     } catch (error) {
       if (isNotFound(error) || isConflict(error)) continue;
       throw error;
     }
   }
   return { applied, unchanged, pruned, objects };
+}
+
+/** What was last applied to a child, and the child as that apply returned it. */
+interface Applied {
+  /** The body, field manager and force as sent ({@link appliedKey}). */
+  readonly sent: string;
+  readonly object: KubeObject;
+}
+
+/** Children remembered per client (see {@link appliedMemo}); the least recently used go first. */
+const APPLIED_MEMO_SIZE = 10_000;
+
+/** A bounded map of the last apply per child, least recently used first. */
+class AppliedMemo {
+  private readonly entries = new Map<string, Applied>();
+  get(key: string): Applied | undefined {
+    return this.entries.get(key);
+  }
+  touch(key: string, applied: Applied): void {
+    this.entries.delete(key);
+    this.entries.set(key, applied);
+    if (this.entries.size > APPLIED_MEMO_SIZE) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+  }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+const memos = new WeakMap<object, AppliedMemo>();
+
+/**
+ * The memo of `client`'s connection. Keyed by its `discovery`: `ctx.applyChildren` builds a
+ * ChildrenClient per reconcile around the controller's client, whose discovery lives as long as
+ * the connection — so a memo is per cluster and goes with the client.
+ */
+function appliedMemo(client: ChildrenClient): AppliedMemo {
+  const owner = client.discovery as object;
+  let memo = memos.get(owner);
+  if (memo === undefined) {
+    memo = new AppliedMemo();
+    memos.set(owner, memo);
+  }
+  return memo;
+}
+
+/** The apply as sent, as canonical JSON (keys sorted): equal bodies give equal keys. */
+function appliedKey(body: KubeObject, fieldManager: string, force: boolean): string {
+  return JSON.stringify([fieldManager, force, body], (_k, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 function groupKind(group: string, kind: string): string {

@@ -25,11 +25,13 @@ import {
   from,
   ignoreElements,
   map,
+  mergeMap,
   merge,
   Subject,
   take,
   takeUntil,
   tap,
+  throwError,
 } from 'rxjs';
 
 import type { Client } from '../client/client.js';
@@ -57,6 +59,12 @@ import { logResult, toControllerResult } from './report.js';
 import { requests } from './triggers.js';
 import { traceHooks } from './trace-hooks.js';
 import { userCodeReporter } from './user-code.js';
+import {
+  builtinNamespaced,
+  ownerScopeRefusal,
+  ownerScopeRefusalByDiscovery,
+  ownerScopesNeedDiscovery,
+} from './owner-scopes.js';
 import { planController } from './validate-options.js';
 import type { ControllerPlan } from './validate-options.js';
 import type { WatchedKinds } from './watches.js';
@@ -187,13 +195,19 @@ const consoleLogger: ControllerLogger = {
  * @param options see {@link ControllerOptions}.
  * @param scheduler time source of debounce, backoff, requeue, lanes and resync; `TestScheduler.run`
  *   virtualises it.
- * @throws {InvalidArgumentError} synchronously for an unusable option.
+ * @throws {InvalidArgumentError} synchronously for an unusable option, and for an `owns` entry of a
+ *   built-in cluster-scoped kind under a namespaced `for` kind (a custom kind's scope is checked
+ *   through discovery when the run starts: the run errors with the same error).
  */
 export function controller<T extends KubeObject = KubeObject>(
   options: ControllerOptions<T>,
   scheduler: SchedulerLike = asyncScheduler,
 ): Controller<T> {
   const plan = planController(options);
+  const operator = plan.name !== undefined ? `controller("${plan.name}")` : 'controller';
+  const owns = options.owns ?? [];
+  const refused = ownerScopeRefusal(operator, options.for, owns, builtinNamespaced);
+  if (refused !== undefined) throw refused;
   const registry = options.registry ?? new WatchRegistry(options.client as KubeClient, {}, scheduler);
   const log = options.log ?? consoleLogger;
   const report = userCodeReporter(plan.name, log, options.observer);
@@ -208,7 +222,18 @@ export function controller<T extends KubeObject = KubeObject>(
         'must be a function (request, ctx) => ObservableInput<Action>',
       );
     }
-    return defer(() => runOnce({ options, plan, kinds, idle, log, report, reconcile, scheduler }));
+    const run$ = defer(() => runOnce({ options, plan, kinds, idle, log, report, reconcile, scheduler }));
+    // Kinds the built-in table does not know (custom resources): discovery decides, alongside the
+    // run (nothing waits for it); an impossible `owns` ends the run with the same error.
+    const discovery = (options.client as Partial<Client> | undefined)?.discovery;
+    if (!ownerScopesNeedDiscovery(options.for, owns) || typeof discovery?.resolve !== 'function') return run$;
+    const refusal$ = defer(() =>
+      ownerScopeRefusalByDiscovery(operator, options.for, owns, (t) => discovery.resolve(t)),
+    ).pipe(
+      mergeMap((error) => (error === undefined ? EMPTY : throwError(() => error))),
+      ignoreElements(),
+    );
+    return merge(refusal$, run$);
   };
   return {
     name: plan.name,

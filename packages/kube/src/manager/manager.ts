@@ -47,6 +47,7 @@ import type {
 import { controller } from '../controller/controller.js';
 import type { ControllerPlan } from '../controller/validate-options.js';
 import { planController } from '../controller/validate-options.js';
+import { ownerScopeRefusalByDiscovery } from '../controller/owner-scopes.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/load-crd.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -379,28 +380,14 @@ export class Manager {
    * @throws {InvalidArgumentError} naming the registration and the `owns` entry.
    */
   async checkOwnerScopes(): Promise<void> {
-    const namespaced = async (type: { apiVersion: string; kind: string }): Promise<boolean | undefined> => {
-      try {
-        return (await this.client.discovery.resolve(type)).namespaced;
-      } catch {
-        return undefined; // not served (yet): nothing to check
-      }
-    };
     for (const c of this.controllers) {
-      const owns = c.options.owns ?? [];
-      if (owns.length === 0 || (await namespaced(c.options.for)) !== true) continue;
-      for (const [i, entry] of owns.entries()) {
-        const resource = 'resource' in entry ? entry.resource : entry;
-        if ((await namespaced(resource)) !== false) continue;
-        throw new InvalidArgumentError(
-          `${OPERATOR}.add("${c.name}")`,
-          `options.owns[${i}]`,
-          resource,
-          `must not be cluster-scoped under the namespaced ${c.options.for.kind}: Kubernetes does not let a ` +
-            `cluster-scoped ${resource.kind} have a namespaced owner (the garbage collector ignores the reference), ` +
-            `so its events can never name one — watch it with watches: [{ resource, map }] instead`,
-        );
-      }
+      const refused = await ownerScopeRefusalByDiscovery(
+        `${OPERATOR}.add("${c.name}")`,
+        c.options.for,
+        c.options.owns ?? [],
+        (type) => this.client.discovery.resolve(type),
+      );
+      if (refused !== undefined) throw refused;
     }
   }
 

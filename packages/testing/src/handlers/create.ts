@@ -48,7 +48,13 @@ export function createObject(
   const obj = sanitize(type, body);
   for (const k of CREATE_RESET_META) delete obj.metadata[k];
   if (type.hasStatus && !type.builtin) delete obj['status'];
-  if (type.hasStatus && type.builtin && type.resource !== 'namespaces') delete obj['status'];
+  // a Namespace and a Node (a kubelet registers with its status) keep the status they are created with
+  if (
+    type.hasStatus &&
+    type.builtin &&
+    !(type.group === '' && ['namespaces', 'nodes'].includes(type.resource))
+  )
+    delete obj['status'];
   const nameForErrors = obj.metadata.name ?? obj.metadata.generateName ?? '';
   if (!obj.metadata.name && obj.metadata.generateName) {
     obj.metadata.name = generateName(engine, type, namespace, obj.metadata.generateName);
@@ -64,6 +70,7 @@ export function createObject(
     oldObject: undefined,
     user: opts.user,
     createOnUpdate: applied || opts.createOnUpdate === true,
+    ...(opts.dryRun === true ? { dryRun: true } : {}),
   };
   engine.hooks.beforeValidate?.(write);
   validateCreate(engine, type, obj);

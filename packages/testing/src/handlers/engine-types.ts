@@ -44,6 +44,8 @@ export interface WriteAttributes {
    * also needs `create` (the patch and update handlers' `withAuthorization`).
    */
   readonly createOnUpdate: boolean;
+  /** `dryRun=All`: admission must not change other objects (quota usage). */
+  readonly dryRun?: boolean;
 }
 
 /** DeleteOptions (body and query merged). */

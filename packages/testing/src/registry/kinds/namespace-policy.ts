@@ -6,12 +6,11 @@
  * - LimitRange: `SetDefaults_LimitRangeItem` (pkg/apis/core/v1/defaults.go) — for a `Container`
  *   item, `default` from `max` and `defaultRequest` from `default`, then from `min`, per resource.
  * - ResourceQuota: the strategy's `PrepareForCreate` resets `status` to `{}` (the quota controller
- *   fills it on a real cluster); updates of the main resource keep the status.
+ *   fills it: `controllers/resource-quota.ts`); updates of the main resource keep the status;
+ *   `spec.hard` quantities are stored canonical (`0.5` → `500m`).
  *
- * Does not: apply LimitRanger admission to Pods (requests and limits defaulted from the
- * namespace's LimitRanges, `kubernetes.io/limit-ranger` annotation, min/max refusals), or compute
- * quota `status.hard`/`status.used` and refuse what exceeds a quota (no quota admission, no
- * controller). Both are listed in the README's *Served kinds*.
+ * LimitRanger's defaults for Pods are `admission/limit-ranger.ts`; quota status and admission
+ * `controllers/resource-quota.ts`. What neither simulates is listed in the README's *Served kinds*.
  *
  * @module
  */
@@ -19,6 +18,7 @@ import type { Json, KObj } from '../../store/object.js';
 import { isObject } from '../../store/object.js';
 import type { ResourceType } from '../types.js';
 import { builtin, UPDATE_AND_CREATE } from './builtin.js';
+import { canonicalQuantity } from './quantity.js';
 
 /** One row of the table: a kind and what the server does when storing it. */
 interface KindRow {
@@ -60,6 +60,12 @@ export const NAMESPACE_POLICY_KINDS: readonly KindRow[] = [
     knownFields: ['spec', 'status'],
     prepare: (o, old) => {
       o['status'] = old === undefined ? {} : isObject(o['status']) ? o['status'] : {};
+    },
+    // quantities are stored in their canonical form (`0.5` → `500m`), as Go serialises them
+    defaults: (o) => {
+      const spec = o['spec'];
+      const hard = isObject(spec) ? spec['hard'] : undefined;
+      if (isObject(hard)) for (const [k, v] of Object.entries(hard)) hard[k] = canonicalQuantity(v);
     },
   },
   {

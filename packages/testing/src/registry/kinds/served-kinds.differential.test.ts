@@ -22,11 +22,7 @@ const NOT_SERVED: Record<string, Record<string, string>> = {
   'api/v1': {
     bindings: 'the scheduler binds Pods; there is no scheduler',
     componentstatuses: 'probes of control-plane components; nothing stored',
-    nodes: 'cluster-scoped, written by kubelets; there is no node',
     'nodes/proxy': 'no kubelet to connect to',
-    'nodes/status': 'nodes are not served',
-    persistentvolumes: 'cluster-scoped, written by provisioners; a namespaced operator claims storage',
-    'persistentvolumes/status': 'persistent volumes are not served',
     'pods/attach': 'no kubelet to connect to',
     'pods/binding': 'the scheduler binds Pods; there is no scheduler',
     'pods/ephemeralcontainers': 'no kubelet runs containers',
@@ -40,7 +36,6 @@ const NOT_SERVED: Record<string, Record<string, string>> = {
   'apis/storage.k8s.io/v1': {
     csidrivers: 'cluster-scoped, installed with a CSI driver',
     csinodes: 'cluster-scoped, written by kubelets',
-    storageclasses: 'cluster-scoped, installed by the cluster administrator',
     volumeattachments: 'cluster-scoped, written by the attach/detach controller',
     'volumeattachments/status': 'volume attachments are not served',
   },
@@ -56,6 +51,7 @@ const GROUPS = [
   'apis/autoscaling/v2',
   'apis/scheduling.k8s.io/v1',
   'apis/storage.k8s.io/v1',
+  'apis/discovery.k8s.io/v1',
 ] as const;
 
 const assets = controlPlaneAssetsAvailable(['etcd', 'kube-apiserver']);
