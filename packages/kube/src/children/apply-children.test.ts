@@ -12,7 +12,7 @@ import type { ApplyChildrenResult } from './apply-children.js';
 import { widgetCrd } from '../client/widget-crd.test.helper.js';
 import { ensureCrd } from '../crd/ensure-crd.js';
 import type { KubeObject, OwnerReference } from '../types.js';
-import type { ChildrenClient } from './apply-children.js';
+import type { Client } from '../client/client.js';
 import { ApplyChildrenError, applyChildren } from './apply-children.js';
 import { AlreadyOwnedError } from './set-controller-reference.js';
 
@@ -211,7 +211,7 @@ describeEachBackend('applyChildren against the API server', (b) => {
     const owner = await widget('h');
     const applies: string[] = [];
     // the same connection (its discovery) as `client`, counting the applies it sends
-    const counting: ChildrenClient = {
+    const counting: Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'> = {
       discovery: client.discovery,
       apply: (body, o) => {
         applies.push(body.metadata?.name ?? '');

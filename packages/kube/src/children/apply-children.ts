@@ -389,11 +389,11 @@ class AppliedMemo {
 const memos = new WeakMap<object, AppliedMemo>();
 
 /**
- * The memo of `client`'s connection. Keyed by its `discovery`: `ctx.applyChildren` builds a
- * ChildrenClient per reconcile around the controller's client, whose discovery lives as long as
- * the connection — so a memo is per cluster and goes with the client.
+ * The memo of `client`'s connection. Keyed by its `discovery`, which lives as long as the
+ * connection, whatever wraps the client per reconcile (the trace stamp, a write tracker) — so a
+ * memo is per cluster and goes with the client.
  */
-function appliedMemo(client: ChildrenClient): AppliedMemo {
+function appliedMemo(client: Pick<Client, 'discovery'>): AppliedMemo {
   const owner = client.discovery as object;
   let memo = memos.get(owner);
   if (memo === undefined) {
