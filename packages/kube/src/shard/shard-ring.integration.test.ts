@@ -226,6 +226,31 @@ describeEachBackend(
       expect(owned(twin)).toEqual([]);
     });
 
+    it('a frozen member whose identity was taken meanwhile finds the Lease renewed by another and stops', async () => {
+      const a = member('same');
+      await join(a);
+      await step(a, RETRY);
+      expect(owned(a)).toEqual(all);
+      const fatal: DuplicateShardIdentityError[] = [];
+      a.ring.fatal$.subscribe((e) => fatal.push(e));
+      // a freezes (its clock stops); a replica with its identity joins after one lease duration.
+      const twin = member('same');
+      const joined = twin.ring.join();
+      await step(twin, 0);
+      for (let t = 0; t < LEASE; t += RETRY) await step(twin, RETRY);
+      await joined;
+      // a thaws: its next renewal reads a Lease it did not write, so it stops and says why.
+      await step(a, RETRY);
+      expect(fatal).toHaveLength(1);
+      expect(fatal[0]).toBeInstanceOf(DuplicateShardIdentityError);
+      expect(owned(a)).toEqual([]);
+      // The twin, whose writes are the last, goes on renewing and is not told anything.
+      const twinFatal: unknown[] = [];
+      twin.ring.fatal$.subscribe((e) => twinFatal.push(e));
+      for (let i = 0; i < 3; i++) await step(twin, RETRY);
+      expect(twinFatal).toEqual([]);
+    });
+
     it('a restart under the same identity takes over its stale Lease after one lease duration', async () => {
       const a = member('same');
       await join(a);
