@@ -284,7 +284,10 @@ export async function runShardedSoak(
   }
 
   async function replicaFault(): Promise<void> {
-    const fault = random.pick(REPLICA_FAULTS);
+    let fault = random.pick(REPLICA_FAULTS);
+    // Fewer replicas than at the start: a kill or a leave becomes a join (the count stays near N).
+    if ((fault === 'kill' || fault === 'leave') && alive.length < Math.max(1, config.replicas))
+      fault = 'join';
     // Between 1 and config.replicas + 2 replicas stay alive (a restart replaces the one it kills).
     if ((fault === 'kill' || fault === 'leave') && alive.length < 2) return;
     if (fault === 'join' && alive.length >= Math.max(1, config.replicas) + 2) return;
