@@ -1,5 +1,5 @@
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { firstValueFrom, Observable } from 'rxjs';
+import { filter, firstValueFrom, Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
@@ -120,6 +120,33 @@ describeEachBackend(
         expect(released).toBeGreaterThanOrEqual(0);
         expect(log.indexOf(`c acquired ${bucket}`)).toBeGreaterThan(released);
       }
+    });
+
+    it('watched$: a moving bucket stays watched by its old owner until released, and by its new one from assignment', async () => {
+      const a = member('a', { drainTimeoutMs: 5_000 });
+      const c = member('c');
+      const watched = (m: Member): Promise<readonly number[]> => firstValueFrom(m.ring.watched$);
+      await join(a);
+      expect(await watched(a)).toEqual(all);
+      const owners = assignBuckets(BUCKETS, ['a', 'c']);
+      const ofC = all.filter((bucket) => owners[bucket] === 'c');
+      const moving = ofC[0]!;
+      const reconcile$ = new Observable<never>(() => undefined); // in flight until cancelled
+      a.ring.gate.run(moving, reconcile$)!.subscribe();
+      await join(c);
+      // c's assignment gives it its buckets at once: it watches them before holding any fence.
+      expect(await watched(c)).toEqual(ofC);
+      expect(owned(c)).toEqual([]);
+      const next = firstValueFrom(a.ring.ticks$);
+      a.clock.advance(RETRY);
+      await next;
+      // a releases the idle buckets (no longer watched); the draining one stays until released.
+      const drainingOnly = all.filter((bucket) => owners[bucket] === 'a' || bucket === moving);
+      await firstValueFrom(a.ring.watched$.pipe(filter((w) => w.length === drainingOnly.length)));
+      expect(await watched(a)).toEqual(drainingOnly);
+      a.clock.advance(5_000); // drain deadline: cancel, then release
+      await a.ring.settled();
+      expect(await watched(a)).toEqual(all.filter((bucket) => owners[bucket] === 'a'));
     });
 
     it('fencing: a moving bucket with a reconcile in flight is released only after the drain deadline cancelled it', async () => {
