@@ -27,6 +27,11 @@ export interface SoakConfig {
   readonly seed: number;
   /** How long the controllers may take to converge after the storm. */
   readonly convergeTimeoutMs: number;
+  /**
+   * 0: one Manager with the 23 controllers. N > 0: the multi-replica mode (`sharded.ts`): N
+   * Managers sharding one controller, replica kills and restarts among the faults.
+   */
+  readonly replicas: number;
 }
 
 /** `pnpm soak`: the sizes issue #12 asks for. */
@@ -42,6 +47,7 @@ export const FULL: SoakConfig = {
   seed: 1,
   // the initial sync alone is ~5,000 reconciles of 10 ms on average at concurrency 1 for one of them
   convergeTimeoutMs: 600_000,
+  replicas: 0,
 };
 
 /** The short soak in CI: every fault kind, every controller shape, a tenth of the load. */
@@ -56,6 +62,20 @@ export const SHORT: SoakConfig = {
   serverInWorker: false,
   seed: 7,
   convergeTimeoutMs: 60_000,
+  replicas: 0,
+};
+
+/**
+ * The short multi-replica soak in CI: 3 replicas over 300 objects, a storm of about 10 s (20 s on a loaded 2-core machine) with
+ * replica faults every 2 s (`pnpm soak -- --replicas 3` runs the full sizes).
+ */
+export const SHORT_SHARDED: SoakConfig = {
+  ...SHORT,
+  objects: 300,
+  writes: 700,
+  faults: 200,
+  writeConcurrency: 2,
+  replicas: 3,
 };
 
 /** Parses `--short`, `--seed N`, `--objects N`, … over a preset; throws a RangeError naming the bad flag. */

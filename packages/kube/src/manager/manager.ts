@@ -65,6 +65,7 @@ import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { SharedWatch } from '../reflector/share-watch.js';
+import type { WatcherHealth } from '../watcher/health.js';
 import { WatchRegistry } from '../reflector/watch-registry.js';
 import { ManagerSharding } from '../shard/manager-sharding.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
@@ -197,23 +198,28 @@ export class Manager {
       this.log,
     );
     this.namespaceScope = scope;
+    const health = (target: WatchTarget, h: WatcherHealth): void => {
+      this.metrics.recordWatchHealth(target, h);
+      this.watchHealth.record(target, h);
+      this.watchFailures.record(target, h);
+    };
+    // A sharded controller's primary watch carries only its replica's buckets (issue 22).
+    const sharded = (target: WatchTarget): SharedWatch<KubeObject> | undefined =>
+      this.sharding?.watch(target, this.shardedTargets(), {
+        ...(options.watcher !== undefined ? { watcher: options.watcher } : {}),
+        health: (h) => health(target, h),
+        scheduler: this.scheduler,
+      });
     this.registry = new (class extends WatchRegistry {
       override watch<T extends KubeObject = KubeObject>(
         target: WatchTarget & { readonly resource: ResourceType<T> },
       ): SharedWatch<T> {
         scope.note(target);
-        return super.watch(target);
+        return (sharded(target) as SharedWatch<T> | undefined) ?? super.watch(target);
       }
     })(
       options.client,
-      {
-        ...(options.watcher !== undefined ? { watcher: options.watcher } : {}),
-        health: (target, health) => {
-          this.metrics.recordWatchHealth(target, health);
-          this.watchHealth.record(target, health);
-          this.watchFailures.record(target, health);
-        },
-      },
+      { ...(options.watcher !== undefined ? { watcher: options.watcher } : {}), health },
       this.scheduler,
     );
     const election = options.leaderElection;
@@ -241,6 +247,7 @@ export class Manager {
             this.identity,
             this.log,
             this.metrics.registry,
+            () => void this.stop(),
           );
     this.supervisor = new ControllerSupervisor(this.log, this.scheduler);
     this.results$ = this.results.asObservable();
@@ -725,6 +732,25 @@ export class Manager {
       ...options,
       ...this.sharding.hooks(options, single, () => this.built.get(c.name)?.stores.primary),
     };
+  }
+
+  /**
+   * Keys of the watch targets that are only ever the primary of sharded controllers (not `single`,
+   * not watched by any other role): their watches carry only this replica's buckets.
+   */
+  private shardedTargets(): ReadonlySet<string> {
+    const sharded = new Set<string>();
+    const other = new Set<string>();
+    for (const c of this.controllers) {
+      const plan = this.plan(c);
+      const primaryOnly = this.everywhere(c) && c.options.single !== true;
+      for (const t of plan.primary.targets) (primaryOnly ? sharded : other).add(watchTargetKey(t));
+      for (const kind of [...plan.owned, ...plan.mapped]) {
+        for (const t of kind.targets) other.add(watchTargetKey(t));
+      }
+    }
+    for (const key of other) sharded.delete(key);
+    return sharded;
   }
 
   /** Whether a registration runs on every replica (sharded) rather than under the leader Lease. */

@@ -25,3 +25,5 @@ export { fenceLeaseName, memberLeaseName, ShardRing } from './shard-ring.js';
 export { shardSelector } from './selector.js';
 export { ManagerSharding } from './manager-sharding.js';
 export { supportsShardSelector } from './server-support.js';
+export type { ShardedWatch, ShardedWatchOptions, ShardFiltering } from './sharded-watch.js';
+export { shardedWatch } from './sharded-watch.js';

@@ -10,26 +10,33 @@
  * the leader Lease (the Manager gates it as before); without, all its keys hash to bucket 0, so
  * the holder of bucket 0's fence runs it, with the same fenced hand-off.
  *
- * What it does not do (yet): filter the primary watch to the owned buckets (every replica's Store
- * holds every object; see docs/guides/scaling-out.md).
+ * The primary watch of a sharded controller (a target no other role watches) is a
+ * {@link shardedWatch} of the buckets the ring gives this replica: its Store holds their objects
+ * only; `/readyz` waits for its first lists.
  *
  * @module
  */
 import type { Action } from '@rxkube/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Observable, Subscription } from 'rxjs';
+import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import { asyncScheduler, EMPTY, filter, from, merge, mergeMap } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
 import type { ControllerOptions } from '../controller/options.js';
 import type { ProbeCheck } from '../ops/probes.js';
 import type { StoreReader } from '../reflector/store-reader.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
+import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { KubeObject, ObjectRef } from '../types.js';
+import type { WatcherConfig } from '../watcher/config.js';
+import type { WatcherHealth } from '../watcher/health.js';
 import { observeRing } from './metrics.js';
 import type { ShardingOptions } from './options.js';
 import { resolveShardingOptions } from './options.js';
 import { ShardRing } from './shard-ring.js';
+import type { ShardedWatch } from './sharded-watch.js';
+import { shardedWatch } from './sharded-watch.js';
 
 /** The bucket every key of a `single` controller maps to. */
 const SINGLE_BUCKET = 0;
@@ -48,22 +55,34 @@ export class ManagerSharding {
   /** The ring. */
   readonly ring: ShardRing;
   private subscriptions: Subscription[] = [];
+  private readonly watches = new Map<string, ShardedWatch>();
 
   /** @throws {InvalidArgumentError} for bad settings (see `resolveShardingOptions`). */
   constructor(
-    client: KubeClient,
+    private readonly client: KubeClient,
     options: ShardingOptions,
     identity: string,
     private readonly log: Logger,
     private readonly registry: Registry,
+    private readonly onFatal: (error: Error) => void = () => undefined,
   ) {
     const resolved = resolveShardingOptions(options, identity);
     this.ring = new ShardRing(client, resolved, options.scheduler ?? asyncScheduler);
   }
 
-  /** Joins the ring (metrics and hand-off logs start). @throws {DuplicateShardIdentityError} */
+  /**
+   * Joins the ring (metrics and hand-off logs start). A duplicate identity found later stops the
+   * ring and is logged, then handed to `onFatal` (the Manager stops).
+   * @throws {DuplicateShardIdentityError}
+   */
   async start(): Promise<void> {
     this.subscriptions = observeRing(this.ring, this.registry, this.log);
+    this.subscriptions.push(
+      this.ring.fatal$.subscribe((error) => {
+        this.log.error({ err: error, ring: this.ring.options.ring }, error.message);
+        this.onFatal(error);
+      }),
+    );
     await this.ring.join();
     this.log.info(
       { ring: this.ring.options.ring, identity: this.ring.identity, buckets: this.ring.options.buckets },
@@ -88,14 +107,59 @@ export class ManagerSharding {
   /** `/readyz`: not ready until every bucket assigned to this replica was held once. */
   readonly check: ProbeCheck = {
     name: 'shard',
-    check: () =>
-      this.ring.synced
-        ? { ok: true }
-        : {
+    check: () => {
+      if (!this.ring.synced) {
+        return {
+          ok: false,
+          reason: `shard ring ${this.ring.options.ring}: the buckets assigned to this replica are not all acquired yet`,
+        };
+      }
+      for (const [key, w] of this.watches) {
+        if (w.connected && !w.synced) {
+          return {
             ok: false,
-            reason: `shard ring ${this.ring.options.ring}: the buckets assigned to this replica are not all acquired yet`,
-          },
+            reason: `shard ring ${this.ring.options.ring}: the watch ${key} has not listed its buckets yet`,
+          };
+        }
+      }
+      return { ok: true };
+    },
   };
+
+  /**
+   * The sharded watch of `target` when it is one of `sharded` (target keys), else `undefined`;
+   * one per target.
+   */
+  watch(
+    target: WatchTarget,
+    sharded: ReadonlySet<string>,
+    extras: {
+      readonly watcher?: Omit<WatcherConfig, 'health'>;
+      readonly health?: (health: WatcherHealth) => void;
+      readonly scheduler?: SchedulerLike;
+    } = {},
+  ): ShardedWatch | undefined {
+    const key = watchTargetKey(target);
+    if (!sharded.has(key)) return undefined;
+    let w = this.watches.get(key);
+    if (w === undefined) {
+      w = shardedWatch(
+        {
+          client: this.client,
+          target,
+          buckets: this.ring.options.buckets,
+          key: this.ring.options.key,
+          watched$: this.ring.watched$,
+          ...(this.ring.options.filtering !== undefined ? { filtering: this.ring.options.filtering } : {}),
+          ...(extras.watcher !== undefined ? { watcher: extras.watcher } : {}),
+          ...(extras.health !== undefined ? { health: extras.health } : {}),
+        },
+        extras.scheduler,
+      );
+      this.watches.set(key, w);
+    }
+    return w;
+  }
 
   /** The bucket of a controller's key. */
   bucketOf(object: KubeObject, single: boolean): number {

@@ -101,6 +101,12 @@ export interface ShardingOptions {
   readonly drainTimeoutMs?: number;
   /** The ring's clock and timers (a virtual-time scheduler in tests). Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Who drops the other buckets' objects from the primary watch: `'server'` (KEP-5866
+   * `shardSelector`) or `'client'` (the same hash, after parsing). Default: the server where a list
+   * echoes `shardInfo`, else the client — set it only to measure or to work around a server.
+   */
+  readonly filtering?: 'server' | 'client';
 }
 
 /**
@@ -122,6 +128,8 @@ export interface ResolvedShardingOptions {
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
   readonly drainTimeoutMs: number;
+  /** Unset: asked of the server. */
+  readonly filtering?: 'server' | 'client';
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -190,6 +198,10 @@ export function resolveShardingOptions(options: ShardingOptions, identity: strin
   }
   const id = options.identity ?? identity;
   if (typeof id !== 'string' || id === '') fail('identity', id, 'must be a non-empty string');
+  const filtering = options.filtering;
+  if (filtering !== undefined && filtering !== 'server' && filtering !== 'client') {
+    fail('filtering', filtering, 'must be "server", "client" or left out (asked of the server)');
+  }
   const namespace = options.namespace ?? process.env['POD_NAMESPACE'] ?? 'default';
   if (typeof namespace !== 'string' || !DNS_LABEL.test(namespace))
     fail('namespace', namespace, 'must be a namespace name');
@@ -203,6 +215,7 @@ export function resolveShardingOptions(options: ShardingOptions, identity: strin
     renewDeadlineMs,
     retryPeriodMs,
     drainTimeoutMs,
+    ...(filtering !== undefined ? { filtering } : {}),
   };
 }
 

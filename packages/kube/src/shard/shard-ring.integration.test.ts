@@ -1,5 +1,5 @@
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { firstValueFrom, Observable } from 'rxjs';
+import { filter, firstValueFrom, Observable } from 'rxjs';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 
 import { KubeClient } from '../client/kube-client.js';
@@ -122,6 +122,33 @@ describeEachBackend(
       }
     });
 
+    it('watched$: a moving bucket stays watched by its old owner until released, and by its new one from assignment', async () => {
+      const a = member('a', { drainTimeoutMs: 5_000 });
+      const c = member('c');
+      const watched = (m: Member): Promise<readonly number[]> => firstValueFrom(m.ring.watched$);
+      await join(a);
+      expect(await watched(a)).toEqual(all);
+      const owners = assignBuckets(BUCKETS, ['a', 'c']);
+      const ofC = all.filter((bucket) => owners[bucket] === 'c');
+      const moving = ofC[0]!;
+      const reconcile$ = new Observable<never>(() => undefined); // in flight until cancelled
+      a.ring.gate.run(moving, reconcile$)!.subscribe();
+      await join(c);
+      // c's assignment gives it its buckets at once: it watches them before holding any fence.
+      expect(await watched(c)).toEqual(ofC);
+      expect(owned(c)).toEqual([]);
+      const next = firstValueFrom(a.ring.ticks$);
+      a.clock.advance(RETRY);
+      await next;
+      // a releases the idle buckets (no longer watched); the draining one stays until released.
+      const drainingOnly = all.filter((bucket) => owners[bucket] === 'a' || bucket === moving);
+      await firstValueFrom(a.ring.watched$.pipe(filter((w) => w.length === drainingOnly.length)));
+      expect(await watched(a)).toEqual(drainingOnly);
+      a.clock.advance(5_000); // drain deadline: cancel, then release
+      await a.ring.settled();
+      expect(await watched(a)).toEqual(all.filter((bucket) => owners[bucket] === 'a'));
+    });
+
     it('fencing: a moving bucket with a reconcile in flight is released only after the drain deadline cancelled it', async () => {
       const a = member('a', { drainTimeoutMs: 5_000 });
       const c = member('c');
@@ -224,6 +251,31 @@ describeEachBackend(
       await expect(joined).rejects.toBeInstanceOf(DuplicateShardIdentityError);
       await expect(joined).rejects.toThrow(/give each replica its own identity/);
       expect(owned(twin)).toEqual([]);
+    });
+
+    it('a frozen member whose identity was taken meanwhile finds the Lease renewed by another and stops', async () => {
+      const a = member('same');
+      await join(a);
+      await step(a, RETRY);
+      expect(owned(a)).toEqual(all);
+      const fatal: DuplicateShardIdentityError[] = [];
+      a.ring.fatal$.subscribe((e) => fatal.push(e));
+      // a freezes (its clock stops); a replica with its identity joins after one lease duration.
+      const twin = member('same');
+      const joined = twin.ring.join();
+      await step(twin, 0);
+      for (let t = 0; t < LEASE; t += RETRY) await step(twin, RETRY);
+      await joined;
+      // a thaws: its next renewal reads a Lease it did not write, so it stops and says why.
+      await step(a, RETRY);
+      expect(fatal).toHaveLength(1);
+      expect(fatal[0]).toBeInstanceOf(DuplicateShardIdentityError);
+      expect(owned(a)).toEqual([]);
+      // The twin, whose writes are the last, goes on renewing and is not told anything.
+      const twinFatal: unknown[] = [];
+      twin.ring.fatal$.subscribe((e) => twinFatal.push(e));
+      for (let i = 0; i < 3; i++) await step(twin, RETRY);
+      expect(twinFatal).toEqual([]);
     });
 
     it('a restart under the same identity takes over its stale Lease after one lease duration', async () => {

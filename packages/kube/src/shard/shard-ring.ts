@@ -25,7 +25,10 @@
  *   after its last renewal, as observed by the others (`deadMemberBoundMs`).
  * - Duplicate identity: `join()` first looks at the member Lease of its identity; one that is held
  *   and keeps being renewed for `leaseDuration` belongs to another live replica:
- *   `DuplicateShardIdentityError`.
+ *   `DuplicateShardIdentityError`. After joining, each renewal reads the Lease first: one whose
+ *   resourceVersion is not the one this member wrote last was renewed by another replica of the
+ *   same identity (one that joined while this member was frozen): this member stops at once and
+ *   emits the error on `fatal$` (the Manager logs it and stops).
  *
  * What it does not do: fence writes at the API server (a member frozen past its lease may finish
  * one request after the others moved on — the renew deadline bounds that window, as for leader
@@ -153,6 +156,9 @@ export class ShardRing {
   /** The resolved settings. */
   readonly options: ResolvedShardingOptions;
   private readonly owned = new BehaviorSubject<readonly number[]>([]);
+  private readonly watched = new BehaviorSubject<readonly number[]>([]);
+  private readonly fatal = new Subject<DuplicateShardIdentityError>();
+  private desiredNow: readonly number[] = [];
   private readonly membersSubject = new BehaviorSubject<readonly string[]>([]);
   private readonly acquired = new Subject<number>();
   private readonly handoffs = new Subject<ShardHandOff>();
@@ -161,6 +167,8 @@ export class ShardRing {
   private readonly observed = new Map<string, { key: string; at: number }>();
   private readonly drains = new Map<number, { sub: Subscription; done: Promise<void>; end: () => void }>();
   private memberLease: Lease | undefined;
+  /** `renewTime` of the last membership write sent (its answer may be lost). */
+  private attemptedRenewTime: string | undefined;
   private lastRenewAt = 0;
   private running = false;
   private inFlight: Promise<void> | undefined;
@@ -179,6 +187,16 @@ export class ShardRing {
 
   /** Buckets taking keys now (replays). */
   readonly owned$: Observable<readonly number[]>;
+  /**
+   * Buckets whose objects this member needs in its cache (replays): those the assignment gives it
+   * and those it still holds (open, draining or releasing). A bucket leaves only once released.
+   */
+  readonly watched$: Observable<readonly number[]>;
+  /**
+   * After joining, the identity's member Lease was renewed by someone else: another replica runs
+   * with this identity. The ring has stopped (every reconcile cancelled) when this emits.
+   */
+  readonly fatal$: Observable<DuplicateShardIdentityError>;
   /** Live members (replays). */
   readonly members$: Observable<readonly string[]>;
   /** A bucket just acquired (its keys should be requested). */
@@ -195,6 +213,8 @@ export class ShardRing {
   ) {
     this.options = options;
     this.owned$ = this.owned.asObservable();
+    this.watched$ = this.watched.asObservable();
+    this.fatal$ = this.fatal.asObservable();
     this.members$ = this.membersSubject.asObservable();
     this.acquired$ = this.acquired.asObservable();
     this.handoffs$ = this.handoffs.asObservable();
@@ -280,6 +300,7 @@ export class ShardRing {
     for (const bucket of [...this.drains.keys()]) this.dropDrain(bucket);
     for (const bucket of [...this.states.keys()]) this.gate.cancel(bucket);
     this.states.clear();
+    this.desiredNow = [];
     this.publishOwned();
   }
 
@@ -292,6 +313,7 @@ export class ShardRing {
     this.running = false;
     this.tick?.unsubscribe();
     await this.inFlight;
+    this.desiredNow = [];
     const held = [...this.states.keys()];
     await Promise.all(
       held.map((bucket) =>
@@ -360,6 +382,8 @@ export class ShardRing {
     this.membersSubject.next(live);
     const owners = assignBuckets(this.options.buckets, live);
     const desired = owners.flatMap((o, b) => (o === this.identity ? [b] : []));
+    this.desiredNow = desired;
+    this.publishWatched();
     const fences = new Map<number, Lease>();
     for (const l of leases) {
       if (l.metadata.labels?.[SHARD_ROLE_LABEL] !== 'fence') continue;
@@ -544,6 +568,7 @@ export class ShardRing {
           this.states.set(bucket, 'releasing');
           await this.releaseFence(bucket);
           this.states.delete(bucket);
+          this.publishWatched();
           this.handoffs.next({
             bucket,
             direction: 'released',
@@ -559,6 +584,13 @@ export class ShardRing {
 
   private publishOwned(): void {
     this.owned.next([...this.gate.opened].sort((a, b) => a - b));
+    this.publishWatched();
+  }
+
+  private publishWatched(): void {
+    const next = [...new Set([...this.desiredNow, ...this.states.keys()])].sort((a, b) => a - b);
+    const last = this.watched.value;
+    if (next.length !== last.length || next.some((b, i) => b !== last[i])) this.watched.next(next);
   }
 
   private async getLease(name: string): Promise<Lease | undefined> {
@@ -591,12 +623,30 @@ export class ShardRing {
     const name = memberLeaseName(this.options.ring, this.identity);
     const duration = Math.ceil(this.options.leaseDurationMs / 1000);
     const current = await this.getLease(name);
+    const mine = this.memberLease;
+    if (
+      this.joined &&
+      mine !== undefined &&
+      current?.spec?.holderIdentity === this.identity &&
+      current.metadata.resourceVersion !== mine.metadata.resourceVersion &&
+      current.spec.renewTime !== this.attemptedRenewTime
+    ) {
+      // Only replicas of this identity write this Lease: someone else renewed it since our
+      // write (not our last attempt, whose answer may have been lost). Both would take the same fences: stop at once, release nothing (the fences are
+      // as much the other's), and say so. The other sees our Lease unchanged and goes on.
+      const error = new DuplicateShardIdentityError(this.options.ring, this.identity, name);
+      this.stop();
+      this.fatal.next(error);
+      throw error;
+    }
+    const spec = this.spec(current?.spec, duration);
+    this.attemptedRenewTime = spec.renewTime;
     const written =
       current === undefined
         ? await this.client.create<Lease>({
             ...LEASE,
             metadata: { name, namespace: this.options.namespace, labels: this.labels('member') },
-            spec: this.spec(undefined, duration),
+            spec,
           })
         : await this.client.replace<Lease>({
             ...LEASE,
@@ -605,7 +655,7 @@ export class ShardRing {
               labels: { ...current.metadata.labels, ...this.labels('member') },
               resourceVersion: current.metadata.resourceVersion ?? '',
             },
-            spec: this.spec(current.spec, duration),
+            spec,
           });
     this.memberLease = written;
     this.lastRenewAt = this.scheduler.now();

@@ -228,6 +228,23 @@ describeEachBackend(
             ),
           { timeoutMs: 30_000 },
         );
+        // Each replica's primary Store holds exactly the objects of its buckets (its watch carries
+        // only them: server-side on the embedded server, filtered client-side on v1.24).
+        const storeKeys = (m: Replica): string[] =>
+          [...(m.mgr.controller('cm')?.stores.primary.keys() ?? [])].sort();
+        await waitFor(
+          "each replica's Store holds exactly its buckets' objects",
+          () =>
+            owned.every(
+              ({ m, buckets }) => JSON.stringify(storeKeys(m)) === JSON.stringify(keysOf(buckets).sort()),
+            ),
+          { timeoutMs: 30_000 },
+        );
+        for (const { m, buckets } of owned) {
+          expect(storeKeys(m), m.id).toEqual(keysOf(buckets).sort());
+          expect(storeKeys(m).length, m.id).toBeLessThan(OBJECTS);
+        }
+        expect(owned.reduce((n, { m }) => n + storeKeys(m).length, 0)).toBe(OBJECTS);
         recorder.newPhase();
         for (let i = 0; i < 2; i++) await lookAll(survivors);
         await waitFor(
@@ -252,6 +269,11 @@ describeEachBackend(
         expect([...bb.ring.gate.opened].sort((x, y) => x - y)).toEqual(
           Array.from({ length: BUCKETS }, (_, i) => i),
         );
+        // The one replica left watches every bucket again; those that left hold nothing.
+        await waitFor('the last replica holds every object', () => storeKeys(bb).length === OBJECTS, {
+          timeoutMs: 30_000,
+        });
+        for (const m of [c, d, e]) expect(storeKeys(m), m.id).toEqual([]);
       } finally {
         writing = false;
         await writer;

@@ -39,6 +39,13 @@ export interface ListWatchOptions {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /**
+   * KEP-5866 `shardSelector` (`shardRange(object.metadata.uid, '0x…', '0x…')` terms joined by
+   * `||`), sent with every list and watch. A server without the `ShardedListAndWatch` gate
+   * (every version before 1.36) ignores it and sends every object: filter them yourself
+   * (`@rxkube/kube/shard` does, with the same hash).
+   */
+  readonly shardSelector?: string;
   /** Objects as `PartialObjectMetadata` (cheap watches of children). */
   readonly metadataOnly?: boolean;
   /** Longest accepted watch line in bytes (default 16 MiB); longer → `MALFORMED`. */
@@ -114,6 +121,9 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
   const selectors = {
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    ...(options.shardSelector !== undefined && options.shardSelector !== ''
+      ? { shardSelector: options.shardSelector }
+      : {}),
   };
 
   const resolve = (): Observable<{ api: ApiResource; path: string }> =>

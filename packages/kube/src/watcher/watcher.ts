@@ -137,7 +137,8 @@ export function watcher<T extends KubeObject>(
     const resource = second;
     const options = (third ?? {}) as WatcherOptions;
     const scheduler = fourth ?? asyncScheduler;
-    const { namespace, labelSelector, fieldSelector, metadataOnly, maxLineBytes, ...config } = options;
+    const { namespace, labelSelector, fieldSelector, shardSelector, metadataOnly, maxLineBytes, ...config } =
+      options;
     // Check everything now, so a bad option throws here rather than at subscription.
     assertSelectors('watcher', 'options.', options);
     resolveWatcherConfig('watcher', config);
@@ -146,6 +147,7 @@ export function watcher<T extends KubeObject>(
       ...(namespace !== undefined ? { namespace } : {}),
       ...(labelSelector !== undefined ? { labelSelector } : {}),
       ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      ...(shardSelector !== undefined ? { shardSelector } : {}),
       ...(metadataOnly !== undefined ? { metadataOnly } : {}),
       ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
     });

@@ -1,0 +1,136 @@
+import { waitFor } from '@rxkube/testing';
+import { describeEachBackend } from '@rxkube/testing/vitest';
+import { BehaviorSubject } from 'rxjs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+import { KubeClient } from '../client/kube-client.js';
+import type { KubeObject, WatchEvent } from '../types.js';
+import { objectKey } from '../types.js';
+import { bucketOf } from './assignment.js';
+import type { ShardFiltering } from './sharded-watch.js';
+import { shardedWatch } from './sharded-watch.js';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' } as const;
+const BUCKETS = 8;
+const OBJECTS = 60;
+
+type Cm = KubeObject & { data?: Record<string, string> };
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+
+// The primary watch of a sharded controller over HTTP: server-side (KEP-5866 shardSelector, the
+// embedded server) or client-side (kube-apiserver v1.24 ignores the parameter; forced on the
+// embedded server too), each replica's Store exactly its buckets' objects.
+describeEachBackend(
+  'shardedWatch (a sharded primary watch, over HTTP)',
+  (b) => {
+    let client: KubeClient;
+    beforeAll(() => {
+      client = KubeClient.fromKubeConfig(b.cluster.kubeConfig);
+    });
+    afterAll(() => client.close());
+
+    const cases: { name: string; force?: ShardFiltering; expected: ShardFiltering }[] = [
+      { name: 'asked of the server', expected: b.name === 'embedded' ? 'server' : 'client' },
+      ...(b.name === 'embedded'
+        ? [{ name: 'forced client-side', force: 'client' as const, expected: 'client' as const }]
+        : []),
+    ];
+    for (const c of cases) {
+      it(`(${c.name}) holds exactly its buckets' objects; a gained range arrives as Apply, a lost one leaves without Delete`, async () => {
+        const ns = `sharded-watch-${c.expected}-${c.force ?? 'auto'}`;
+        await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+        const created: Cm[] = [];
+        for (let i = 0; i < OBJECTS; i++) {
+          created.push(
+            await client.create<Cm>({
+              ...CM,
+              metadata: { name: `cm-${i}`, namespace: ns },
+              data: { v: '0' },
+            }),
+          );
+        }
+        const bucket = (o: KubeObject): number => bucketOf(o.metadata.uid ?? '', BUCKETS);
+        const keysIn = (buckets: readonly number[], objects: readonly KubeObject[] = created): string[] =>
+          objects
+            .filter((o) => buckets.includes(bucket(o)))
+            .map(objectKey)
+            .sort();
+        const watched$ = new BehaviorSubject<readonly number[]>(range(0, 3));
+        const w = shardedWatch<Cm>({
+          client,
+          target: { resource: CM, namespace: ns },
+          buckets: BUCKETS,
+          key: 'uid',
+          watched$,
+          ...(c.force !== undefined ? { filtering: c.force } : {}),
+        });
+        const events: WatchEvent<Cm>[] = [];
+        const sub = w.events$.subscribe((e) => events.push(e));
+        try {
+          await waitFor('the first lists', () => w.synced, { timeoutMs: 30_000 });
+          expect(w.filtering).toBe(c.expected);
+          expect([...w.store.keys()].sort()).toEqual(keysIn(range(0, 3)));
+          expect(events.map((e) => e.type)).toEqual([
+            'Init',
+            ...keysIn(range(0, 3)).map(() => 'InitApply'),
+            'InitDone',
+          ]);
+          expect(w.watches).toBe(1);
+
+          // Gain buckets 3..5: only their objects arrive, as Apply (the rest of the Store is whole).
+          events.length = 0;
+          watched$.next(range(0, 6));
+          await waitFor('the gained buckets listed', () => w.store.size === keysIn(range(0, 6)).length, {
+            timeoutMs: 30_000,
+          });
+          expect([...w.store.keys()].sort()).toEqual(keysIn(range(0, 6)));
+          expect(events.every((e) => e.type === 'Apply')).toBe(true);
+          // Server-side: one more watch of the gained range; client-side: the one watch, listed again.
+          expect(w.watches).toBe(c.expected === 'server' ? 2 : 1);
+          // (Client-side the relist is compared with the Store: the objects it held are not told.)
+          expect(events.map((e) => objectKey((e as { object: Cm }).object)).sort()).toEqual(
+            keysIn(range(3, 6)),
+          );
+
+          // Lose buckets 0..2: their objects leave the Store at once, and no Delete is told.
+          events.length = 0;
+          watched$.next(range(3, 6));
+          expect([...w.store.keys()].sort()).toEqual(keysIn(range(3, 6)));
+          expect(events).toEqual([]);
+
+          // Live events: a change in a lost bucket says nothing; one in a watched bucket does.
+          const lost = created.find((o) => range(0, 3).includes(bucket(o)))!;
+          const kept = created.find((o) => range(3, 6).includes(bucket(o)))!;
+          await client.patch(
+            { ...CM, namespace: ns, name: lost.metadata.name ?? '' },
+            { type: 'merge', body: { data: { v: '1' } } },
+          );
+          await client.patch(
+            { ...CM, namespace: ns, name: kept.metadata.name ?? '' },
+            { type: 'merge', body: { data: { v: '1' } } },
+          );
+          await waitFor('the kept object changed', () => w.store.get(objectKey(kept))?.data?.['v'] === '1', {
+            timeoutMs: 30_000,
+          });
+          await client.delete({ ...CM, namespace: ns, name: kept.metadata.name ?? '' });
+          await waitFor('the kept object deleted', () => w.store.get(objectKey(kept)) === undefined, {
+            timeoutMs: 30_000,
+          });
+          expect(events.map((e) => `${e.type} ${objectKey((e as { object: Cm }).object)}`)).toEqual([
+            `Apply ${objectKey(kept)}`,
+            `Delete ${objectKey(kept)}`,
+          ]);
+          expect(w.store.get(objectKey(lost))).toBeUndefined();
+          // Server-side, the watch of buckets 0..2 was closed with its last bucket.
+          expect(w.watches).toBe(1);
+        } finally {
+          sub.unsubscribe();
+        }
+        expect(w.connected).toBe(false);
+        expect(w.store.size).toBe(0);
+      }, 60_000);
+    }
+  },
+  { controllerManager: false, realTimeoutMs: 120_000 },
+);

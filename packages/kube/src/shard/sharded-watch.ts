@@ -1,0 +1,363 @@
+/**
+ * `shardedWatch`: the primary watch of a sharded controller, carrying only the objects of the
+ * buckets this replica watches (`ShardRing.watched$`), so its Store holds about 1/N of them.
+ *
+ * - Filtering: where the API server applies KEP-5866's `shardSelector` (checked once per
+ *   connection: a list whose `metadata.shardInfo` echoes the selector, `supportsShardSelector`),
+ *   each watch asks for its buckets' hash ranges and receives only them. Elsewhere (kube-apiserver
+ *   before 1.36, or without the `ShardedListAndWatch` gate) the server sends every object; they
+ *   are dropped with the identical hash (`bucketOf`) as each list page or watch line arrives,
+ *   before the watcher keeps a reference — the Store and the watcher hold only the watched
+ *   buckets' objects, but every object is still parsed. The same check runs behind a server-side
+ *   selector too (a bucket that left keeps nothing).
+ * - Buckets gained: server-side, one new list+watch of the gained buckets' ranges only (the other
+ *   watches go on untouched); its objects reach subscribers as `Apply` (not a relist: the rest of
+ *   the Store is whole). Client-side, the server cannot list a range, so the one watch is started
+ *   again over every watched bucket: a fresh consistent list, compared with the Store (changed →
+ *   `Apply`, vanished → `Delete`).
+ * - Buckets lost (released or lost by the ring, and no longer assigned): their objects leave the
+ *   Store silently — no `Delete` reaches subscribers, because the objects were not deleted; the
+ *   replica stopped being responsible for them (the ring released their fences after draining
+ *   their reconciles, which read the Store until then). A watch whose buckets all left is closed.
+ * - Until the first list of every watch started at connection ended: `Init`, then the objects as
+ *   `InitApply`, then `InitDone` (the Store's `ready`).
+ *
+ * What it does not do: decide which buckets to watch (the ring does), or share one watch between
+ * targets (one per target, as `WatchRegistry`).
+ *
+ * @module
+ */
+import type { Observable, SchedulerLike } from 'rxjs';
+import { asyncScheduler, filter, map, Observable as Rx, Subscription } from 'rxjs';
+
+import type { KubeClient } from '../client/kube-client.js';
+import type { SharedWatch } from '../reflector/share-watch.js';
+import { shareWatch } from '../reflector/share-watch.js';
+import type { StoreOptions } from '../reflector/store.js';
+import type { WatchTarget } from '../reflector/watch-registry.js';
+import type { KubeObject, WatchEvent } from '../types.js';
+import { objectKey } from '../types.js';
+import type { WatcherConfig } from '../watcher/config.js';
+import type { WatcherHealth } from '../watcher/health.js';
+import { listWatchSource } from '../watcher/list-watch-source.js';
+import type { ListWatchSource } from '../watcher/source.js';
+import { watcher } from '../watcher/watcher.js';
+import { bucketOf } from './assignment.js';
+import { shardSelector } from './selector.js';
+import { supportsShardSelector } from './server-support.js';
+
+/**
+ * Where the objects of other buckets are dropped: by the API server (`shardSelector`) or here.
+ *
+ * ## Example
+ * ```ts
+ * const filtering: ShardFiltering = 'client'; // force the fallback, e.g. to measure it
+ * ```
+ */
+export type ShardFiltering = 'server' | 'client';
+
+/**
+ * Options of {@link shardedWatch}.
+ *
+ * ## Example
+ * ```ts
+ * declare const ring: ShardRing;
+ * const options: ShardedWatchOptions = {
+ *   client,
+ *   target: { resource: { apiVersion: 'example.com/v1', kind: 'Widget' } },
+ *   buckets: ring.options.buckets,
+ *   key: ring.options.key,
+ *   watched$: ring.watched$,
+ * };
+ * ```
+ */
+export interface ShardedWatchOptions<T extends KubeObject = KubeObject> {
+  readonly client: KubeClient;
+  readonly target: WatchTarget;
+  /** The ring's bucket count. */
+  readonly buckets: number;
+  /** What the ring hashes: `metadata.uid` or `metadata.namespace`. */
+  readonly key: 'uid' | 'namespace';
+  /** The buckets to watch (replays; `ShardRing.watched$`). */
+  readonly watched$: Observable<readonly number[]>;
+  /** `'server'` or `'client'` forces a filtering; default: asked of the server on each connection. */
+  readonly filtering?: ShardFiltering;
+  /** Watcher config of every watch (backoff, page size, recovery, …). */
+  readonly watcher?: Omit<WatcherConfig, 'health'>;
+  /** Health of each watch. */
+  readonly health?: (health: WatcherHealth) => void;
+  /** Options of the Store. */
+  readonly store?: StoreOptions<T>;
+}
+
+/**
+ * A sharded watch: a {@link SharedWatch} whose Store holds the watched buckets' objects.
+ *
+ * ## Example
+ * ```ts
+ * declare const widgets: ShardedWatch;
+ * console.log(widgets.filtering, widgets.watches, widgets.synced, widgets.store.size);
+ * ```
+ */
+export interface ShardedWatch<T extends KubeObject = KubeObject> extends SharedWatch<T> {
+  /** Whether a subscriber holds the watch open (a connection exists). */
+  readonly connected: boolean;
+  /** Whether the first list of every watch open now has ended (and the filtering is known). */
+  readonly synced: boolean;
+  /** The filtering of the current connection, once known. */
+  readonly filtering: ShardFiltering | undefined;
+  /** List+watch requests open now (one per set of buckets gained together, server-side). */
+  readonly watches: number;
+}
+
+interface Group<T extends KubeObject> {
+  /** The buckets it still serves (only shrinks). */
+  readonly buckets: Set<number>;
+  /** The list in progress. */
+  listing: Map<string, T> | undefined;
+  /** Its objects while the connection's first `InitDone` waits for other watches. */
+  initial: Map<string, T> | undefined;
+  synced: boolean;
+  sub: Subscription;
+}
+
+/**
+ * The watch of `target` restricted to the buckets `watched$` names, as a {@link SharedWatch}.
+ *
+ * ## Example
+ * ```ts
+ * declare const ring: ShardRing;
+ * const widgets = shardedWatch({
+ *   client,
+ *   target: { resource: { apiVersion: 'example.com/v1', kind: 'Widget' } },
+ *   buckets: ring.options.buckets,
+ *   key: ring.options.key,
+ *   watched$: ring.watched$,
+ * });
+ * widgets.events$.subscribe(); // lists and watches the buckets the ring gives this replica
+ * ```
+ *
+ * ## Semantics
+ * - Events: the connection's first lists as `Init`, `InitApply`*, `InitDone`; then `Apply` and
+ *   `Delete` of the watched buckets' objects — including the objects of a bucket gained later
+ *   (`Apply`) and what a relist found changed or gone. Never a `Delete` for a bucket that left.
+ * - Subscribers share one connection and one Store (`shareWatch`); the last leaving stops every
+ *   watch and clears the Store.
+ * - A server that fails the `shardInfo` check (or errors on it) is filtered client-side.
+ *
+ * ## Memory
+ * The Store (the watched buckets' objects); each watcher's reference per object it serves; per
+ * watch its bucket set. While the first lists are in progress, those lists' objects.
+ *
+ * @param scheduler time source of the watchers.
+ */
+export function shardedWatch<T extends KubeObject = KubeObject>(
+  options: ShardedWatchOptions<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): ShardedWatch<T> {
+  const { client, target } = options;
+  const bucketOfObject = (o: KubeObject): number =>
+    bucketOf(options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''), options.buckets);
+  let state: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } | undefined;
+
+  const upstream$ = new Rx<WatchEvent<T>>((out) => {
+    const groups = new Set<Group<T>>();
+    const current: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } = {
+      groups,
+      initial: true,
+      mode: options.filtering,
+    };
+    state = current;
+    const store = shared.store;
+    /** Buckets some group serves. */
+    const covered = new Set<number>();
+    let latest: readonly number[] = [];
+    const teardown = new Subscription();
+
+    const finishInitial = (): void => {
+      if (!current.initial || current.mode === undefined) return;
+      for (const g of groups) if (!g.synced) return;
+      current.initial = false;
+      for (const g of groups) {
+        for (const object of g.initial?.values() ?? []) out.next({ type: 'InitApply', object });
+        g.initial = undefined;
+      }
+      out.next({ type: 'InitDone' });
+    };
+
+    const onEvent = (g: Group<T>, e: WatchEvent<T>): void => {
+      switch (e.type) {
+        case 'Init':
+          g.listing = new Map();
+          return;
+        case 'InitApply':
+          (g.listing ??= new Map()).set(objectKey(e.object), e.object);
+          return;
+        case 'InitDone': {
+          const listing = g.listing ?? new Map<string, T>();
+          g.listing = undefined;
+          g.synced = true;
+          if (current.initial) {
+            g.initial = new Map([...listing].filter(([, o]) => g.buckets.has(bucketOfObject(o))));
+            finishInitial();
+            return;
+          }
+          for (const [key, object] of listing) {
+            if (!g.buckets.has(bucketOfObject(object))) continue;
+            if (store.get(key)?.metadata.resourceVersion !== object.metadata.resourceVersion) {
+              out.next({ type: 'Apply', object });
+            }
+          }
+          for (const object of store.list()) {
+            if (g.buckets.has(bucketOfObject(object)) && !listing.has(objectKey(object))) {
+              out.next({ type: 'Delete', object });
+            }
+          }
+          return;
+        }
+        case 'Apply':
+        case 'Delete': {
+          if (!g.buckets.has(bucketOfObject(e.object))) return;
+          if (g.initial !== undefined) {
+            if (e.type === 'Apply') g.initial.set(objectKey(e.object), e.object);
+            else g.initial.delete(objectKey(e.object));
+            return;
+          }
+          // A Delete of what the Store does not hold (a relist's diff came first) says nothing.
+          if (e.type === 'Delete' && store.get(objectKey(e.object)) === undefined) return;
+          out.next(e);
+          return;
+        }
+      }
+    };
+
+    const close = (g: Group<T>): void => {
+      g.sub.unsubscribe();
+      groups.delete(g);
+    };
+
+    const open = (buckets: Set<number>): void => {
+      const mode = current.mode ?? 'client';
+      const g: Group<T> = {
+        buckets,
+        listing: undefined,
+        initial: undefined,
+        synced: false,
+        sub: new Subscription(),
+      };
+      groups.add(g);
+      const selector = mode === 'server' ? shardSelector(buckets, options.buckets, options.key) : undefined;
+      const source = keeping(
+        listWatchSource<T>(client, target.resource, {
+          ...(target.namespace !== undefined ? { namespace: target.namespace } : {}),
+          ...(target.labelSelector !== undefined ? { labelSelector: target.labelSelector } : {}),
+          ...(target.fieldSelector !== undefined ? { fieldSelector: target.fieldSelector } : {}),
+          ...(target.metadataOnly !== undefined ? { metadataOnly: target.metadataOnly } : {}),
+          ...(selector !== undefined ? { shardSelector: selector } : {}),
+        }),
+        (o) => g.buckets.has(bucketOfObject(o)),
+      );
+      g.sub = watcher<T>(
+        source,
+        { ...options.watcher, ...(options.health !== undefined ? { health: options.health } : {}) },
+        scheduler,
+      ).subscribe({
+        next: (e) => onEvent(g, e),
+        error: (error: unknown) => out.error(error),
+      });
+    };
+
+    const apply = (next: readonly number[]): void => {
+      latest = next;
+      if (current.mode === undefined) return;
+      const wanted = new Set(next);
+      const lost = new Set([...covered].filter((b) => !wanted.has(b)));
+      const gained = new Set(next.filter((b) => !covered.has(b)));
+      if (lost.size > 0) {
+        for (const b of lost) covered.delete(b);
+        for (const g of [...groups]) {
+          for (const b of lost) g.buckets.delete(b);
+          if (g.buckets.size === 0) close(g);
+          for (const [key, o] of g.initial ?? []) if (lost.has(bucketOfObject(o))) g.initial?.delete(key);
+        }
+        // Out of the Store without a Delete to subscribers: not deleted, only no longer ours.
+        for (const object of store.list()) {
+          if (lost.has(bucketOfObject(object))) store.apply({ type: 'Delete', object });
+        }
+      }
+      if (gained.size > 0) {
+        for (const b of gained) covered.add(b);
+        if (current.mode === 'server') open(gained);
+        else {
+          // The server cannot list a range: one watch over every watched bucket, listed afresh.
+          for (const g of [...groups]) close(g);
+          open(new Set(covered));
+        }
+      }
+      finishInitial();
+    };
+
+    out.next({ type: 'Init' });
+    teardown.add(options.watched$.subscribe((next) => apply(next)));
+    if (current.mode === undefined) {
+      const probe = supportsShardSelector(client, target.resource, target.namespace).then(
+        (yes): ShardFiltering => (yes ? 'server' : 'client'),
+        (): ShardFiltering => 'client',
+      );
+      void probe.then((mode) => {
+        if (state !== current || out.closed) return;
+        current.mode = mode;
+        apply(latest);
+      });
+    } else {
+      apply(latest);
+    }
+    return () => {
+      teardown.unsubscribe();
+      for (const g of [...groups]) close(g);
+      if (state === current) state = undefined;
+    };
+  });
+
+  // The upstream reads `shared.store`: it runs only once subscribed, after this line.
+  const shared = shareWatch(
+    upstream$,
+    options.store !== undefined ? { store: options.store } : {},
+    scheduler,
+  );
+  return {
+    events$: shared.events$,
+    store: shared.store,
+    get synced(): boolean {
+      return state !== undefined && !state.initial && [...state.groups].every((g) => g.synced);
+    },
+    get connected(): boolean {
+      return state !== undefined;
+    },
+    get filtering(): ShardFiltering | undefined {
+      return state?.mode;
+    },
+    get watches(): number {
+      return state?.groups.size ?? 0;
+    },
+  };
+}
+
+/** `source` keeping only the objects `keep` accepts, in list pages and watch lines. */
+function keeping<T extends KubeObject>(
+  source: ListWatchSource<T>,
+  keep: (object: T) => boolean,
+): ListWatchSource<T> {
+  return {
+    ...(source.streamingLists !== undefined ? { streamingLists: source.streamingLists } : {}),
+    list: (params) => source.list(params).pipe(map((page) => ({ ...page, items: page.items.filter(keep) }))),
+    watch: (params) =>
+      source
+        .watch(params)
+        .pipe(
+          filter(
+            (e) => (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') || keep(e.object),
+          ),
+        ),
+  };
+}
