@@ -80,6 +80,7 @@ import { Runnables } from './runnables.js';
 import type { WebhookServerOptions } from '../webhook/webhook-server.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
 import { cachesCheck, startManagerServers } from './probe-servers.js';
+import { ServedKinds } from './served-kinds.js';
 import { managedOptions, scopeOf } from './managed-options.js';
 import type { ManagerRunOptions } from './run-until-signal.js';
 import { runUntilSignal } from './run-until-signal.js';
@@ -142,7 +143,8 @@ export class Manager {
 
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
-  private readonly watchHealth = new WatchHealthChecks();
+  private readonly watchHealth = new WatchHealthChecks({ notServed: false });
+  private readonly servedKinds = new ServedKinds((resource) => this.watching(resource));
   private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
   private readonly runnables = new Runnables();
@@ -211,6 +213,7 @@ export class Manager {
         health: (target, health) => {
           this.metrics.recordWatchHealth(target, health);
           this.watchHealth.record(target, health);
+          this.servedKinds.record(target, health);
           this.watchFailures.record(target, health);
         },
       },
@@ -419,6 +422,20 @@ export class Manager {
     return [...seen.values()];
   }
 
+  /** The registered controllers that watch `resource` (for, owns or watches), by name. */
+  private watching(resource: { readonly apiVersion: string; readonly kind: string }): string[] {
+    return this.controllers
+      .filter((c) => {
+        const plan = this.plan(c);
+        return [plan.primary, ...plan.owned, ...plan.mapped].some((k) =>
+          k.targets.some(
+            (t) => t.resource.apiVersion === resource.apiVersion && t.resource.kind === resource.kind,
+          ),
+        );
+      })
+      .map((c) => c.name);
+  }
+
   /**
    * What this manager was told to run, as plain data, with scopes resolved through discovery (see
    * {@link resolveScopes}): the registrations, their watch targets, the CRDs it installs, the
@@ -445,7 +462,9 @@ export class Manager {
 
   /**
    * Readiness checks of `/readyz`: `caches` (every watch listed once), `watches` (none refused with
-   * 401/403/404 or a kind not served, naming it), `crds`, `watch-scope` (with `namespaces`: no
+   * 400/401/403/404, naming it), `kinds` (no watched kind waiting to be served — a CRD not installed
+   * or not Established yet — naming the kind, what to install and the controllers that wait for
+   * it), `crds`, `watch-scope` (with `namespaces`: no
    * namespaced kind watched across all namespaces through {@link registry}) and, with election,
    * `leader-election` (the lease is not refused with 401/403).
    */
@@ -454,6 +473,7 @@ export class Manager {
     const checks: ProbeCheck[] = [
       cachesCheck(targets, this.registry, () => this.state !== 'new'),
       this.watchHealth.check,
+      this.servedKinds.check,
       this.crds.check,
       this.namespaceScope.check,
     ];

@@ -231,6 +231,12 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
 export class WatchHealthChecks {
   private readonly entries = new Map<string, WatchEntry>();
 
+  /**
+   * @param options `notServed: false` leaves kinds the server does not serve out of this check
+   *   (the Manager names them in its own `kinds` check, with the controllers that wait).
+   */
+  constructor(private readonly options: { readonly notServed?: boolean } = {}) {}
+
   /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchMetricsTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
@@ -241,7 +247,9 @@ export class WatchHealthChecks {
     }
     const { failure, progressed } = observeProgress(entry.progress, health);
     // a new failure: a refusal replaces the reason; any other failure leaves a refusal in force
-    if (failure !== undefined) entry.refused = refusalOf(health) ?? entry.refused;
+    if (failure !== undefined && failure.kind === 'not-served' && this.options.notServed === false) {
+      entry.refused = undefined;
+    } else if (failure !== undefined) entry.refused = refusalOf(health) ?? entry.refused;
     else if (progressed) entry.refused = undefined;
   };
 
