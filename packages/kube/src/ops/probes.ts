@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -21,6 +20,10 @@ import { watchTargetKey } from '../reflector/watch-registry.js';
 import type { WatchProgress } from './watch-progress.js';
 import { observeProgress, watchProgress } from './watch-progress.js';
 import { watchRefusal } from './watch-failure-log.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const { createServer } = process.getBuiltinModule('node:http');
 
 /**
  * What a check reports: ok, or why not (shown in the probe body).

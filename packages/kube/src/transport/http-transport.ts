@@ -9,8 +9,7 @@
  * @module
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 
 import { Observable } from 'rxjs';
 
@@ -22,6 +21,11 @@ import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from './raw-watch-event.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';
 import { currentRequestObserver } from './request-scope.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const nodeHttp = process.getBuiltinModule('node:http');
+const nodeHttps = process.getBuiltinModule('node:https');
 
 /**
  * Default bound on a response body (a list page of large objects stays far below it).
@@ -359,7 +363,7 @@ export class HttpTransport {
       agent,
       ...(req.signal !== undefined ? { signal: req.signal } : {}),
     };
-    return url.protocol === 'https:' ? https.request(url, options) : http.request(url, options);
+    return url.protocol === 'https:' ? nodeHttps.request(url, options) : nodeHttp.request(url, options);
   }
 
   private warn(res: IncomingMessage, url: URL): void {
