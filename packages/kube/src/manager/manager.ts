@@ -15,18 +15,17 @@
  * @module
  */
 import type { Logger } from 'pino';
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import type { ObservedValueOf, SchedulerLike, Subscription } from 'rxjs';
 import {
   asyncScheduler,
   BehaviorSubject,
-  defer,
   EMPTY,
-  finalize,
   firstValueFrom,
   from,
   combineLatest,
   distinctUntilChanged,
   map,
+  Observable,
   of,
   merge,
   race,
@@ -795,9 +794,14 @@ export class Manager {
       const out = c.reconcile(request, ctx);
       if (out === undefined || out === null) return out;
       const out$ = from(out); // throws here for what is not an ObservableInput: the guard reports it
-      return defer(() => {
+      // one Observable instead of defer + finalize: this runs once per reconcile
+      return new Observable<ObservedValueOf<typeof out$>>((subscriber) => {
         this.running++;
-        return out$.pipe(finalize(() => this.running--));
+        const subscription = out$.subscribe(subscriber);
+        return () => {
+          subscription.unsubscribe();
+          this.running--;
+        };
       });
     };
     let built = this.built.get(c.name);
