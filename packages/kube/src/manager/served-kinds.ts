@@ -8,7 +8,7 @@
  * @module
  */
 import type { ProbeCheck } from '../ops/probes.js';
-import { notServedAdvice } from '../ops/watch-failure-log.js';
+import { isBuiltInGroup, notServedAdvice } from '../ops/watch-failure-log.js';
 import { observeProgress, watchProgress } from '../ops/watch-progress.js';
 import type { WatchProgress } from '../ops/watch-progress.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
@@ -66,10 +66,12 @@ export class ServedKinds {
           who.length === 1
             ? `controller ${who[0] ?? ''} waits for it and starts`
             : `${who.length === 0 ? 'its watches' : `controllers ${who.join(', ')}`} wait for it and start`;
-        return (
-          `${resource.apiVersion} ${resource.kind} is not served (its CRD is not installed or not Established ` +
-          `yet): ${notServedAdvice(resource)} — ${waits} once it is Established`
-        );
+        const slash = resource.apiVersion.indexOf('/');
+        const builtIn = isBuiltInGroup(slash < 0 ? '' : resource.apiVersion.slice(0, slash));
+        return builtIn
+          ? `${resource.apiVersion} ${resource.kind} is not served: ${notServedAdvice(resource)} — ${waits} once it is served`
+          : `${resource.apiVersion} ${resource.kind} is not served (its CRD is not installed or not Established ` +
+              `yet): ${notServedAdvice(resource)} — ${waits} once it is Established`;
       });
       return lines.length === 0 ? { ok: true } : { ok: false, reason: lines.join('; ') };
     },

@@ -203,13 +203,18 @@ export function notServedAdvice(resource: { readonly apiVersion: string; readonl
   const slash = resource.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : resource.apiVersion.slice(0, slash);
   const version = resource.apiVersion.slice(slash + 1);
-  if (!group.includes('.') || group.endsWith('.k8s.io')) {
+  if (isBuiltInGroup(group)) {
     return (
       `the API server does not serve ${resource.kind} in ${resource.apiVersion} (a built-in group: is it ` +
       'enabled in this Kubernetes version? check `kubectl api-resources`)'
     );
   }
   return `install the CustomResourceDefinition of kind ${resource.kind} in group ${group} serving ${version}`;
+}
+
+/** A group Kubernetes itself serves (no dot, or `*.k8s.io`): no CRD can add its kinds. */
+export function isBuiltInGroup(group: string): boolean {
+  return !group.includes('.') || group.endsWith('.k8s.io');
 }
 
 function describe(target: WatchTarget): string {
