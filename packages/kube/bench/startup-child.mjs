@@ -14,6 +14,18 @@ async function rxkube(specifier) {
   return () => client.close();
 }
 
+/** The root entry as an operator uses it: a Manager made (its logger and metrics load pino and prom-client). */
+async function manager() {
+  const { KubeClient, Manager, loadKubeConfigFile } = await import('../dist/index.js');
+  const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfig));
+  const mgr = new Manager({ client, name: 'bench-startup', logLevel: 'silent' });
+  await client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { namespace: 'default', limit: 1 });
+  return () => {
+    void mgr.stop();
+    client.close();
+  };
+}
+
 async function clientNode() {
   const { CoreV1Api, KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
@@ -26,6 +38,7 @@ async function clientNode() {
 const ENTRIES = {
   root: () => rxkube('../dist/index.js'),
   watch: () => rxkube('../dist/watch.js'),
+  manager,
   'client-node': clientNode,
 };
 

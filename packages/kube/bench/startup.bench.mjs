@@ -3,7 +3,9 @@
 // @rxkube/testing server running here; reported are that process's CPU (Node's own start
 // included) and RSS once the answer is in, medians of BENCH_RUNS processes per entry, entries
 // interleaved, as ratios to client-node 2.0.1 (CoreV1Api) in the same run. A bare `node` that
-// does nothing is measured too, so the libraries' own share can be read off.
+// does nothing is measured too, so the libraries' own share can be read off. `rxkube Manager`
+// imports the root entry and also constructs a Manager (its logger and metrics load pino and
+// prom-client, which the root entry alone no longer loads).
 //
 //   node bench/startup.bench.mjs            # after tsc -b
 //   BENCH_RUNS=15 node bench/startup.bench.mjs
@@ -18,7 +20,7 @@ import { envInt, MB, median } from './common.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RUNS = envInt('BENCH_RUNS', 9);
-const ENTRIES = ['client-node', 'root', 'watch', 'node'];
+const ENTRIES = ['client-node', 'root', 'watch', 'manager', 'node'];
 const server = await startApiServer();
 
 function measure(entry) {
@@ -70,7 +72,9 @@ for (const entry of ENTRIES) {
       ? 'bare node'
       : entry === 'client-node'
         ? 'client-node'
-        : `rxkube ${entry === 'root' ? '.' : './watch'}`;
+        : entry === 'manager'
+          ? 'rxkube Manager'
+          : `rxkube ${entry === 'root' ? '.' : './watch'}`;
   console.log(
     `${name.padEnd(14)} ${m(entry, 'cpuMs').toFixed(0).padStart(6)}  (${(m(entry, 'cpuMs') / base('cpuMs')).toFixed(2)}×)` +
       `          ${(m(entry, 'rss') / MB).toFixed(0).padStart(4)}    (${(m(entry, 'rss') / base('rss')).toFixed(2)}×)` +

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
 
 import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
 
@@ -25,6 +25,11 @@ import type { Clock, Credentials } from './credentials.js';
 import { defaultKubeconfig, Kubeconfig, readKubeconfigFile } from './kubeconfig.js';
 import type { Cluster, Context, User } from './kubeconfig.js';
 import { proxyFor, tunnelAgent } from './proxy.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const nodeHttp = process.getBuiltinModule('node:http');
+const nodeHttps = process.getBuiltinModule('node:https');
 
 /**
  * A kubeconfig as {@link connectionFromKubeConfig} takes it: ours ({@link loadDefaultKubeConfig},
@@ -94,6 +99,13 @@ export interface Connection {
    * @throws {KubeConfigError} when a credential plugin fails or the connection was closed.
    */
   auth(): Promise<RequestAuth>;
+  /**
+   * The server answered 401 to a request sent with `auth`: forgets the credential it carried when
+   * it can be refreshed (an exec plugin's: the next {@link auth} runs the plugin again) and returns
+   * `true`, so the caller sends the request once more; `false` when nothing would change (a fixed
+   * token, a certificate). Optional: a connection without it never retries.
+   */
+  unauthorized?(auth: RequestAuth): boolean;
   /** Destroys the agent's sockets; later {@link auth} calls fail. */
   close(): void;
 }
@@ -153,7 +165,8 @@ export function loadKubeConfigFile(path: string): Kubeconfig {
  * - Proxies as client-go: the cluster's `proxy-url`, else `HTTPS_PROXY`/`HTTP_PROXY` and
  *   `NO_PROXY`, never for loopback servers.
  * - Credentials as client-go computes them, per request: a token file is re-read every minute,
- *   an exec plugin's credential is cached until it expires; an explicit token, basic auth or
+ *   an exec plugin's credential is cached until it expires or a request carrying it is answered
+ *   401 (that request is then sent once more with a fresh one); an explicit token, basic auth or
  *   client certificate wins over an exec plugin. `auth-provider` plugins load client-node.
  *
  * @throws {KubeConfigError} when the current context, its cluster, or the server URL is unusable.
@@ -214,6 +227,8 @@ export function connectionFrom(
   let agentCert: Credentials['cert'];
   let ca: Promise<string | Buffer | undefined> | undefined;
   let closed = false;
+  /** The credentials each handed-out auth carried, for {@link Connection.unauthorized}. */
+  const used = new WeakMap<RequestAuth, Credentials>();
 
   const auth = async (): Promise<RequestAuth> => {
     let creds: Credentials;
@@ -243,7 +258,9 @@ export function connectionFrom(
       // sockets in use finish their requests; idle ones go now
       old?.destroy();
     }
-    return { headers: creds.headers, agent };
+    const auth: RequestAuth = { headers: creds.headers, agent };
+    used.set(auth, creds);
+    return auth;
   };
 
   return {
@@ -252,6 +269,10 @@ export function connectionFrom(
     namespace: kc.getContextObject(contextName)?.namespace || 'default',
     description,
     auth,
+    unauthorized(sent: RequestAuth): boolean {
+      const creds = used.get(sent);
+      return creds !== undefined && credentials.refresh !== undefined && credentials.refresh(creds);
+    },
     close(): void {
       closed = true;
       agent?.destroy();
@@ -345,8 +366,8 @@ async function buildAgent(
     : {};
   if (proxy?.protocol === 'socks5:') return socksAgent(proxy, cluster, ca, creds, tlsVerify);
   if (proxy !== undefined) return tunnelAgent(proxy, secure, { ...common, ...tlsOptions });
-  if (!secure) return new http.Agent(common);
-  return new https.Agent({ ...common, ...tlsOptions });
+  if (!secure) return new nodeHttp.Agent(common);
+  return new nodeHttps.Agent({ ...common, ...tlsOptions });
 }
 
 /**
@@ -390,7 +411,7 @@ async function socksAgent(
   });
   const opts: https.RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
-  if (!(opts.agent instanceof http.Agent)) {
+  if (!(opts.agent instanceof nodeHttp.Agent)) {
     throw new KubeConfigError(`cluster "${cluster.name}": could not build a socks5 agent for ${proxy.host}`);
   }
   return opts.agent;

@@ -156,6 +156,27 @@ describe('credentialSource: exec plugins (client-go exec.go)', () => {
     expect(p.runs()).toHaveLength(2);
   });
 
+  it('forgets the credential a 401 answered, once: a stale 401 leaves the fresh one alone', async () => {
+    const p = plugin(
+      'refreshed',
+      `{"apiVersion":"${v1}","kind":"ExecCredential","status":{"token":"tok-$N"}}`,
+    );
+    const get = credentialSource(execUser({ command: p.command }), cluster);
+    const first = await get();
+    const concurrent = await get(); // the same cached credential, sent by another request
+    expect(get.refresh?.(first)).toBe(true);
+    const fresh = await get();
+    expect(fresh.headers['Authorization']).toBe('Bearer tok-2');
+    // the other request's 401 arrives late: the credential it carried is already replaced
+    expect(get.refresh?.(concurrent)).toBe(true);
+    expect((await get()).headers['Authorization']).toBe('Bearer tok-2');
+    expect(p.runs()).toHaveLength(2);
+  });
+
+  it('has nothing to refresh for a fixed token', () => {
+    expect(credentialSource({ name: 'u', token: 't0' }, cluster).refresh).toBeUndefined();
+  });
+
   it('returns a client certificate from the plugin', async () => {
     const p = plugin(
       'cert',

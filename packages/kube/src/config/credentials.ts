@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 
 import { KubeConfigError } from '../errors.js';
 import { ExecCredentialPlugin } from './exec-credential.js';
-import type { Clock } from './exec-credential.js';
+import type { Clock, ExecCredential } from './exec-credential.js';
 import type { Cluster, User } from './kubeconfig.js';
 
 /** What one request carries: headers, and the client certificate when the user has one. */
@@ -26,12 +26,25 @@ export interface Credentials {
 
 export type { Clock };
 
+/** Matches no cached credential: `invalidate` of a credential this source did not hand out. */
+const PLUGIN_CREDENTIAL_UNKNOWN: ExecCredential = Object.freeze({});
+
 /** client-go re-reads a token file at most once a minute (`transport.NewCachedFileTokenSource`). */
 export const TOKEN_FILE_REREAD_MS = 60_000;
 
 /** A client-node `KubeConfig`, as much of it as the auth-provider path uses. */
 export interface AuthProviderHost {
   applyToHTTPSOptions(opts: { headers?: Record<string, unknown> }): Promise<void>;
+}
+
+/**
+ * The credentials of one request, computed afresh per request; `refresh` (when the user's
+ * credential can be refreshed: an exec plugin) forgets the credential a request answered 401
+ * carried and returns `true`: the next call runs the plugin again.
+ */
+export interface CredentialSource {
+  (): Promise<Credentials>;
+  readonly refresh?: (used: Credentials) => boolean;
 }
 
 /**
@@ -42,7 +55,7 @@ export function credentialSource(
   user: User | null,
   cluster: Cluster,
   options: { clock?: Clock; authProviderHost?: AuthProviderHost } = {},
-): () => Promise<Credentials> {
+): CredentialSource {
   const clock = options.clock ?? Date;
   const fixed: Record<string, string> = {};
   if (user?.impersonateUser !== undefined) fixed['Impersonate-User'] = user.impersonateUser;
@@ -70,13 +83,21 @@ export function credentialSource(
   // certificate wins over the exec plugin, which then never runs.
   if (user.exec !== undefined && !hasToken && !hasBasic && !hasCert) {
     const plugin = new ExecCredentialPlugin(user.exec, cluster, clock);
-    return async () => {
+    const from = new WeakMap<Credentials, ExecCredential>();
+    const source = async (): Promise<Credentials> => {
       const c = await plugin.credential();
       const headers = withImpersonation(c.token !== undefined ? { Authorization: `Bearer ${c.token}` } : {});
-      return c.cert !== undefined && c.key !== undefined
-        ? { headers, cert: c.cert, key: c.key }
-        : { headers };
+      const creds: Credentials =
+        c.cert !== undefined && c.key !== undefined ? { headers, cert: c.cert, key: c.key } : { headers };
+      from.set(creds, c);
+      return creds;
     };
+    return Object.assign(source, {
+      refresh: (used: Credentials): boolean => {
+        plugin.invalidate(from.get(used) ?? PLUGIN_CREDENTIAL_UNKNOWN);
+        return true;
+      },
+    });
   }
 
   if (user.authProvider !== undefined && !hasToken && !hasBasic) {

@@ -3,7 +3,8 @@
  * (k8s.io/client-go/plugin/pkg/client/auth/exec/exec.go): the command with the kubeconfig's
  * `args` and `env` added to ours, `KUBERNETES_EXEC_INFO` describing the request (and the cluster
  * with `provideClusterInfo`), its `ExecCredential` answer checked, and the credential cached until
- * its `expirationTimestamp` (forever when it has none). Concurrent callers share one run.
+ * its `expirationTimestamp` (forever when it has none) or until the server answers 401 to a request
+ * that carried it. Concurrent callers share one run.
  *
  * What it does not do: run interactively (an operator has no terminal: `interactiveMode: Always`
  * is refused with a message), or log the credential.
@@ -85,9 +86,13 @@ export class ExecCredentialPlugin {
     return this.running;
   }
 
-  /** Forgets the cached credential (after a 401, as client-go does). */
-  invalidate(): void {
-    this.cached = undefined;
+  /**
+   * Forgets the cached credential after the server answered 401 to a request that carried `used`
+   * (client-go's `maybeRefreshCreds`): the next {@link credential} runs the plugin again. A
+   * credential already replaced (a concurrent 401 refreshed it) is left alone.
+   */
+  invalidate(used?: ExecCredential): void {
+    if (used === undefined || this.cached === used) this.cached = undefined;
   }
 
   private run(): Promise<ExecCredential> {

@@ -10,13 +10,18 @@
  *
  * @module
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
+import type * as https from 'node:https';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
 
 import { KubeConfigError } from '../errors.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const nodeHttp = process.getBuiltinModule('node:http');
+const nodeHttps = process.getBuiltinModule('node:https');
 
 /**
  * The proxy for requests to `server`, or undefined for a direct connection.
@@ -128,7 +133,7 @@ export function tunnelAgent(proxy: URL, secure: boolean, options: https.AgentOpt
     then: (s: Duplex) => Duplex,
   ): void => {
     const authority = `${target.host?.includes(':') === true ? `[${target.host}]` : (target.host ?? '')}:${String(target.port ?? (secure ? 443 : 80))}`;
-    const req = (proxy.protocol === 'https:' ? https : http).request({
+    const req = (proxy.protocol === 'https:' ? nodeHttps : nodeHttp).request({
       host: proxy.hostname.replace(/^\[|\]$/g, ''),
       port: proxy.port || (proxy.protocol === 'https:' ? 443 : 80),
       method: 'CONNECT',
@@ -152,7 +157,7 @@ export function tunnelAgent(proxy: URL, secure: boolean, options: https.AgentOpt
     req.end();
   };
   if (secure) {
-    class Tunnel extends https.Agent {
+    class Tunnel extends nodeHttps.Agent {
       override createConnection(
         o: tls.ConnectionOptions & { host?: string },
         cb: ConnectCallback,
@@ -163,7 +168,7 @@ export function tunnelAgent(proxy: URL, secure: boolean, options: https.AgentOpt
     }
     return new Tunnel(options);
   }
-  class PlainTunnel extends http.Agent {
+  class PlainTunnel extends nodeHttp.Agent {
     override createConnection(o: { host?: string; port?: number }, cb: ConnectCallback): undefined {
       open(o, cb, (socket) => socket);
       return undefined;

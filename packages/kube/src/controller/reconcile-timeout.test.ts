@@ -115,6 +115,27 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
       /options\.reconcileTimeoutMs/,
     );
   });
+
+  it('ctx.signal aborts once the reconcile settled, with an Error naming the key (no stack captured)', () => {
+    const counted: (UserCodeHook | 'panic')[] = [];
+    const signals: AbortSignal[] = [];
+    const ts = testScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IaD)', { I, D, a: ia('a') });
+      const results$ = controller(options(primary, counted), ts).run((_request, ctx) => {
+        signals.push(ctx.signal);
+        return cold('5ms (x|)', { x: Action.awaitChange() });
+      });
+      expectObservable(results$.pipe(map(short)), '^ 10ms !').toBe('5ms x', { x: 'ns/a:success' });
+    });
+    expect(signals).toHaveLength(1);
+    const reason: unknown = signals[0]?.reason;
+    expect(signals[0]?.aborted).toBe(true);
+    expect(reason).toBeInstanceOf(Error);
+    expect((reason as Error).message).toBe('reconcile of "ns/a" ended (settled or cancelled)');
+    expect((reason as Error).stack).toBeUndefined();
+    expect(counted).toEqual([]);
+  });
 });
 
 describe('controller: a timed-out reconcile unwinds before its key runs again', () => {

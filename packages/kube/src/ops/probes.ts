@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -21,6 +20,10 @@ import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { WatchProgress } from './watch-progress.js';
 import { observeProgress, watchProgress } from './watch-progress.js';
 import { watchRefusal } from './watch-failure-log.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const { createServer } = process.getBuiltinModule('node:http');
 
 /**
  * What a check reports: ok, or why not (shown in the probe body).
@@ -231,6 +234,12 @@ function refusalOf(health: WatcherHealth): { at: number; text: string } | undefi
 export class WatchHealthChecks {
   private readonly entries = new Map<string, WatchEntry>();
 
+  /**
+   * @param options `notServed: false` leaves kinds the server does not serve out of this check
+   *   (the Manager names them in its own `kinds` check, with the controllers that wait).
+   */
+  constructor(private readonly options: { readonly notServed?: boolean } = {}) {}
+
   /** Folds a health snapshot in; a bound function, usable as a `WatchRegistry`'s `health` option. */
   readonly record = (target: WatchTarget, health: WatcherHealth): void => {
     const id = watchTargetKey(target);
@@ -241,7 +250,9 @@ export class WatchHealthChecks {
     }
     const { failure, progressed } = observeProgress(entry.progress, health);
     // a new failure: a refusal replaces the reason; any other failure leaves a refusal in force
-    if (failure !== undefined) entry.refused = refusalOf(health) ?? entry.refused;
+    if (failure !== undefined && failure.kind === 'not-served' && this.options.notServed === false) {
+      entry.refused = undefined;
+    } else if (failure !== undefined) entry.refused = refusalOf(health) ?? entry.refused;
     else if (progressed) entry.refused = undefined;
   };
 

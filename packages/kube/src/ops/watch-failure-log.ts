@@ -124,7 +124,7 @@ export class WatchFailureLog {
     }
     this.log.warn(
       fields,
-      `watch of ${watch} refused: ${refusal.advice}; ${refusal.retrying ?? 'retrying until it is allowed'}`,
+      `watch of ${watch} ${refusal.waits === true ? 'waits' : 'refused'}: ${refusal.advice}; ${refusal.retrying ?? 'retrying until it is allowed'}`,
     );
   }
 }
@@ -136,6 +136,8 @@ export interface Refusal {
   readonly request: RequestTarget | undefined;
   /** How it is retried, when not "until it is allowed". */
   readonly retrying?: string;
+  /** Not a refusal but a wait (the kind is not served yet): the line says "waits". */
+  readonly waits?: boolean;
 }
 
 /**
@@ -164,7 +166,23 @@ export function watchRefusal(failure: WatcherFailure): Refusal | undefined {
   if (failure.code === 401) {
     return { request, advice: 'the API server rejected the credentials; check the kubeconfig user or token' };
   }
-  if (failure.code === 404 || tag === 'ResourceNotFoundError') {
+  if (tag === 'ResourceNotFoundError' || failure.kind === 'not-served') {
+    const kind = cause as { readonly apiVersion?: unknown; readonly kind?: unknown } | null | undefined;
+    const resource =
+      typeof kind?.apiVersion === 'string' && typeof kind.kind === 'string'
+        ? { apiVersion: kind.apiVersion, kind: kind.kind }
+        : undefined;
+    return {
+      request,
+      advice:
+        resource === undefined
+          ? 'the server does not serve this kind; is its CRD installed?'
+          : `${resource.kind} is not served: ${notServedAdvice(resource)}`,
+      retrying: 'checking again with backoff; it starts once the kind is served',
+      waits: true,
+    };
+  }
+  if (failure.code === 404) {
     return { request, advice: 'the server does not serve this kind; is its CRD installed?' };
   }
   if (failure.kind === 'invalid') {
@@ -175,6 +193,28 @@ export function watchRefusal(failure: WatcherFailure): Refusal | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * What to do about a kind the server does not serve: install its CRD, or — for a built-in group
+ * (no dot, or `*.k8s.io`) — use a server that serves it.
+ */
+export function notServedAdvice(resource: { readonly apiVersion: string; readonly kind: string }): string {
+  const slash = resource.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : resource.apiVersion.slice(0, slash);
+  const version = resource.apiVersion.slice(slash + 1);
+  if (isBuiltInGroup(group)) {
+    return (
+      `the API server does not serve ${resource.kind} in ${resource.apiVersion} (a built-in group: is it ` +
+      'enabled in this Kubernetes version? check `kubectl api-resources`)'
+    );
+  }
+  return `install the CustomResourceDefinition of kind ${resource.kind} in group ${group} serving ${version}`;
+}
+
+/** A group Kubernetes itself serves (no dot, or `*.k8s.io`): no CRD can add its kinds. */
+export function isBuiltInGroup(group: string): boolean {
+  return !group.includes('.') || group.endsWith('.k8s.io');
 }
 
 function describe(target: WatchTarget): string {

@@ -9,11 +9,12 @@
  */
 import type { RunByKeyObserver } from '@rxkube/core';
 import type { Registry } from 'prom-client';
-import { Counter, Gauge } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { promClient } from '../internal/lazy-modules.js';
 import type { ProbeCheck } from './probes.js';
 
 /**
@@ -93,6 +94,7 @@ export class WorkqueueProgress {
     registry: Registry,
     private readonly scheduler: SchedulerLike = asyncScheduler,
   ) {
+    const { Counter, Gauge } = promClient();
     const registers = [registry];
     const seconds = (reduce: (runningMs: readonly number[]) => number) => {
       const running = this.running$;

@@ -6,9 +6,10 @@
  * @module
  */
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
+
+import { promClient } from '../internal/lazy-modules.js';
 
 import type { ShardHandOff, ShardRing } from './shard-ring.js';
 
@@ -17,6 +18,7 @@ const HANDOFF_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Registers the ring's metrics on `registry` and keeps them (and the hand-off log) current. */
 export function observeRing(ring: ShardRing, registry: Registry, log: Logger): Subscription[] {
+  const { Counter, Gauge, Histogram } = promClient();
   const labels = ['ring'] as const;
   const members = new Gauge({
     name: 'rxkube_shard_members',

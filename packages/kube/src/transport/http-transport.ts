@@ -9,8 +9,7 @@
  * @module
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 
 import { Observable } from 'rxjs';
 
@@ -22,6 +21,11 @@ import type { KubeObject } from '../types.js';
 import type { RawWatchEvent } from './raw-watch-event.js';
 import { DEFAULT_MAX_LINE_BYTES, WatchLineDecoder } from './watch-line-decoder.js';
 import { currentRequestObserver } from './request-scope.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: importing node:http as an ES
+// module runs every lazy getter of its exports, which loads Node's bundled undici (~35 ms at start).
+const nodeHttp = process.getBuiltinModule('node:http');
+const nodeHttps = process.getBuiltinModule('node:https');
 
 /**
  * Default bound on a response body (a list page of large objects stays far below it).
@@ -163,10 +167,20 @@ export class HttpTransport {
     }
   }
 
-  /** One request/response; `onStatus` learns the status as soon as the response head came. */
-  private async exchange<T>(req: HttpRequest, url: URL, onStatus?: (status: number) => void): Promise<T> {
+  /**
+   * One request/response; `onStatus` learns the status as soon as the response head came. A 401
+   * to a credential the connection can refresh (an exec plugin's) is sent once more with a fresh
+   * one (`retried`).
+   */
+  private async exchange<T>(
+    req: HttpRequest,
+    url: URL,
+    onStatus?: (status: number) => void,
+    retried = false,
+  ): Promise<T> {
     const { signal } = req;
-    const { headers, agent } = await this.connection.auth();
+    const auth = await this.connection.auth();
+    const { headers, agent } = auth;
     if (signal?.aborted) throw abortedError(req.method, url, signal);
     return new Promise<T>((resolve, rejectWith) => {
       // whatever breaks once the signal aborted (the socket, a body cut short) is the abort
@@ -195,6 +209,11 @@ export class HttpTransport {
         this.warn(res, url);
         const status = res.statusCode ?? 0;
         onStatus?.(status);
+        if (status === 401 && !retried && this.connection.unauthorized?.(auth) === true) {
+          res.resume();
+          resolve(this.exchange<T>(req, url, onStatus, true));
+          return;
+        }
         const limit = status >= 200 && status < 300 ? this.maxResponseBytes : MAX_ERROR_BODY_BYTES;
         readBody(res, r, limit, req.method, url).then((text) => {
           if (status >= 200 && status < 300) {
@@ -244,64 +263,76 @@ export class HttpTransport {
         subscriber.error(e);
         return undefined;
       }
-      this.connection.auth().then(
-        ({ headers, agent }) => {
-          if (subscriber.closed) return;
-          const r = this.send(req, url, headers, agent);
-          request = r;
-          r.on('error', (e) => subscriber.error(toTransportError(req.method, url, e)));
-          r.on('response', (res) => {
-            this.warn(res, url);
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-              readBody(res, r, MAX_ERROR_BODY_BYTES, req.method, url).then(
-                (text) => subscriber.error(apiError(req, url, res, text)),
-                (e: unknown) => subscriber.error(e),
-              );
-              return;
-            }
-            let ended = false;
-            const decoder = new WatchLineDecoder<T>((event) => subscriber.next(event), maxLineBytes);
-            res.on('data', (chunk: Buffer) => {
-              if (!decoder.write(chunk)) {
-                ended = true;
-                r.destroy();
-                subscriber.complete();
+      // a 401 to a credential the connection can refresh (an exec plugin's) opens once more
+      const open = (retried: boolean): void => {
+        this.connection.auth().then(
+          (auth) => {
+            if (subscriber.closed) return;
+            const r = this.send(req, url, auth.headers, auth.agent);
+            request = r;
+            r.on('error', (e) => subscriber.error(toTransportError(req.method, url, e)));
+            r.on('response', (res) => {
+              this.warn(res, url);
+              const status = res.statusCode ?? 0;
+              if (status === 401 && !retried && this.connection.unauthorized?.(auth) === true) {
+                // this answer is done with: whatever its socket does next is not the watch's
+                r.removeAllListeners('error');
+                r.on('error', () => undefined);
+                res.resume();
+                open(true);
+                return;
               }
-            });
-            res.on('end', () => {
-              ended = true;
-              decoder.end();
-              subscriber.complete();
-            });
-            res.on('error', (e) =>
-              subscriber.error(
-                toTransportError(
-                  req.method,
-                  url,
-                  e,
-                  `the connection broke before the watch response ended (${e.message})`,
-                ),
-              ),
-            );
-            res.on('close', () => {
-              if (!ended) {
-                subscriber.error(
-                  new KubeTransportError(
-                    req.method,
-                    url.toString(),
-                    'network',
-                    undefined,
-                    'the connection closed before the watch response ended',
-                  ),
+              if (status < 200 || status >= 300) {
+                readBody(res, r, MAX_ERROR_BODY_BYTES, req.method, url).then(
+                  (text) => subscriber.error(apiError(req, url, res, text)),
+                  (e: unknown) => subscriber.error(e),
                 );
+                return;
               }
+              let ended = false;
+              const decoder = new WatchLineDecoder<T>((event) => subscriber.next(event), maxLineBytes);
+              res.on('data', (chunk: Buffer) => {
+                if (!decoder.write(chunk)) {
+                  ended = true;
+                  r.destroy();
+                  subscriber.complete();
+                }
+              });
+              res.on('end', () => {
+                ended = true;
+                decoder.end();
+                subscriber.complete();
+              });
+              res.on('error', (e) =>
+                subscriber.error(
+                  toTransportError(
+                    req.method,
+                    url,
+                    e,
+                    `the connection broke before the watch response ended (${e.message})`,
+                  ),
+                ),
+              );
+              res.on('close', () => {
+                if (!ended) {
+                  subscriber.error(
+                    new KubeTransportError(
+                      req.method,
+                      url.toString(),
+                      'network',
+                      undefined,
+                      'the connection closed before the watch response ended',
+                    ),
+                  );
+                }
+              });
             });
-          });
-          r.end(req.body);
-        },
-        (e: unknown) => subscriber.error(e),
-      );
+            r.end(req.body);
+          },
+          (e: unknown) => subscriber.error(e),
+        );
+      };
+      open(false);
       return () => {
         request?.destroy();
       };
@@ -332,7 +363,7 @@ export class HttpTransport {
       agent,
       ...(req.signal !== undefined ? { signal: req.signal } : {}),
     };
-    return url.protocol === 'https:' ? https.request(url, options) : http.request(url, options);
+    return url.protocol === 'https:' ? nodeHttps.request(url, options) : nodeHttp.request(url, options);
   }
 
   private warn(res: IncomingMessage, url: URL): void {

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { Registry } from 'prom-client';
-import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import { promClient } from '../../internal/lazy-modules.js';
 
 /** The webhook metrics of one server, on a registry. */
 export class WebhookMetrics {
@@ -14,6 +15,7 @@ export class WebhookMetrics {
   readonly latency: Histogram<'webhook'>;
 
   constructor(registry: Registry) {
+    const { Counter, Gauge, Histogram } = promClient();
     const registers = [registry];
     // a registry shared by two servers (tests) keeps the first set
     const existing = registry.getSingleMetric('controller_runtime_webhook_requests_total');
