@@ -124,7 +124,7 @@ export class FlightRecorder {
   }
 
   /** Writes the header (format, module, controllers) and starts the clock. */
-  start(header: Omit<RecordHeader, 'type' | 'format' | 'startedAt' | 'module'>): void {
+  start(header: Omit<RecordHeader, 'type' | 'format' | 'startedAt' | 'module' | 'epochMs'>): void {
     if (this.header !== undefined || this.closed) return;
     this.t0 = this.scheduler.now();
     this.header = {
@@ -133,6 +133,7 @@ export class FlightRecorder {
       ...header,
       ...(this.options.module !== undefined ? { module: this.options.module } : {}),
       startedAt: new Date().toISOString(),
+      epochMs: this.t0,
     };
     if (this.options.file !== undefined) this.fd = openSync(this.options.file, 'w');
     this.put(this.header);

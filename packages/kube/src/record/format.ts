@@ -59,6 +59,8 @@ export interface RecordHeader {
   readonly namespaces?: readonly string[];
   /** Wall-clock time the recording started (informative only: `t` is relative). */
   readonly startedAt: string;
+  /** The scheduler's time (epoch ms) at the start: replay's virtual clock starts there. */
+  readonly epochMs?: number;
   /** Set on a file the recorder rotated to: how many files came before it. */
   readonly part?: number;
   /** The kinds discovery resolved for the watches (filled as they are watched). */
