@@ -24,15 +24,16 @@ const copyReconcile =
   (extra: Record<string, string> = {}): ControllerReconcile<KubeObject> =>
   async (_request, ctx) => {
     const source = ctx.object as KubeObject & { data?: Record<string, string> };
-    await ctx.apply({
+    const copy: KubeObject = {
       ...CM,
       metadata: {
         name: `${source.metadata.name ?? ''}-copy`,
-        namespace: source.metadata.namespace,
+        ...(source.metadata.namespace !== undefined ? { namespace: source.metadata.namespace } : {}),
         labels: { copy: 'yes', ...extra },
       },
       data: source.data ?? {},
-    });
+    };
+    await ctx.apply(copy);
     return Action.awaitChange();
   };
 
