@@ -25,6 +25,6 @@ export { redactForRecord } from './redact.js';
 export { decorateWrites, dryRunClient, inReconcile, recordingClient } from './write-client.js';
 export type { WriteCall } from './write-client.js';
 export { diffWrites, formatReplay, replay } from './replay.js';
-export type { ReplayController, ReplayOptions, ReplayReconcile, ReplayReport } from './replay.js';
+export type { ReplayController, ReplayOptions, ReplayReconcile, ReplayReport, ReplayStep } from './replay.js';
 export type { ReplayWrite } from './replay-client.js';
 export { setupClient } from './replay-client.js';

@@ -60,16 +60,31 @@ export interface ReplayController {
  *
  * ## Example
  * ```ts
- * const options: ReplayOptions = { afterMs: 5_000, onStep: (t) => console.log(`t=${t}`) };
+ * const options: ReplayOptions = { afterMs: 5_000, onStep: (step) => console.log(`t=${step.t}ms`) };
  * ```
  */
 export interface ReplayOptions {
   /** Virtual time to run past the last recorded line (requeues, retries). Default 1000 ms. */
   readonly afterMs?: number;
-  /** Called after each virtual instant ran (stepped mode), with its time since the start. */
-  readonly onStep?: (t: number) => void | Promise<void>;
+  /** Called after each virtual instant ran (stepped mode): its time, and what ran so far. */
+  readonly onStep?: (step: ReplayStep) => void | Promise<void>;
   /** Safety valve: instants run at most. Default 1,000,000. */
   readonly maxSteps?: number;
+}
+
+/**
+ * Where a stepped replay is: the instant that just ran (ms since the start), and the reconciles
+ * (ended) and writes so far, in order.
+ *
+ * ## Example
+ * ```ts
+ * const onStep = (step: ReplayStep) => console.log(`t=${step.t}ms: ${step.writes.length} writes so far`);
+ * ```
+ */
+export interface ReplayStep {
+  readonly t: number;
+  readonly reconciles: readonly ReplayReconcile[];
+  readonly writes: readonly ReplayWrite[];
 }
 
 /**
@@ -210,7 +225,7 @@ export async function replay(
       scheduler.maxFrames = next.delay;
       scheduler.flush();
       await settle();
-      await options.onStep?.(next.delay);
+      await options.onStep?.({ t: next.delay, reconciles, writes: state.writes });
     }
   } finally {
     for (const s of subscriptions) s.unsubscribe();
