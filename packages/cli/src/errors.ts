@@ -22,7 +22,8 @@ export type CliErrorReason =
   | 'ModuleNotFound'
   | 'NotRunnable'
   | 'InvalidManifest'
-  | 'KindNotServed';
+  | 'KindNotServed'
+  | 'BadRecording';
 
 /**
  * A failure the user can fix (a missing kubeconfig, an unreachable server, a module exporting

@@ -16,6 +16,11 @@ export const CLI_FLAGS = {
   watch: { type: 'boolean' },
   name: { type: 'string' },
   'operator-namespace': { type: 'string' },
+  record: { type: 'string' },
+  'record-max-bytes': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  step: { type: 'boolean' },
+  after: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
