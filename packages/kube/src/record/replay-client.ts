@@ -47,6 +47,8 @@ export type ReplayWrite = Omit<RecordedWrite, 'type'> & { readonly seq: number }
 /** The objects as of the replay's virtual time, and the writes made against them. */
 export class ReplayState {
   private readonly objects = new Map<string, KubeObject>();
+  /** The objects with the replay's successful writes applied over the delivered ones. */
+  private readonly after = new Map<string, KubeObject>();
   /** Recorded writes not yet matched, by `verb ref subresource`. */
   private readonly recorded = new Map<string, RecordedWrite[]>();
   readonly writes: ReplayWrite[] = [];
@@ -71,8 +73,22 @@ export class ReplayState {
     if (!('object' in event)) return;
     const o = event.object;
     const id = idOf(o as ResourceType, o.metadata.namespace, o.metadata.name ?? '');
-    if (event.type === 'Delete') this.objects.delete(id);
-    else this.objects.set(id, o);
+    if (event.type === 'Delete') {
+      this.objects.delete(id);
+      this.after.delete(id);
+    } else {
+      this.objects.set(id, o);
+      this.after.set(id, o);
+    }
+  }
+
+  /**
+   * The final state: each object as last delivered, with the replay's successful writes since
+   * merged over it (creates and applies added, merge patches merged, deletes removed; JSON
+   * patches are not applied). Sorted by kind, namespace and name.
+   */
+  final(): KubeObject[] {
+    return [...this.after.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
   }
 
   /** The next sequence number (orders writes and reconciles of one replay). */
@@ -114,8 +130,8 @@ export class ReplayState {
 
   /** Records a write and answers it (see the module doc). */
   write(call: WriteCall, about: { controller: string; primary: ResourceType }): Promise<unknown> {
-    const id = matchId(call.verb, call.ref, call.subresource);
-    const matched = this.recorded.get(id)?.shift();
+    const match = matchId(call.verb, call.ref, call.subresource);
+    const matched = this.recorded.get(match)?.shift();
     const outcome: WriteOutcome = matched?.outcome ?? { ok: true };
     const key = writeKey(call, about.primary);
     const fieldManager = call.options['fieldManager'];
@@ -135,11 +151,19 @@ export class ReplayState {
     });
     if (!outcome.ok) return Promise.reject(this.error(call, outcome));
     const current = this.get(call.ref);
+    const id = idOf(call.ref, call.ref.namespace, call.ref.name);
     if (call.verb === 'delete') {
+      this.after.delete(id);
       return Promise.resolve({ apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Success' });
     }
     const body = (call.patchType === 'json' ? {} : (call.body ?? {})) as Record<string, unknown>;
     const merged = merge(current ?? {}, body) as KubeObject;
+    const written = this.after.get(id);
+    this.after.set(id, {
+      ...(merge(written ?? current ?? {}, body) as KubeObject),
+      apiVersion: call.ref.apiVersion,
+      kind: call.ref.kind,
+    });
     const rv = outcome.resourceVersion ?? current?.metadata.resourceVersion ?? '0';
     return Promise.resolve({
       ...merged,

@@ -123,6 +123,11 @@ export interface ReplayReport {
   readonly writes: readonly ReplayWrite[];
   /** Watch targets the controllers asked for that the recording does not have (replayed empty). */
   readonly unrecorded: readonly WatchTarget[];
+  /**
+   * The final state: each object as last delivered, with the replay's successful writes since
+   * merged over it (what an invariant of a permutation test checks).
+   */
+  readonly objects: readonly KubeObject[];
 }
 
 /** A `VirtualTimeScheduler` whose clock starts at `base` (epoch ms). */
@@ -230,7 +235,7 @@ export async function replay(
   } finally {
     for (const s of subscriptions) s.unsubscribe();
   }
-  return { recording, reconciles, writes: state.writes, unrecorded };
+  return { recording, reconciles, writes: state.writes, unrecorded, objects: state.final() };
 }
 
 const EMPTY_LIST: readonly RecordedEvent[] = [];
