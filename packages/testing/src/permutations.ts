@@ -135,8 +135,10 @@ function order(targets: readonly Unit[][], priorities: readonly number[], reorde
  *
  * ## Example
  * ```ts
+ * import { readFileSync } from 'node:fs';
  * import { checkPermutations } from '@rxkube/testing/permutations';
  * import { parseRecording } from '@rxkube/kube/record';
+ * declare const reconcile: ControllerReconcile<KubeObject>;
  *
  * await checkPermutations(
  *   parseRecording(readFileSync('fixtures/rollout.ndjson', 'utf8')),

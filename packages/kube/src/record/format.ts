@@ -154,6 +154,7 @@ export type RecordLine = RecordHeader | RecordedEvent | RecordedWrite;
  *
  * ## Example
  * ```ts
+ * import { readFileSync } from 'node:fs';
  * const rec: Recording = parseRecording(readFileSync('run.ndjson', 'utf8'));
  * console.log(rec.header.controllers, rec.events.length, rec.writes.length);
  * ```
@@ -170,6 +171,7 @@ export interface Recording {
  *
  * ## Example
  * ```ts
+ * import { readFileSync } from 'node:fs';
  * const rec = parseRecording(readFileSync('run.ndjson', 'utf8'));
  * ```
  * @throws {InvalidArgumentError} naming the line for a line that is not a recording's, a missing

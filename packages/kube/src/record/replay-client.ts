@@ -41,7 +41,15 @@ const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiV
 const idOf = (type: ResourceType, namespace: string | undefined, name: string): string =>
   JSON.stringify([groupOf(type.apiVersion), type.kind, namespace ?? '', name]);
 
-/** One write a replay's controllers made (what a recording's `write` line holds, without `type`). */
+/**
+ * One write a replay's controllers made: what a recording's `write` line holds (without `type`),
+ * and its place among the replay's reconciles and writes (`seq`).
+ *
+ * ## Example
+ * ```ts
+ * const line = (w: ReplayWrite) => `${w.t}ms ${w.verb} ${w.ref.kind} ${w.ref.name}`;
+ * ```
+ */
 export type ReplayWrite = Omit<RecordedWrite, 'type'> & { readonly seq: number };
 
 /** The objects as of the replay's virtual time, and the writes made against them. */
@@ -264,6 +272,8 @@ export function replayClient(
  *
  * ## Example
  * ```ts
+ * declare const recording: Recording;
+ * declare function setup(mgr: Manager): Promise<void>;
  * const mgr = new Manager({ client: setupClient(recording) as KubeClient, name: recording.header.name, logLevel: 'silent' });
  * await setup(mgr);
  * const report = await replay(recording, mgr.registered);

@@ -42,7 +42,8 @@ import { inReconcile } from './write-client.js';
  *
  * ## Example
  * ```ts
- * const registration: ReplayController = { name: 'copy', options: { for: configMapType }, reconcile };
+ * declare const reconcile: ControllerReconcile<KubeObject>;
+ * const registration: ReplayController = { name: 'copy', options: { for: { apiVersion: 'v1', kind: 'ConfigMap' } }, reconcile };
  * ```
  */
 export interface ReplayController {
@@ -113,6 +114,7 @@ export interface ReplayReconcile {
  *
  * ## Example
  * ```ts
+ * declare const recording: Recording;
  * const report: ReplayReport = await replay(recording, mgr.registered);
  * console.log(formatReplay(report));
  * ```
@@ -148,6 +150,8 @@ async function settle(): Promise<void> {
  *
  * ## Example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ * declare function setup(mgr: Manager): Promise<void>;
  * const recording = parseRecording(readFileSync('run.ndjson', 'utf8'));
  * const mgr = new Manager({ client, name: recording.header.name });
  * await setup(mgr); // the module's setup registers its controllers
@@ -392,8 +396,10 @@ const groupKey = (controller: string | undefined, key: string | undefined): stri
  *
  * ## Example
  * ```ts
+ * declare const recording: Recording;
+ * declare const controllers: readonly ReplayController[];
  * const changed = diffWrites(await replay(recording, controllers));
- * expect(changed).toEqual(['copy ns/a', '- apply ConfigMap ns/a-copy …', '+ apply ConfigMap ns/a-copy …']);
+ * console.log(changed.join('\n')); // e.g. copy ns/a, - apply ConfigMap ns/a-copy {…}, + apply ConfigMap ns/a-copy {…}
  * ```
  */
 export function diffWrites(report: ReplayReport): string[] {
@@ -422,6 +428,7 @@ export function diffWrites(report: ReplayReport): string[] {
  *
  * ## Example
  * ```ts
+ * declare const recording: Recording;
  * process.stdout.write(formatReplay(await replay(recording, mgr.registered)));
  * ```
  */

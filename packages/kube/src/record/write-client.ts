@@ -40,6 +40,7 @@ const scope = new AsyncLocalStorage<ReconcileScope>();
  *
  * ## Example
  * ```ts
+ * declare const reconcile: ControllerReconcile<KubeObject>;
  * const scoped = (request: ObjectRef, ctx: ReconcileContext<KubeObject>) =>
  *   inReconcile('copy', objectKey(request), () => reconcile(request, ctx));
  * ```
@@ -258,6 +259,7 @@ export function changedPaths(before: unknown, after: unknown, limit = 20, path =
  *
  * ## Example
  * ```ts
+ * declare const configMap: KubeObject;
  * const dry = dryRunClient(client, { info: (message, fields) => console.log(message, fields) });
  * await dry.apply(configMap, { fieldManager: 'copy' }); // logs "dry run: would apply ConfigMap ns/a (1 field)"
  * ```
