@@ -10,13 +10,12 @@ import { FlightRecorder } from './flight-recorder.js';
 import { parseRecording } from './format.js';
 
 const CM = { resource: { apiVersion: 'v1', kind: 'ConfigMap' } };
-const cm = (name: string, size: number): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, namespace: 'ns' },
-    data: { x: 'y'.repeat(size) },
-  }) as KubeObject;
+const cm = (name: string, size: number): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data: { x: 'y'.repeat(size) },
+});
 
 describe('FlightRecorder', () => {
   let dir: string | undefined;
