@@ -123,7 +123,7 @@ export interface RecordedWrite {
   readonly t: number;
   /** The controller that wrote (absent: a write outside a controller, e.g. an Event). */
   readonly controller?: string;
-  /** The reconcile's key (`namespace/name`) the write belongs to, when known. */
+  /** The reconcile's key (`namespace/name`) the write belongs to, when known; `(events)` for Events. */
   readonly key?: string;
   readonly verb: WriteVerb;
   readonly ref: ObjectRef;

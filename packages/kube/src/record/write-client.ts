@@ -153,10 +153,14 @@ function outcomeOf(result: unknown, error: unknown): WriteOutcome {
 }
 
 /**
- * The key (`namespace/name`) a write of controller `primary` belongs to: the running reconcile's,
- * else the object's own when it is of the primary kind, else its controller owner's.
+ * The key (`namespace/name`) a write of controller `primary` belongs to: `(events)` for an Event,
+ * else the running reconcile's, else the object's own when it is of the primary kind, else its
+ * controller owner's.
  */
 export function writeKey(call: WriteCall, primary: ResourceType | undefined): string | undefined {
+  // Events are written by the recorder's own timers (aggregation), outside any reconcile's scope:
+  // one group per controller, the same in a recording and its replay.
+  if (call.ref.kind === 'Event') return '(events)';
   const running = currentReconcile()?.key;
   if (running !== undefined) return running;
   if (primary !== undefined && call.ref.kind === primary.kind && call.ref.apiVersion === primary.apiVersion) {
