@@ -115,6 +115,9 @@ export const LAYERS = {
     // what the Manager runs beside controllers: metrics, probes and logs; webhooks (issue 23);
     // reconcile traces (issue 24: the controller defines the hooks, trace/ implements them)
     ['ops', 'webhook', 'trace'],
+    // the flight recorder, dry run and replay (issue 24): decorate the controllers' Client, redact
+    // with ops' logger rules, run controllers in virtual time; the Manager installs them
+    ['record'],
     // sharding (issue 22) gates controllers and reports through ops' probes
     ['shard'],
     ['manager'],

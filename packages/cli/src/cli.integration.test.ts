@@ -195,6 +195,90 @@ describe('rxkube CLI', () => {
   );
 
   it(
+    'run --record writes a recording; replay prints per key the reconciles and writes, the same twice',
+    async () => {
+      const file = join(tmp, 'hello.ndjson');
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--record',
+        file,
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      await child.line(
+        /"msg":"reconcile success".*"key":"hello\/greet-me"|"key":"hello\/greet-me".*"msg":"reconcile success"/,
+      );
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+      const first = await cli(['replay', file, hello]);
+      expect(first.err).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.out).toContain('greeter hello/greet-me');
+      expect(first.out).toMatch(/reconcile \(object updated \(ConfigMap hello\/greet-me\)\) → success/);
+      expect(first.out).toContain('patch ConfigMap hello/greet-me (merge)');
+      expect(first.out).toContain('writes: the same as recorded');
+      const second = await cli(['replay', file, hello]);
+      expect(second.out).toBe(first.out);
+      // A recording that is not one: exit 2, naming the file and what it expected.
+      const bogus = join(tmp, 'bogus.ndjson');
+      writeFileSync(bogus, '{"type":"event","t":0}\n');
+      const bad = await cli(['replay', bogus, hello]);
+      expect(bad.code).toBe(2);
+      expect(bad.err).toMatch(/cannot replay .*bogus\.ndjson: .*must be the header/);
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
+    'run --dry-run changes nothing and logs what each write would change',
+    async () => {
+      const child = new Child([
+        'run',
+        hello,
+        '--embedded',
+        '-f',
+        sample,
+        '--dry-run',
+        '--health-port',
+        '0',
+        '--metrics-port',
+        'off',
+      ]);
+      const line = JSON.parse(
+        await child.line(/"msg":"dry run: would patch ConfigMap hello\/greet-me/),
+      ) as Record<string, unknown>;
+      expect(line).toMatchObject({
+        dryRun: true,
+        verb: 'patch',
+        // the ConfigMap had no annotations: the whole map is what would change
+        changes: { '.metadata.annotations': { 'hello.rxkube.io/greeted': 'yes' } },
+      });
+      const kubeconfig = /kubectl --kubeconfig (\S+)/.exec(await child.line(/kubectl --kubeconfig/))?.[1];
+      const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfig ?? ''));
+      try {
+        const cm = await client.get<KubeObject>({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: 'hello',
+          name: 'greet-me',
+        });
+        expect(cm.metadata.annotations?.['hello.rxkube.io/greeted']).toBeUndefined();
+      } finally {
+        client.close();
+      }
+      child.kill('SIGTERM');
+      expect(await child.exited).toBe(0);
+    },
+    CHILD_TIMEOUT_MS,
+  );
+
+  it(
     '--watch restarts the operator when a file next to the module changes, keeping the embedded server',
     async () => {
       const child = new Child([

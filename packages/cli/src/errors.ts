@@ -23,7 +23,8 @@ export type CliErrorReason =
   | 'NotRunnable'
   | 'InvalidManifest'
   | 'KindNotServed'
-  | 'UnsafeWebhook';
+  | 'UnsafeWebhook'
+  | 'BadRecording';
 
 /**
  * A failure the user can fix (a missing kubeconfig, an unreachable server, a module exporting

@@ -17,6 +17,11 @@ export const CLI_FLAGS = {
   name: { type: 'string' },
   'operator-namespace': { type: 'string' },
   'webhook-match-conditions': { type: 'boolean' },
+  record: { type: 'string' },
+  'record-max-bytes': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  step: { type: 'boolean' },
+  after: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -5,13 +5,16 @@
  * rxkube run <module.js> [--embedded [--port N]] [-f FILE]... [--watch] [--kubeconfig PATH]
  *                        [--name NAME] [manager flags: --namespace, --concurrency, --leader-elect, …]
  *                        [the module's own options, passed to its setup]
+ *                        [--record FILE [--record-max-bytes N]] [--dry-run]
  * rxkube rbac <module.js> [--operator-namespace NS] [--name NAME]   (prints least-privilege RBAC YAML,
  *                                                                  and the module's webhook manifests)
+ * rxkube replay <recording.ndjson> <module.js> [--step] [--after MS]   (what the module would do)
  * ```
  *
  * @module
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { watch as watchFiles } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
@@ -20,6 +23,9 @@ import { parseArgs } from 'node:util';
 import type { KubeClient, ManagerOptions } from '@rxkube/kube';
 import { ResourceNotFoundError, settingsFromEnv, withSettings } from '@rxkube/kube';
 import { ManagerConfigError, managerRbac, rbacManifests, settingsFromFlags } from '@rxkube/kube/manager';
+import type { Recording, ReplayStep } from '@rxkube/kube/record';
+import { formatReplay, parseRecording, replay, setupClient } from '@rxkube/kube/record';
+import { VirtualTimeScheduler } from 'rxjs';
 import type { ApiServer } from '@rxkube/testing';
 import { stringify } from 'yaml';
 
@@ -43,6 +49,10 @@ const USAGE = `usage:
   rxkube rbac <module.js> [options]   print the RBAC (ServiceAccount, roles, bindings) it needs, and
                                       for its webhooks the Service, webhook configurations and CRD
                                       conversion stanzas (refused by the outage lint when unsafe)
+  rxkube replay <recording> <module.js> [options]
+                                      replay a recording (--record) through the module's
+                                      controllers in virtual time: per key the reconciles, why,
+                                      the writes they would make, and the diff with the recorded
 
 connection:
   --embedded              start rxkube's in-memory API server (@rxkube/testing) and use it
@@ -52,6 +62,14 @@ connection:
 run:
   --watch                 restart the operator when files next to the module change
   --name NAME             operator name (default: the module's \`name\` export, else its file name)
+  --record FILE           flight recorder: every watch event and write as NDJSON, Secret data
+                          and credentials removed (64 MiB a file, FILE.1…FILE.3 kept)
+  --record-max-bytes N    bytes a recording file may hold before it rotates
+  --dry-run               send every write of the controllers with dryRun=All and log what it
+                          would change: nothing in the cluster changes
+replay:
+  --step                  print each instant as it runs (waits for Enter on a terminal)
+  --after MS              virtual time to run past the recording's end (default 1000)
 manager (also from RXKUBE_* environment variables; flags win):
   -n, --namespace NS      namespaces to watch (repeatable or comma-separated; default all)
   --concurrency N         reconciles in flight per controller (default 1)
@@ -132,10 +150,13 @@ export async function main(args: readonly string[], io: Io = defaultIo): Promise
 
 async function dispatch(args: readonly string[], io: Io): Promise<number> {
   // `rxkube run|rbac <module.js> …`: the module is loaded first, as its own flags are parsed too.
-  const [first, second] = args;
+  const [first, second, third] = args;
+  const modulePosition = first === 'replay' ? third : second;
   const runnable =
-    (first === 'run' || first === 'rbac') && second !== undefined && !second.startsWith('-')
-      ? await loadOperatorModule(second)
+    (first === 'run' || first === 'rbac' || first === 'replay') &&
+    modulePosition !== undefined &&
+    !modulePosition.startsWith('-')
+      ? await loadOperatorModule(modulePosition)
       : undefined;
   const moduleUsage = runnable === undefined ? '' : moduleOptionsUsage(runnable.options);
   let parsed: ReturnType<typeof parse>;
@@ -152,6 +173,7 @@ async function dispatch(args: readonly string[], io: Io): Promise<number> {
     io.out(`${USAGE}${moduleUsage}`);
     return positionals.length === 0 && values.help !== true ? 2 : 0;
   }
+  if (positionals[0] === 'replay') return replayCommand(positionals, runnable, values, io);
   const [command, modulePath, ...extra] = positionals;
   if ((command !== 'run' && command !== 'rbac') || modulePath === undefined || extra.length > 0) {
     throw new CliError(
@@ -249,6 +271,8 @@ async function run(runnable: Runnable, modulePath: string, values: Values, io: I
         // ":8080": this host only, until --metrics-bind-address/--metrics-port opens them
         healthProbeBindAddress: RUN_HEALTH_PROBE_BIND_ADDRESS,
         metricsBindAddress: RUN_METRICS_BIND_ADDRESS,
+        ...recordOptions(values, modulePath),
+        ...(values['dry-run'] === true ? { dryRun: true } : {}),
       },
       settingsFromEnv(io.env),
       settingsFromFlags(values),
@@ -259,6 +283,101 @@ async function run(runnable: Runnable, modulePath: string, values: Values, io: I
   } finally {
     await close();
   }
+}
+
+/** `--record FILE [--record-max-bytes N]` as the Manager's `record` option. */
+function recordOptions(values: Values, modulePath: string): Pick<ManagerOptions, 'record'> {
+  if (values.record === undefined) {
+    if (values['record-max-bytes'] !== undefined) {
+      throw new CliError('Usage', '--record-max-bytes needs --record FILE');
+    }
+    return {};
+  }
+  const max = values['record-max-bytes'];
+  const maxBytes = max === undefined ? undefined : Number(max);
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1024)) {
+    throw new CliError('Usage', `--record-max-bytes ${max} is not a byte count of at least 1024`);
+  }
+  return {
+    record: { file: values.record, module: modulePath, ...(maxBytes !== undefined ? { maxBytes } : {}) },
+  };
+}
+
+/**
+ * `rxkube replay <recording> <module.js>`: the module's setup registers its controllers on a
+ * Manager that never starts (its client answers discovery from the recording and refuses writes),
+ * then the recording runs through them in virtual time; prints the report (`formatReplay`).
+ */
+async function replayCommand(
+  positionals: readonly string[],
+  runnable: Runnable | undefined,
+  values: Values,
+  io: Io,
+): Promise<number> {
+  const [, recordingPath, modulePath, ...extra] = positionals;
+  if (recordingPath === undefined || modulePath === undefined || extra.length > 0 || runnable === undefined) {
+    throw new CliError(
+      'Usage',
+      `expected \`replay <recording.ndjson> <module.js>\`, got: ${positionals.join(' ')}\n${USAGE}`,
+    );
+  }
+  const moduleOptions = resolveModuleOptions(runnable.options, values, io.env);
+  const afterMs = values.after === undefined ? undefined : Number(values.after);
+  if (afterMs !== undefined && (!Number.isSafeInteger(afterMs) || afterMs < 0)) {
+    throw new CliError('Usage', `--after ${values.after} is not a number of milliseconds`);
+  }
+  let recording: Recording;
+  try {
+    recording = parseRecording(readFileSync(recordingPath, 'utf8'));
+  } catch (error) {
+    throw new CliError(
+      'BadRecording',
+      `cannot replay ${recordingPath}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const { header } = recording;
+  const mgr = await runnable.manager(
+    {
+      client: setupClient(recording) as unknown as KubeClient,
+      name: header.name,
+      logLevel: 'silent',
+      ...(header.namespaces !== undefined ? { namespaces: header.namespaces } : {}),
+      // never flushed: the setup manager's own timers (a CRD install retry) never run
+      scheduler: new VirtualTimeScheduler(),
+    },
+    moduleOptions,
+  );
+  let shown = { reconciles: 0, writes: 0 };
+  const onStep = async (step: ReplayStep): Promise<void> => {
+    const reconciles = step.reconciles.slice(shown.reconciles);
+    const writes = step.writes.slice(shown.writes);
+    shown = { reconciles: step.reconciles.length, writes: step.writes.length };
+    if (reconciles.length === 0 && writes.length === 0) return;
+    io.out(`t=${step.t}ms`);
+    for (const w of writes)
+      io.out(`  ${w.controller ?? ''} ${w.key ?? ''}: ${w.verb} ${w.ref.kind} ${w.ref.name}`);
+    for (const r of reconciles)
+      io.out(`  ${r.controller} ${r.key}: reconciled (${r.reasons.join(', ')}) → ${r.outcome}`);
+    if (process.stdin.isTTY) await waitForEnter();
+  };
+  const report = await replay(recording, mgr.registered, {
+    ...(afterMs !== undefined ? { afterMs } : {}),
+    ...(values.step === true ? { onStep } : {}),
+  });
+  io.out(formatReplay(report).trimEnd());
+  return 0;
+}
+
+/** Resolves at the next line on stdin (stepped replay on a terminal). */
+function waitForEnter(): Promise<void> {
+  return new Promise((resolveLine) => {
+    process.stdin.resume();
+    process.stdin.once('data', () => {
+      process.stdin.pause();
+      resolveLine();
+    });
+  });
 }
 
 async function rbac(runnable: Runnable, modulePath: string, values: Values, io: Io): Promise<number> {

@@ -12,6 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { applyManifests, readManifests } from '@rxkube/cli';
 import type { KubeClient, ControllerResult } from '@rxkube/kube';
+import type { RecordOptions } from '@rxkube/kube/record';
 import { Manager } from '@rxkube/kube';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
@@ -32,6 +33,8 @@ export interface DemoOptions {
   readonly timeoutMs?: number;
   /** Manager logger (default: warnings and errors only, so the live log stays readable). */
   readonly log?: Logger;
+  /** Flight recorder of the demo's Manager (`@rxkube/kube/record`): a recording of the scenario. */
+  readonly record?: RecordOptions;
   /** Called once everything converged (or not), before the manager stops; `--keep-running` waits here. */
   readonly beforeStop?: (mgr: Manager) => Promise<void>;
 }
@@ -96,6 +99,7 @@ export async function runDemo(client: KubeClient, options: DemoOptions): Promise
     client,
     name: 'rxkube-demo',
     concurrency: 2,
+    ...(options.record !== undefined ? { record: options.record } : {}),
     ...(options.log !== undefined ? { log: options.log } : { logLevel: 'warn' }),
   });
   const reconciles: Record<string, number> = {};

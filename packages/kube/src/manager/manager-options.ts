@@ -12,6 +12,7 @@ import type { LeaderElectionOptions } from '../leader/leader-elector.js';
 import type { ControllerMetrics } from '../ops/metrics.js';
 import type { ShardingOptions } from '../shard/options.js';
 import type { ReconcileTracing } from '../controller/tracing.js';
+import type { FlightRecorder, RecordOptions } from '../record/flight-recorder.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 
@@ -141,6 +142,19 @@ export interface ManagerOptions {
   readonly warmStandby?: boolean;
   /** Time source of the shutdown deadline and the controllers' timers. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Flight recorder (issue 24, `@rxkube/kube/record`): every watch event the controllers receive
+   * and every write they make (with its outcome), as NDJSON with Secret data and credentials
+   * removed, size-capped and rotated — for `rxkube replay`. Options, or a `FlightRecorder` of your
+   * own. Default off.
+   */
+  readonly record?: RecordOptions | FlightRecorder;
+  /**
+   * Sends every write of the controllers (and their Events) with `dryRun=All` and logs what it
+   * would change: nothing is persisted. What `setup` writes through `mgr.client` (`ensureCrd`) and
+   * the leader and shard Leases are not dry-run. Default false.
+   */
+  readonly dryRun?: boolean;
   /**
    * Shard the controllers' keys across the replicas that name the same ring (issue 22, see
    * `@rxkube/kube/shard` and docs/guides/scaling-out.md). Composes with `leaderElection`:

@@ -82,6 +82,10 @@ import { WebhookServer } from '../webhook/webhook-server.js';
 import { cachesCheck, startManagerServers } from './probe-servers.js';
 import { ServedKinds } from './served-kinds.js';
 import { managedOptions, scopeOf } from './managed-options.js';
+import type { Client } from '../client/client.js';
+import { FlightRecorder } from '../record/flight-recorder.js';
+import { dryRunClient, inReconcile, recordingClient } from '../record/write-client.js';
+import { objectKey } from '../types.js';
 import type { ManagerRunOptions } from './run-until-signal.js';
 import { runUntilSignal } from './run-until-signal.js';
 
@@ -174,6 +178,8 @@ export class Manager {
   private readonly supervisor: ControllerSupervisor;
   /** The shard ring, when `sharding` is set. */
   readonly sharding: ManagerSharding | undefined;
+  /** The flight recorder, when `record` is set. */
+  private readonly flight: FlightRecorder | undefined;
 
   /** @throws {InvalidArgumentError} for a bad option. */
   constructor(options: ManagerOptions) {
@@ -253,6 +259,61 @@ export class Manager {
           );
     this.supervisor = new ControllerSupervisor(this.log, this.scheduler);
     this.results$ = this.results.asObservable();
+    const record = options.record;
+    this.flight =
+      record === undefined || record instanceof FlightRecorder
+        ? record
+        : new FlightRecorder(record, this.scheduler);
+  }
+
+  /**
+   * The client controller `c` writes through: `client`, its writes recorded (`record`) and sent
+   * as dry runs (`dryRun`). One decorator per concern, none of them editing a port.
+   */
+  private writer(c: ManagedController | undefined): Client {
+    let client: Client = this.client;
+    if (this.flight !== undefined) {
+      client = recordingClient(client, this.flight, {
+        ...(c !== undefined ? { controller: c.name, primary: c.options.for } : {}),
+      });
+    }
+    if (this.options.dryRun === true) {
+      client = dryRunClient(client, controllerLogger(this.log.child({ component: 'dry-run' })));
+    }
+    return client;
+  }
+
+  /** Starts the flight recorder: the header, then every event of every target the controllers watch. */
+  private async startRecording(flight: FlightRecorder): Promise<void> {
+    const targets = this.targets();
+    const resources = [];
+    const seen = new Set<string>();
+    for (const t of targets) {
+      const id = `${t.resource.apiVersion}/${t.resource.kind}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      try {
+        const r = await this.client.discovery.resolve(t.resource);
+        resources.push({
+          apiVersion: r.apiVersion,
+          kind: r.kind,
+          plural: r.plural,
+          namespaced: r.namespaced,
+          subresources: r.subresources,
+        });
+      } catch {
+        // not served (yet): replay guesses from the objects
+      }
+    }
+    flight.start({
+      name: this.name,
+      controllers: this.controllers.map((c) => c.name),
+      ...(this.options.namespaces !== undefined ? { namespaces: this.options.namespaces } : {}),
+      resources,
+    });
+    for (const t of targets) {
+      this.subscriptions.push(this.registry.watch(t).events$.subscribe((e) => flight.event(t, e)));
+    }
   }
 
   /** The registered controllers, in order. */
@@ -519,6 +580,7 @@ export class Manager {
       await this.closeServers();
       return;
     }
+    if (this.flight !== undefined) await this.startRecording(this.flight);
     if (this.options.warmStandby !== false) {
       for (const t of this.targets()) this.subscriptions.push(this.registry.watch(t).events$.subscribe());
     }
@@ -657,6 +719,7 @@ export class Manager {
     await this.sharding?.leave();
     await this.election?.release(this.metrics);
     await this.closeServers();
+    this.flight?.close();
     this.results.complete();
     this.state = 'stopped';
     const report: ShutdownReport = {
@@ -720,7 +783,7 @@ export class Manager {
   ): ControllerOptions<KubeObject> {
     const scope = scopeOf(c.options, this.clusterScoped, this.options.namespaces);
     const supplies = {
-      client: this.client,
+      client: this.writer(c),
       registry: this.registry,
       shutdown: this.shutdown,
       concurrency: this.options.concurrency,
@@ -792,7 +855,7 @@ export class Manager {
     // One per controller for the manager's life: leadership may start a controller many times.
     const existing = this.recorders.get(c.name);
     if (existing !== undefined) return existing;
-    const recorder = new EventRecorder(this.client, {
+    const recorder = new EventRecorder(this.writer(c), {
       reportingController: `${this.name}/${c.name}`,
       reportingInstance: this.identity,
     });
@@ -806,8 +869,13 @@ export class Manager {
     // is called here, synchronously: a synchronous throw (or a missing result) reaches the
     // controller's user-code guard as it is — counted, logged as user code — and is never
     // counted as running (issue 19 §2).
+    const flight = this.flight;
+    const reconcile: ControllerReconcile<KubeObject> =
+      flight === undefined
+        ? c.reconcile
+        : (request, ctx) => inReconcile(c.name, objectKey(request), () => c.reconcile(request, ctx));
     const counted: ControllerReconcile<KubeObject> = (request, ctx) => {
-      const out = c.reconcile(request, ctx);
+      const out = reconcile(request, ctx);
       if (out === undefined || out === null) return out;
       const out$ = from(out); // throws here for what is not an ObservableInput: the guard reports it
       // one Observable instead of defer + finalize: this runs once per reconcile

@@ -107,18 +107,31 @@ function redactValues(data: unknown): unknown {
   return Object.fromEntries(Object.keys(data).map((k) => [k, REDACTED]));
 }
 
-function sanitize(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+/** How much of a value {@link sanitize} keeps: a log line's limits, or a recording's (whole). */
+interface Limits {
+  readonly depth: number;
+  readonly items: number;
+}
+const LOG_LIMITS: Limits = { depth: MAX_DEPTH, items: MAX_LOGGED_ARRAY_ITEMS };
+const WHOLE: Limits = { depth: 256, items: Number.POSITIVE_INFINITY };
+
+function sanitize(
+  value: unknown,
+  depth: number,
+  seen: WeakSet<object>,
+  limits: Limits = LOG_LIMITS,
+): unknown {
   if (typeof value === 'string') return scrubString(value);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[Circular]';
-  if (depth > MAX_DEPTH) return '[Truncated]';
+  if (depth > limits.depth) return '[Truncated]';
   if (ArrayBuffer.isView(value)) return `[binary ${value.byteLength} bytes]`;
   seen.add(value);
   try {
     if (Array.isArray(value)) {
-      const shown = value.slice(0, MAX_LOGGED_ARRAY_ITEMS).map((v) => sanitize(v, depth + 1, seen));
-      if (value.length > MAX_LOGGED_ARRAY_ITEMS) {
-        shown.push(`[… ${value.length - MAX_LOGGED_ARRAY_ITEMS} more, ${value.length} in all]`);
+      const shown = value.slice(0, limits.items).map((v) => sanitize(v, depth + 1, seen, limits));
+      if (value.length > limits.items) {
+        shown.push(`[… ${value.length - limits.items} more, ${value.length} in all]`);
       }
       return shown;
     }
@@ -128,7 +141,7 @@ function sanitize(value: unknown, depth: number, seen: WeakSet<object>): unknown
       out['type'] = value.name;
       out['message'] = scrubString(value.message);
       if (value.stack !== undefined) out['stack'] = scrubString(value.stack);
-      if (value.cause !== undefined) out['cause'] = sanitize(value.cause, depth + 1, seen);
+      if (value.cause !== undefined) out['cause'] = sanitize(value.cause, depth + 1, seen, limits);
     }
     const secret =
       source['kind'] === 'Secret' && (source['apiVersion'] === undefined || source['apiVersion'] === 'v1');
@@ -137,8 +150,8 @@ function sanitize(value: unknown, depth: number, seen: WeakSet<object>): unknown
       if (typeof v === 'function') continue;
       if (sensitiveKey(key)) out[key] = REDACTED;
       else if (secret && (key === 'data' || key === 'stringData')) out[key] = redactValues(v);
-      else if (secret && key === 'metadata') out[key] = secretMetadata(v, depth, seen);
-      else out[key] = sanitize(v, depth + 1, seen);
+      else if (secret && key === 'metadata') out[key] = secretMetadata(v, depth, seen, limits);
+      else out[key] = sanitize(v, depth + 1, seen, limits);
     }
     return out;
   } finally {
@@ -147,8 +160,8 @@ function sanitize(value: unknown, depth: number, seen: WeakSet<object>): unknown
 }
 
 /** A Secret's metadata: `last-applied-configuration` carries the data too. */
-function secretMetadata(metadata: unknown, depth: number, seen: WeakSet<object>): unknown {
-  const clean = sanitize(metadata, depth + 1, seen) as Record<string, unknown> | null;
+function secretMetadata(metadata: unknown, depth: number, seen: WeakSet<object>, limits: Limits): unknown {
+  const clean = sanitize(metadata, depth + 1, seen, limits) as Record<string, unknown> | null;
   const annotations = clean?.['annotations'];
   if (annotations !== null && typeof annotations === 'object') {
     clean!['annotations'] = Object.fromEntries(
@@ -173,6 +186,15 @@ function secretMetadata(metadata: unknown, depth: number, seen: WeakSet<object>)
  */
 export function redactSecrets<T>(value: T): unknown {
   return sanitize(value, 0, new WeakSet());
+}
+
+/**
+ * {@link redactSecrets} without a log line's limits (arrays whole, nesting to 256): what the
+ * flight recorder (`@rxkube/kube/record`) writes, so a replay sees whole objects. Not an entry's
+ * export.
+ */
+export function redactWhole<T>(value: T): unknown {
+  return sanitize(value, 0, new WeakSet(), WHOLE);
 }
 
 function levelFrom(options: CreateLoggerOptions): Level | 'silent' {
