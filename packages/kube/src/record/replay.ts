@@ -25,7 +25,6 @@ import type { ControllerOptions, ControllerReconcile } from '../controller/optio
 import { controller } from '../controller/controller.js';
 import type { ControllerResult } from '../controller/report.js';
 import type { ReconcileTrace, ReconcileTracing, TriggerReason } from '../controller/tracing.js';
-import { eventPortFromClient } from '../events/event-port.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { WatchRegistry, watchTargetKey } from '../reflector/watch-registry.js';
@@ -210,7 +209,7 @@ export async function replay(
         ...(events === true
           ? {
               recorder: new EventRecorder(
-                eventPortFromClient(client),
+                client,
                 { reportingController: `${header.name}/${c.name}`, reportingInstance: 'replay' },
                 scheduler,
               ),
