@@ -2,7 +2,11 @@
  * CRD `x-kubernetes-validations` on every write of a custom resource, as kube-apiserver's
  * customresource strategy runs them (create, update, patch, the status subresource): after the
  * schema's own checks, skipped with one cause when those found a blocking error
- * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema.
+ * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema; and, when a CRD is
+ * written, the causes of its rules that do not compile ({@link celCrdCauses}).
+ *
+ * Not emulated: CEL's cost limits (the estimated cost kube-apiserver checks when a CRD is written,
+ * the runtime budget per rule and per object) — an over-budget rule runs to the end here.
  *
  * @module
  */
