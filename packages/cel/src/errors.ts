@@ -35,12 +35,15 @@ export class CelCompileError extends Error {
   readonly expression: string;
   /** Where it was declared, e.g. `spec.versions[0].schema.openAPIV3Schema.properties[spec]`. */
   readonly path: string;
+  /** What the compiler said, e.g. `Unexpected end of input`. */
+  readonly reason: string;
 
   /** @param expression the source.  @param path where it is declared.  @param reason what the compiler said. */
   constructor(expression: string, path: string, reason: string) {
     super(`${path}: compilation failed for ${JSON.stringify(expression)}: ${reason}`);
     this.expression = expression;
     this.path = path;
+    this.reason = reason;
   }
 }
 

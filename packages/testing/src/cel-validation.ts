@@ -2,15 +2,24 @@
  * CRD `x-kubernetes-validations` on every write of a custom resource, as kube-apiserver's
  * customresource strategy runs them (create, update, patch, the status subresource): after the
  * schema's own checks, skipped with one cause when those found a blocking error
- * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema.
+ * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema; and, when a CRD is
+ * written, the causes of its rules that do not compile ({@link celCrdCauses}).
+ *
+ * Not emulated: CEL's cost limits (the estimated cost kube-apiserver checks when a CRD is written,
+ * the runtime budget per rule and per object) — an over-budget rule runs to the end here.
  *
  * @module
  */
-import { CelUnsupportedError, compileValidations, type CompiledValidations } from '@rxkube/cel';
+import {
+  CelCompileError,
+  CelUnsupportedError,
+  compileValidations,
+  type CompiledValidations,
+} from '@rxkube/cel';
 
 import type { ResourceType } from './registry/types.js';
 import type { StatusCause } from './status.js';
-import type { KObj } from './store/object.js';
+import { deepEqual, isObject, type KObj } from './store/object.js';
 
 const compiled = new WeakMap<object, CompiledValidations | null>();
 
@@ -83,4 +92,98 @@ function causesOf(
   return v
     .validate(withVersion, old && { ...old, apiVersion: withVersion.apiVersion })
     .map((e) => ({ reason: e.reason, message: e.message, field: e.field }));
+}
+
+/** Go's `strconv.Quote` (what `%#v` prints for a string). */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** The compiler's reason when `rule` does not compile; `undefined` when it does. */
+function compileFailure(rule: string): string | undefined {
+  try {
+    compileValidations({
+      spec: {
+        group: 'cel.check',
+        names: { kind: 'Check', plural: 'checks' },
+        versions: [
+          {
+            name: 'v1',
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-validations': [{ rule }] } },
+          },
+        ],
+      },
+    });
+    return undefined;
+  } catch (e) {
+    if (e instanceof CelCompileError) return e.reason;
+    // what @rxkube/cel cannot evaluate (an RE2-only pattern) fails closed on each write instead
+    if (e instanceof CelUnsupportedError) return undefined;
+    throw e;
+  }
+}
+
+function schemaCauses(schema: unknown, path: string, causes: StatusCause[]): void {
+  if (!isObject(schema)) return;
+  // children first, as kube-apiserver v1.24 lists them (fixtures README)
+  const props = schema['properties'];
+  if (isObject(props))
+    for (const [k, s] of Object.entries(props)) schemaCauses(s, `${path}.properties[${k}]`, causes);
+  schemaCauses(schema['items'], `${path}.items`, causes);
+  schemaCauses(schema['additionalProperties'], `${path}.additionalProperties`, causes);
+  const rules = schema['x-kubernetes-validations'];
+  if (!Array.isArray(rules)) return;
+  rules.forEach((r: unknown, i) => {
+    const field = `${path}.x-kubernetes-validations[${String(i)}].rule`;
+    const rule = isObject(r) && typeof r['rule'] === 'string' ? r['rule'] : '';
+    const message = isObject(r) && typeof r['message'] === 'string' ? r['message'] : '';
+    if (rule === '') {
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value: rule is not specified', field });
+      return;
+    }
+    const failure = compileFailure(rule);
+    if (failure === undefined) return;
+    causes.push({
+      reason: 'FieldValueInvalid',
+      // the value is Go's %#v of apiextensions.ValidationRule (1.24: Rule and Message)
+      message: `Invalid value: apiextensions.ValidationRule{Rule:${goQuote(rule)}, Message:${goQuote(message)}}: compilation failed: ${failure}`,
+      field,
+    });
+  });
+}
+
+/**
+ * The causes of a CRD's `x-kubernetes-validations` rules that do not compile, as kube-apiserver
+ * v1.24 refuses the CRD on create and update (422): `Required value: rule is not specified`, or
+ * `Invalid value: apiextensions.ValidationRule{…}: compilation failed: <compiler's message>` at
+ * `….x-kubernetes-validations[i].rule`. The schema is under `spec.validation.openAPIV3Schema`
+ * when every version has the same one (the internal version hoists it), else under
+ * `spec.versions[i].schema.openAPIV3Schema`. The compiler's message is `@rxkube/cel`'s, not
+ * cel-go's; rules are not type-checked against the schema (fixtures README, "Not emulated").
+ */
+export function celCrdCauses(crd: KObj): StatusCause[] {
+  const spec = isObject(crd['spec']) ? crd['spec'] : {};
+  const versions = (Array.isArray(spec['versions']) ? spec['versions'] : []).filter(isObject);
+  const schemaOf = (v: Record<string, unknown>): unknown =>
+    isObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
+  const causes: StatusCause[] = [];
+  const first = versions[0];
+  if (first === undefined) return causes;
+  if (versions.every((v) => deepEqual(schemaOf(v), schemaOf(first))))
+    schemaCauses(schemaOf(first), 'spec.validation.openAPIV3Schema', causes);
+  else
+    versions.forEach((v, i) =>
+      schemaCauses(schemaOf(v), `spec.versions[${String(i)}].schema.openAPIV3Schema`, causes),
+    );
+  return causes;
 }

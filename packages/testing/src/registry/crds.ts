@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { celCrdCauses } from '../cel-validation.js';
 import type { Engine } from '../handlers/engine.js';
 import type { StatusCause } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
@@ -169,6 +170,7 @@ export function validateCrd(o: KObj): StatusCause[] {
       }
     });
   }
+  causes.push(...celCrdCauses(o));
   return causes;
 }
 
