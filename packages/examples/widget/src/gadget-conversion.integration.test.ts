@@ -205,8 +205,9 @@ describeEachBackend(
         .apply<GadgetV1>(body, { fieldManager: 'v1-applier' })
         .catch((e: unknown) => e);
       expect(refused).toMatchObject({ code: 409 });
-      expect((refused as { message: string }).message).toContain('conflict with "v2-editor"');
-      expect((refused as { message: string }).message).toContain('.spec.replicas');
+      expect((refused as { message: string }).message).toContain(
+        'conflict with "v2-editor" using example.com/v2: .spec.replicas',
+      );
       expect((await client.get<GadgetV2>(ref)).spec).toEqual({ replicas: 8 });
       const forced = await client.apply<GadgetV1>(body, { fieldManager: 'v1-applier', force: true });
       expect(forced.spec).toEqual({ size: 10 });
