@@ -4,7 +4,8 @@
  * Gadget written in v1 is stored in v2 and read back in either version, a round trip losing
  * nothing — on both backends (the embedded server's conversion: packages/testing/src/admission/conversion.ts).
  * A patch in v1 is applied to the object converted to v1; a watch in v1 gets every event's object
- * converted.
+ * converted; a server-side apply in v1 is merged in v1 (conflicts with managers that wrote in v2
+ * found in v2); a deletecollection in v1 answers the deleted objects in v1.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -156,6 +157,132 @@ describeEachBackend(
       ]);
       expect(seen[1]?.object.metadata.annotations).toEqual({ 'example.com/paint': 'blue' });
     });
+
+    it('applies server-side in v1 through the webhook: merged in v1, managedFields at v1', async () => {
+      const v1 = (size: number): GadgetV1 => ({
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'g3', namespace: NS },
+        spec: { size },
+      });
+      const created = await client.apply<GadgetV1>(v1(3), { fieldManager: 'v1-applier' });
+      expect(created.apiVersion).toBe('example.com/v1');
+      expect(created.spec).toEqual({ size: 3 });
+      const ref = { apiVersion: 'example.com/v2', kind: 'Gadget', namespace: NS, name: 'g3' };
+      expect((await client.get<GadgetV2>(ref)).spec).toEqual({ replicas: 3 });
+      // the applier's entry names the version it applied in, and the fields there
+      const applierEntry = (o: GadgetV1 | GadgetV2) => managers(o).filter((e) => e.manager === 'v1-applier');
+      expect(applierEntry(created)).toEqual([
+        expect.objectContaining({
+          operation: 'Apply',
+          apiVersion: 'example.com/v1',
+          fieldsV1: { 'f:spec': { 'f:size': {} } },
+        }),
+      ]);
+      const reapplied = await client.apply<GadgetV1>(v1(6), { fieldManager: 'v1-applier' });
+      expect(reapplied.spec).toEqual({ size: 6 });
+      expect(applierEntry(reapplied)).toEqual([
+        expect.objectContaining({ operation: 'Apply', apiVersion: 'example.com/v1' }),
+      ]);
+      expect((await client.get<GadgetV2>(ref)).spec).toEqual({ replicas: 6 });
+    });
+
+    it('finds conflicts of a v1 apply with a manager that wrote in v2, and forces them', async () => {
+      const ref = { apiVersion: 'example.com/v2', kind: 'Gadget', namespace: NS, name: 'g3' };
+      await client.patch(
+        ref,
+        { type: 'merge', body: { spec: { replicas: 8 } } },
+        { fieldManager: 'v2-editor' },
+      );
+      const body: GadgetV1 = {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'g3', namespace: NS },
+        spec: { size: 10 },
+      };
+      // v2-editor owns .spec.replicas (in v2): the v1 apply changes it, compared in v2
+      const refused: unknown = await client
+        .apply<GadgetV1>(body, { fieldManager: 'v1-applier' })
+        .catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 409 });
+      expect((refused as { message: string }).message).toContain(
+        'conflict with "v2-editor" using example.com/v2: .spec.replicas',
+      );
+      expect((await client.get<GadgetV2>(ref)).spec).toEqual({ replicas: 8 });
+      const forced = await client.apply<GadgetV1>(body, { fieldManager: 'v1-applier', force: true });
+      expect(forced.spec).toEqual({ size: 10 });
+      const after = await client.get<GadgetV2>(ref);
+      expect(after.spec).toEqual({ replicas: 10 });
+      // the forced field left v2-editor, whose entry owned nothing else
+      expect(managers(after).map((e) => e.manager)).not.toContain('v2-editor');
+    });
+
+    it('deletes a collection in v1 through the webhook: the deleted objects answered in v1', async () => {
+      const answer = await raw('DELETE', `/apis/example.com/v1/namespaces/${NS}/gadgets`);
+      expect(answer.status).toBe(200);
+      const list = answer.body as { apiVersion: string; kind: string; items: GadgetV1[] };
+      expect(list.kind).toBe('GadgetList');
+      expect(list.apiVersion).toBe('example.com/v1');
+      expect(
+        list.items
+          .map((g) => [g.apiVersion, g.metadata.name ?? '', g.spec] as const)
+          .sort((a, c) => a[1].localeCompare(c[1])),
+      ).toEqual([
+        ['example.com/v1', 'g1', { size: 5 }],
+        ['example.com/v1', 'g2', { size: 2 }],
+        ['example.com/v1', 'g3', { size: 10 }],
+      ]);
+      const paint = list.items.find((g) => g.metadata.name === 'g2')?.metadata.annotations;
+      expect(paint).toEqual({ 'example.com/paint': 'blue' });
+      await waitFor(
+        'the gadgets gone',
+        async () =>
+          (await client.list({ apiVersion: 'example.com/v2', kind: 'Gadget' }, { namespace: NS })).items
+            .length === 0 || undefined,
+        { timeoutMs: 30_000 },
+      );
+    });
+
+    /** The managedFields entries of an object. */
+    function managers(o: GadgetV1 | GadgetV2): { manager?: string }[] {
+      return (o.metadata.managedFields ?? []) as { manager?: string }[];
+    }
+
+    /** One raw request at `path`: the status and the JSON body. */
+    function raw(method: string, path: string): Promise<{ status: number; body: unknown }> {
+      const cluster = b.cluster.kubeConfig.getCurrentCluster();
+      const ca =
+        cluster?.caData !== undefined ? Buffer.from(cluster.caData, 'base64').toString('utf8') : undefined;
+      const url = `${b.cluster.url}${path}`;
+      return new Promise((resolve, reject) => {
+        const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+        const req = request(
+          url,
+          {
+            method,
+            headers: { authorization: `Bearer ${b.cluster.token}`, accept: 'application/json' },
+            ...(ca !== undefined ? { ca } : { rejectUnauthorized: cluster?.skipTLSVerify !== true }),
+            agent: false,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              try {
+                resolve({
+                  status: res.statusCode ?? 0,
+                  body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+                });
+              } catch (e) {
+                reject(e instanceof Error ? e : new Error(String(e)));
+              }
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    }
 
     /** The first `count` events of a raw watch at `path`. */
     function rawWatch(path: string, count: number): Promise<{ type: string; object: GadgetV1 }[]> {

@@ -5,18 +5,19 @@
  * `conversion.webhook.clientConfig`, as kube-apiserver's apiextensions server does
  * (`apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`).
  *
- * Done for get, list, watch, create, update, patch and delete: a write's body is converted to
- * the storage version, admitted and written as that version, and the answer converted back; a
- * watch converts each event's object by its own review; a JSON or merge patch is applied to the
- * stored object converted to the request's version, and the result converted back, as
- * kube-apiserver's patcher does (`endpoints/handlers/patch.go`). Server-side apply and
- * deletecollection in a non-storage version are refused with a 500 naming the limitation (never
- * served unconverted).
+ * Done for get, list, watch, create, update, patch, delete and deletecollection: a write's body
+ * is converted to the storage version, admitted and written as that version, and the answer
+ * converted back; a watch converts each event's object by its own review; a JSON or merge patch
+ * and a server-side apply are applied to the stored object converted to the request's version,
+ * and the result converted back, as kube-apiserver's patcher does (`endpoints/handlers/patch.go`);
+ * the apply's field manager compares other managers' changes in the version each wrote
+ * ({@link withServedVersions}); a deletecollection answers the deleted objects converted.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
 
+import type { ServedVersions } from '../apply/layers.js';
 import { parsePatchBody } from '../handlers/patch-body.js';
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
@@ -30,6 +31,8 @@ import { postReview } from './webhooks.js';
 const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 /** kube-apiserver's conversion webhook timeout (`webhook_converter.go`: 30 s). */
 const TIMEOUT_MS = 30_000;
+/** Rounds of a converted apply: two conversions (old, new) per other version a manager wrote. */
+const MAX_APPLY_ROUNDS = 32;
 
 /** How a request's version is converted: the storage version's type and the webhook. */
 export interface ConversionPlan {
@@ -105,6 +108,75 @@ export async function convertThroughWebhook(
       metadata: { ...o.metadata, labels: c.metadata?.labels, annotations: c.metadata?.annotations },
     };
   });
+}
+
+/** A served version's type (`example.com/v1`), undefined when not served. */
+function typeAt(env: AdmissionEnv, plan: ConversionPlan, apiVersion: string): ResourceType | undefined {
+  const t = plan.requestType;
+  const slash = apiVersion.indexOf('/');
+  if (apiVersion.slice(0, slash) !== t.group) return undefined;
+  return env.registry.lookup(t.group, apiVersion.slice(slash + 1), t.resource);
+}
+
+/** A conversion the synchronous field manager asked for: done, then the apply runs again. */
+class NeedsConversion extends Error {
+  constructor(
+    readonly object: KObj,
+    readonly apiVersion: string,
+  ) {
+    super(`needs ${apiVersion}`);
+  }
+}
+
+/**
+ * Runs `run` (a server-side apply) with the CRD's other served versions: the field manager
+ * compares another manager's changes in the version it wrote (structured-merge-diff's
+ * `Updater.update` converts the old and new objects to each manager's apiVersion). Conversions
+ * go through the webhook; the synchronous field manager asks for one it has not got by throwing,
+ * and `run` is repeated with it (deterministic: each round knows one more conversion).
+ */
+export async function withServedVersions<T>(
+  env: AdmissionEnv,
+  plan: ConversionPlan,
+  run: (versions: ServedVersions) => T,
+): Promise<T> {
+  const converted = new Map<string, unknown>();
+  const keyOf = (object: unknown, apiVersion: string): string => `${apiVersion}\n${JSON.stringify(object)}`;
+  const versions: ServedVersions = {
+    convert: (object, apiVersion) => {
+      if (!isObject(object) || object['apiVersion'] === apiVersion) return object;
+      const key = keyOf(object, apiVersion);
+      if (converted.has(key)) return converted.get(key);
+      throw new NeedsConversion(object as KObj, apiVersion);
+    },
+    schemaOf: (apiVersion) => typeAt(env, plan, apiVersion)?.schema,
+  };
+  for (let round = 0; round < MAX_APPLY_ROUNDS; round++) {
+    try {
+      return run(versions);
+    } catch (e) {
+      if (!(e instanceof NeedsConversion)) throw e;
+      const to = typeAt(env, plan, e.apiVersion);
+      if (to === undefined) {
+        throw new ApiError(
+          failure(
+            500,
+            'InternalError',
+            `managedFields name ${e.apiVersion}, not a served version of ${plan.requestType.resource}.${plan.requestType.group}`,
+          ),
+        );
+      }
+      const [object] = await convertThroughWebhook(env, plan, [e.object], to);
+      converted.set(keyOf(e.object, e.apiVersion), object);
+    }
+  }
+  throw new ApiError(
+    failure(
+      500,
+      'InternalError',
+      `server-side apply needed more than ${String(MAX_APPLY_ROUNDS)} conversions`,
+    ),
+  );
 }
 
 /** A stored object in the storage version's wire form. */

@@ -24,6 +24,7 @@ import {
   decodeOrEmpty,
   liveErrors,
   managedFieldsOf,
+  type ServedVersions,
   typedForm,
   updateLayers,
 } from './layers.js';
@@ -209,6 +210,21 @@ export function recordUpdate(
     if (e instanceof InvalidValue) return [];
     throw e;
   }
+}
+
+/**
+ * {@link serverSideApply} of a custom resource served in several versions: other managers'
+ * changes are compared in the version each wrote, converted by `versions`. Internal (the
+ * embedded server's apply in a non-storage version).
+ */
+export function serverSideApplyAcrossVersions(
+  live: Record<string, unknown> | undefined,
+  applied: Record<string, unknown>,
+  opts: ApplyOptions,
+  versions: ServedVersions,
+): Record<string, unknown> {
+  const withVersions: ApplyOptions & { versions: ServedVersions } = { ...opts, versions };
+  return serverSideApply(live, applied, withVersions);
 }
 
 /**

@@ -21,7 +21,7 @@ import {
 } from './managed-fields.js';
 import { kindType, type SmdType } from './smd-type.js';
 import { validate } from './validate.js';
-import { type ManagedSets, Updater } from './updater.js';
+import { type ManagedSets, Updater, type VersionConverter } from './updater.js';
 
 /** Paths the field manager never records (`stripMetaManager`). */
 const STRIPPED = FieldSet.of(
@@ -72,6 +72,7 @@ export function contextOf(
     subresource?: string;
     resetFields?: readonly (readonly string[])[];
     now: string;
+    versions?: ServedVersions;
   },
 ): Context {
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
@@ -85,9 +86,33 @@ export function contextOf(
     type,
     typed,
     groupVersion: apiVersion,
-    updater: new Updater(type, reset, group),
+    updater: new Updater(type, reset, group, opts.versions && versionConverter(kind, opts.versions)),
     subresource: opts.subresource || undefined,
     now: opts.now,
+  };
+}
+
+/**
+ * The other served versions of a custom resource converted through its webhook: `convert` is
+ * synchronous (the embedded server converts ahead and retries, `handlers/patch.ts`).
+ */
+export interface ServedVersions {
+  convert(object: unknown, apiVersion: string): unknown;
+  schemaOf(apiVersion: string): JSONSchemaProps | undefined;
+}
+
+function versionConverter(kind: string, versions: ServedVersions): VersionConverter {
+  const types = new Map<string, SmdType>();
+  return {
+    convert: (object, version) => versions.convert(object, version),
+    typeOf: (version) => {
+      let t = types.get(version);
+      if (t === undefined) {
+        t = kindType(version, kind, versions.schemaOf(version) ?? PRESERVE_ALL);
+        types.set(version, t);
+      }
+      return t;
+    },
   };
 }
 

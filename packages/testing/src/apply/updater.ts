@@ -1,8 +1,9 @@
 /**
  * structured-merge-diff's `merge.Updater` (`merge/update.go` at v4.2.1): the ownership changes of
- * an update, the merge, prune and ownership changes of an apply, and conflicts. One served
- * version per type, so the version converter is the identity; the strategy's reset fields are
- * `IgnoredFields`. Internal to server-side apply.
+ * an update, the merge, prune and ownership changes of an apply, and conflicts. Another manager's
+ * changes are compared in the version it wrote: the version converter is the identity unless a
+ * {@link VersionConverter} is given (a CRD served in several versions through a conversion
+ * webhook); the strategy's reset fields are `IgnoredFields`. Internal to server-side apply.
  *
  * @module
  */
@@ -45,6 +46,15 @@ export class Conflicts extends Error {
   }
 }
 
+/**
+ * `merge.Converter` (fieldmanager's `versionConverter`): an object in another served version of
+ * the same group, and that version's type. Synchronous: the embedded server converts ahead.
+ */
+export interface VersionConverter {
+  convert(object: unknown, version: string): unknown;
+  typeOf(version: string): SmdType;
+}
+
 /** A value the type cannot read (SMD's validation errors): an update then drops every entry. */
 export class InvalidValue extends Error {}
 
@@ -56,11 +66,14 @@ export class Updater {
     private readonly ignored: FieldSet | undefined,
     /** The type's API group: entries at an apiVersion of another group cannot be converted (dropped). */
     private readonly group: string,
+    /** Other served versions (absent: one version, the identity). */
+    private readonly converter?: VersionConverter,
   ) {}
 
   private update(
     oldObject: unknown,
     newObject: unknown,
+    version: string,
     managers: ManagedSets,
     workflow: string,
     force: boolean,
@@ -68,11 +81,24 @@ export class Updater {
     const raw = compare(oldObject, newObject, this.type);
     if (raw.invalid === true) throw new InvalidValue('duplicate or missing list keys');
     const c = excludeFields(raw, this.ignored);
-    const changed = c.modified.union(c.added);
+    // update.go: a manager's set is compared with the change seen in the version it wrote
+    const byVersion = new Map<string, Comparison>([[version, c]]);
+    const changeIn = (v: string): Comparison => {
+      const known = byVersion.get(v);
+      if (known !== undefined || this.converter === undefined) return known ?? c;
+      const type = this.converter.typeOf(v);
+      const cv = excludeFields(
+        compare(this.converter.convert(oldObject, v), this.converter.convert(newObject, v), type),
+        this.ignored,
+      );
+      byVersion.set(v, cv);
+      return cv;
+    };
     const conflicts = new Map<string, FieldSet>();
     for (const [manager, vs] of managers) {
       if (manager === workflow) continue;
-      const conflictSet = vs.set.intersection(changed);
+      const cv = changeIn(vs.apiVersion);
+      const conflictSet = vs.set.intersection(cv.modified.union(cv.added));
       if (!conflictSet.empty) conflicts.set(manager, conflictSet);
     }
     if (!force && conflicts.size > 0) {
@@ -86,7 +112,8 @@ export class Updater {
       let set = vs.set;
       const conflictSet = conflicts.get(manager);
       if (conflictSet) set = set.difference(conflictSet);
-      if (!c.removed.empty) set = set.difference(c.removed);
+      const removed = changeIn(vs.apiVersion).removed;
+      if (!removed.empty) set = set.difference(removed);
       if (set !== vs.set) managers.set(manager, { ...vs, set });
     }
     for (const [manager, vs] of [...managers]) if (vs.set.empty) managers.delete(manager);
@@ -102,7 +129,7 @@ export class Updater {
     manager: string,
   ): ManagedSets {
     this.reconcile(managers);
-    const c = this.update(liveObject, newObject, managers, manager, true);
+    const c = this.update(liveObject, newObject, version, managers, manager, true);
     const own = managers.get(manager)?.set ?? new FieldSet();
     let set = own.union(c.modified).union(c.added).difference(c.removed);
     if (this.ignored) set = set.recursiveDifference(this.ignored);
@@ -133,7 +160,7 @@ export class Updater {
     if (this.ignored) set = set.recursiveDifference(this.ignored);
     managers.set(manager, { set, apiVersion: version, applied: true });
     newObject = this.prune(newObject, managers, manager, lastSet);
-    const c = this.update(liveObject, newObject, managers, manager, force);
+    const c = this.update(liveObject, newObject, version, managers, manager, force);
     return isSame(c) ? undefined : newObject;
   }
 

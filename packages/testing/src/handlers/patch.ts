@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { ApplyConflictError, ApplyError, serverSideApply } from '../apply/field-manager.js';
+import {
+  ApplyConflictError,
+  ApplyError,
+  serverSideApply,
+  serverSideApplyAcrossVersions,
+} from '../apply/field-manager.js';
+import type { ServedVersions } from '../apply/layers.js';
 import { resetFieldsFor } from '../apply/reset-fields.js';
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
@@ -110,6 +116,9 @@ export function patchObject(
   return engine.commitUpdate(type, key, old, sanitize(type, candidate), opts, undefined, requested);
 }
 
+/** Options of a server-side apply. */
+export type ApplyWriteOptions = WriteOptions & { force?: boolean; fieldManagerGiven: boolean };
+
 /** Server-side apply (`application/apply-patch+yaml`). */
 export function serverSideApplyPatch(
   engine: Engine,
@@ -117,8 +126,38 @@ export function serverSideApplyPatch(
   namespace: string | undefined,
   name: string,
   body: Buffer,
-  opts: WriteOptions & { force?: boolean; fieldManagerGiven: boolean },
+  opts: ApplyWriteOptions,
 ): WriteResult {
+  const live = (): KObj | undefined => {
+    const stored = engine.store.get(type.storageKey, engine.keyOf(type, namespace, name));
+    return stored ? type.fromStorage(stored) : undefined;
+  };
+  const merged = mergeApply(engine, type, namespace, name, body, opts, live);
+  return commitApply(engine, type, namespace, name, merged, opts);
+}
+
+/** An apply merged into the live object, not yet written. */
+export interface MergedApply {
+  /** The new object with its managedFields, in the version of the apply. */
+  readonly candidate: KObj;
+  /** The applied configuration (uid and resourceVersion preconditions). */
+  readonly applied: KObj;
+}
+
+/**
+ * The merge of an apply in `type`'s version into `live()` (the object in that version, or
+ * undefined): `versions` converts for managers that wrote in another served version.
+ */
+export function mergeApply(
+  engine: Engine,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  body: Buffer,
+  opts: ApplyWriteOptions,
+  live: () => KObj | undefined,
+  versions?: ServedVersions,
+): MergedApply {
   if (!opts.fieldManagerGiven) {
     throw new ApiError(
       invalidOptions('PatchOptions', [
@@ -147,8 +186,7 @@ export function serverSideApplyPatch(
   const config = clone(applied);
   applied.metadata.name = name;
   engine.checkNamespace(type, applied, namespace);
-  const key = engine.keyOf(type, namespace, name);
-  const old = engine.store.get(type.storageKey, key);
+  const old = live();
   const now = engine.nowIso();
   const custom = !type.builtin || type.schema !== undefined;
   const fmOpts = {
@@ -162,7 +200,10 @@ export function serverSideApplyPatch(
   };
   let merged: Record<string, unknown>;
   try {
-    merged = serverSideApply(old ? type.fromStorage(old) : undefined, config, fmOpts);
+    merged =
+      versions === undefined
+        ? serverSideApply(old, config, fmOpts)
+        : serverSideApplyAcrossVersions(old, config, fmOpts, versions);
   } catch (e) {
     if (e instanceof ApplyConflictError)
       throw new ApiError(failure(409, 'Conflict', e.message, { causes: e.causes }));
@@ -179,6 +220,21 @@ export function serverSideApplyPatch(
   candidate.metadata = isObject(candidate.metadata) ? candidate.metadata : {};
   candidate.metadata.name = name;
   if (applied.metadata.namespace !== undefined) candidate.metadata.namespace = applied.metadata.namespace;
+  return { candidate, applied };
+}
+
+/** Writes a merged apply as `type` (created when nothing is stored). */
+export function commitApply(
+  engine: Engine,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  merged: MergedApply,
+  opts: ApplyWriteOptions,
+): WriteResult {
+  const { candidate, applied } = merged;
+  const key = engine.keyOf(type, namespace, name);
+  const old = engine.store.get(type.storageKey, key);
   if (!old) {
     if (opts.subresource) throw new ApiError(notFound(type, name));
     const uid = applied.metadata.uid;

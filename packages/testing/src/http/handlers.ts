@@ -16,13 +16,14 @@ import {
   conversionUnsupported,
   convertThroughWebhook,
   patchConverted,
+  withServedVersions,
 } from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
 import type { WriteResult } from '../handlers/engine-types.js';
 import { parseResourceVersion } from '../handlers/engine.js';
-import { checkPatchContentType } from '../handlers/patch.js';
+import { checkPatchContentType, commitApply, mergeApply } from '../handlers/patch.js';
 import type { WatchParams, WatchView } from '../handlers/watch.js';
 import { WatchSession } from '../handlers/watch.js';
 import { decodeProtobufBody, speaksProtobuf } from '../protobuf/codec.js';
@@ -31,6 +32,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceType } from '../registry/types.js';
 import {
   ApiError,
+  conflict,
   crdTerminating,
   deleteSuccess,
   genericNotFound,
@@ -379,6 +381,96 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
 }
 
 /**
+ * Server-side apply in a non-storage version (handlers/patch.go `applyPatcher`): the stored
+ * object converted to the request's version, the apply merged there (the applier's
+ * managedFields entry at the request's apiVersion, other managers' changes compared in the
+ * version each wrote), the result converted back to the storage version, admitted and written.
+ */
+async function applyConverted(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  plan: ConversionPlan,
+  rep: Presentation,
+  media: Negotiated['media'],
+  manager: (opts: WriteQuery) => string,
+): Promise<void> {
+  const { req, route, query, user } = r;
+  const { engine } = env;
+  const aenv = admissionEnv(env);
+  const { storageType, requestType: type } = plan;
+  const ns = route.namespace;
+  const name = route.name ?? '';
+  const sub = route.subresource === 'status' ? ('status' as const) : undefined;
+  const buf = await readBody(req, env.maxBodyBytes);
+  const opts = patchOptions(query, true);
+  const applyOpts = {
+    manager: manager(opts),
+    subresource: sub,
+    user,
+    force: opts.force,
+    fieldManagerGiven: opts.fieldManager !== undefined,
+  };
+  const old = currentObject(engine, storageType, ns, name);
+  const live =
+    old === undefined
+      ? undefined
+      : (
+          await convertThroughWebhook(
+            aenv,
+            plan,
+            [asStorageVersion(plan, engine.getStored(storageType, ns, name))],
+            type,
+          )
+        )[0];
+  const merged = await withServedVersions(aenv, plan, (versions) =>
+    mergeApply(engine, type, ns, name, buf, applyOpts, () => live, versions),
+  );
+  const [candidate] = await convertThroughWebhook(aenv, plan, [merged.candidate], storageType);
+  const write = (dryRun: boolean, object?: KObj): WriteResult => {
+    // the apply was merged into `old`: a write in between is a conflict (the real server retries)
+    const now = currentObject(engine, storageType, ns, name);
+    if (now?.metadata.resourceVersion !== old?.metadata.resourceVersion)
+      throw new ApiError(conflict(storageType, name));
+    return object !== undefined
+      ? engine.update(storageType, ns, name, object, {
+          manager: applyOpts.manager,
+          dryRun,
+          subresource: sub,
+          user,
+        })
+      : commitApply(
+          engine,
+          storageType,
+          ns,
+          name,
+          { candidate: structuredClone(candidate as KObj), applied: merged.applied },
+          { ...applyOpts, dryRun },
+        );
+  };
+  await admitAndWrite(env, r, {
+    attributes: writeAttributes(
+      old === undefined ? 'CREATE' : 'UPDATE',
+      storageType,
+      ns,
+      name,
+      sub,
+      user,
+      opts.dryRun,
+      old === undefined ? 'CreateOptions' : 'UpdateOptions',
+      opts.fieldManager,
+    ),
+    old,
+    write,
+    present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
+    media,
+  });
+
+  async function back(o: KObj): Promise<KObj> {
+    return (await convertThroughWebhook(aenv, plan, [asStorageVersion(plan, o)], type))[0] as KObj;
+  }
+}
+
+/**
  * A request in a non-storage version of a CRD with a conversion webhook (admission/conversion.ts):
  * read and written as the storage version, converted through the webhook both ways.
  */
@@ -430,8 +522,10 @@ async function handleConverted(
       // handlers/patch.go: the stored object is converted to the request's version, patched
       // there, converted back to the storage version, admitted and written as an update
       const contentType = req.headers['content-type'] ?? '';
-      if (contentType.startsWith('application/apply-patch'))
-        throw conversionUnsupported(plan, 'server-side apply');
+      if (contentType.startsWith('application/apply-patch')) {
+        await applyConverted(env, r, plan, rep, media, manager);
+        return;
+      }
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = patchOptions(query, false);
       const old = currentObject(engine, storageType, ns, name);
@@ -515,6 +609,28 @@ async function handleConverted(
         const code = opts.orphanDependents === false ? 202 : 200;
         sendBody(res, code, presentOne(engine, type, await back(result.object), rep, true), ctx, media);
       }
+      return;
+    }
+    case 'deletecollection': {
+      // the storage version's deletecollection; the list as it was listed, encoded (converted)
+      // to the request's version like a list
+      const list = listOptions(query, false, env.watchList);
+      const opts = await readDeleteOptions(env, req, query, type);
+      const listed = engine.list(storageType, ns, engineListOptions(list));
+      for (const o of listed.items) {
+        try {
+          engine.delete(storageType, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 404)) throw e;
+        }
+      }
+      const items = await convertThroughWebhook(
+        aenv,
+        plan,
+        listed.items.map((o) => asStorageVersion(plan, o)),
+        type,
+      );
+      sendBody(res, 200, listBody(engine, type, { ...listed, items }, rep), ctx, media);
       return;
     }
     default:
