@@ -151,8 +151,9 @@ export interface ManagerOptions {
   readonly record?: RecordOptions | FlightRecorder;
   /**
    * Sends every write of the controllers (and their Events) with `dryRun=All` and logs what it
-   * would change: nothing is persisted. What `setup` writes through `mgr.client` (`ensureCrd`) and
-   * the leader and shard Leases are not dry-run. Default false.
+   * would change: nothing is persisted. What `setup` writes through `mgr.client` (`ensureCrd`) is
+   * not dry-run. Refused with `leaderElection` or `sharding`: a dry run must not take the running
+   * operator's Lease or buckets. Default false.
    */
   readonly dryRun?: boolean;
   /**
@@ -273,6 +274,24 @@ export function validate(options: ManagerOptions): void {
       'options.onLeaderLoss',
       options.onLeaderLoss,
       "must be 'stop' or 'campaign'",
+    );
+  }
+  // A dry run beside the running operator must not take its Lease or its buckets: it would stop
+  // the real one and reconcile nothing for real.
+  if (options.dryRun === true && (options.leaderElection ?? false) !== false) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.leaderElection',
+      options.leaderElection,
+      'must be off with dryRun: a dry run that won the leader Lease would stop the running operator and write nothing (run it without --leader-elect)',
+    );
+  }
+  if (options.dryRun === true && options.sharding !== undefined) {
+    throw new InvalidArgumentError(
+      OPERATOR,
+      'options.sharding',
+      options.sharding,
+      'must be unset with dryRun: a dry run in the ring would take buckets from the running replicas and write nothing (run it without --shard-ring or RXKUBE_SHARD_RING)',
     );
   }
   if (options.stuckReconcileThresholdMs !== undefined)

@@ -204,4 +204,18 @@ describe('Manager: a registration is a plain description (issue 14)', () => {
     ).toThrow(/concurrency/);
     expect(mgr.registered).toEqual([]);
   });
+
+  it('refuses a dry run that would take part in leader election or a shard ring', () => {
+    const client = KubeClient.fromKubeConfig(kc);
+    expect(
+      () => new Manager({ client, name: 'dry', logLevel: 'silent', dryRun: true, leaderElection: true }),
+    ).toThrow(/options\.leaderElection.*must be off with dryRun.*without --leader-elect/);
+    expect(
+      () => new Manager({ client, name: 'dry', logLevel: 'silent', dryRun: true, sharding: { ring: 'r' } }),
+    ).toThrow(/options\.sharding.*must be unset with dryRun/);
+    // alone, or with election explicitly off, it is fine
+    expect(
+      () => new Manager({ client, name: 'dry', logLevel: 'silent', dryRun: true, leaderElection: false }),
+    ).not.toThrow();
+  });
 });
