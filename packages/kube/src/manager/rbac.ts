@@ -349,6 +349,22 @@ export function rbacManifests(
   const name = options.name;
   const sa = options.serviceAccount ?? name;
   const subject = { kind: 'ServiceAccount', name: sa, namespace: options.namespace };
+  /** A Role of `rules` in `namespace` and the RoleBinding granting it to the ServiceAccount. */
+  const boundRole = (roleName: string, namespace: string, rules: unknown): object[] => [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: roleName, namespace },
+      rules,
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: roleName, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName },
+      subjects: [subject],
+    },
+  ];
   const out: object[] = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: options.namespace } },
   ];
@@ -387,80 +403,22 @@ export function rbacManifests(
         },
       );
     }
-    for (const ns of rbac.namespaces) {
-      out.push(
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'Role',
-          metadata: { name, namespace: ns },
-          rules: rbac.rules,
-        },
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'RoleBinding',
-          metadata: { name, namespace: ns },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-          subjects: [subject],
-        },
-      );
-    }
+    for (const ns of rbac.namespaces) out.push(...boundRole(name, ns, rbac.rules));
   }
   if (rbac.leaseRules.length > 0) {
     const ns = rbac.leaseNamespace ?? options.namespace;
     const leaseRole = `${name}-leader-election`;
-    out.push(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: leaseRole, namespace: ns },
-        rules: rbac.leaseRules,
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: leaseRole, namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: leaseRole },
-        subjects: [subject],
-      },
-    );
+    out.push(...boundRole(leaseRole, ns, rbac.leaseRules));
   }
   if (rbac.certificateRules !== undefined && rbac.certificateRules.length > 0) {
     const ns = rbac.certificateNamespace ?? options.namespace;
     const certRole = `${name}-webhook-certificates`;
-    out.push(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: certRole, namespace: ns },
-        rules: rbac.certificateRules,
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: certRole, namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: certRole },
-        subjects: [subject],
-      },
-    );
+    out.push(...boundRole(certRole, ns, rbac.certificateRules));
   }
   if (rbac.shardRules !== undefined && rbac.shardRules.length > 0) {
     const ns = rbac.shardNamespace ?? options.namespace;
     const shardRole = `${name}-shard-ring`;
-    out.push(
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: shardRole, namespace: ns },
-        rules: rbac.shardRules,
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: shardRole, namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: shardRole },
-        subjects: [subject],
-      },
-    );
+    out.push(...boundRole(shardRole, ns, rbac.shardRules));
   }
   return out;
 }
