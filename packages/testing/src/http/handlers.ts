@@ -272,17 +272,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const old = currentObject(engine, type, ns, name);
       await admitAndWrite(env, r, {
         // PUT that creates (create-on-update kinds) is a CREATE to admission
-        attributes: writeAttributes(
-          old === undefined ? 'CREATE' : 'UPDATE',
-          type,
-          ns,
-          name,
-          sub,
-          user,
-          opts.dryRun,
-          old === undefined ? 'CreateOptions' : 'UpdateOptions',
-          opts.fieldManager,
-        ),
+        attributes: upsertAttributes(old, type, ns, name, sub, user, opts.dryRun, opts.fieldManager),
         old,
         write,
         present: (result) => presentOne(engine, type, result.object, rep, true),
@@ -314,17 +304,7 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
           : engine.patch(type, ns, name, contentType, buf, { ...patchOpts, dryRun });
       await admitAndWrite(env, r, {
         // a patch that creates (server-side apply) is a CREATE to admission
-        attributes: writeAttributes(
-          old === undefined ? 'CREATE' : 'UPDATE',
-          type,
-          ns,
-          name,
-          sub,
-          user,
-          opts.dryRun,
-          old === undefined ? 'CreateOptions' : 'UpdateOptions',
-          opts.fieldManager,
-        ),
+        attributes: upsertAttributes(old, type, ns, name, sub, user, opts.dryRun, opts.fieldManager),
         old,
         write,
         present: (result) => presentOne(engine, type, result.object, rep, true),
@@ -448,17 +428,7 @@ async function applyConverted(
         );
   };
   await admitAndWrite(env, r, {
-    attributes: writeAttributes(
-      old === undefined ? 'CREATE' : 'UPDATE',
-      storageType,
-      ns,
-      name,
-      sub,
-      user,
-      opts.dryRun,
-      old === undefined ? 'CreateOptions' : 'UpdateOptions',
-      opts.fieldManager,
-    ),
+    attributes: upsertAttributes(old, storageType, ns, name, sub, user, opts.dryRun, opts.fieldManager),
     old,
     write,
     present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
@@ -677,6 +647,34 @@ function admissionEnv(env: HandlerEnv): AdmissionEnv {
     registry: env.registry,
     ...(env.resolveService !== undefined ? { resolveService: env.resolveService } : {}),
   };
+}
+
+/**
+ * The attributes of a write that updates `old`, or creates the object when nothing is stored (a
+ * PUT of a create-on-update kind, an apply that creates): CREATE with CreateOptions, else UPDATE.
+ */
+function upsertAttributes(
+  old: KObj | undefined,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  subresource: string | undefined,
+  user: RequestUser,
+  dryRun: boolean,
+  fieldManager: string | undefined,
+): AdmissionAttributes {
+  const creates = old === undefined;
+  return writeAttributes(
+    creates ? 'CREATE' : 'UPDATE',
+    type,
+    namespace,
+    name,
+    subresource,
+    user,
+    dryRun,
+    creates ? 'CreateOptions' : 'UpdateOptions',
+    fieldManager,
+  );
 }
 
 function writeAttributes(
