@@ -8,7 +8,7 @@ import { VirtualClock } from '../leader/virtual-clock.test.helper.js';
 import { assignBuckets } from './assignment.js';
 import { DuplicateShardIdentityError, resolveShardingOptions, SHARD_RING_LABEL } from './options.js';
 import type { ShardTick } from './shard-ring.js';
-import { ShardRing } from './shard-ring.js';
+import { memberLeaseName, ShardRing } from './shard-ring.js';
 
 const BUCKETS = 16;
 const RETRY = 2_000;
@@ -244,7 +244,9 @@ describeEachBackend(
       const joined = twin.ring.join();
       joined.catch(() => undefined);
       await step(twin, 0); // sees the Lease held by its identity: watches it
-      await step(a, RETRY); // the live replica renews
+      await step(a, RETRY); // the live replica renews: one change may be a killed replica's last
+      await step(twin, RETRY);
+      await step(a, RETRY); // and renews again: a live replica
       const next = firstValueFrom(twin.ring.ticks$);
       twin.clock.advance(RETRY);
       await next;
@@ -276,6 +278,40 @@ describeEachBackend(
       twin.ring.fatal$.subscribe((e) => twinFatal.push(e));
       for (let i = 0; i < 3; i++) await step(twin, RETRY);
       expect(twinFatal).toEqual([]);
+    });
+
+    it('a killed replica whose last renewal lands while its restart watches does not stop the restart', async () => {
+      const a = member('same');
+      await join(a);
+      const again = member('same');
+      const joined = again.ring.join();
+      await step(again, 0); // watches the Lease
+      // a's last look is in flight when it is killed: its renewal lands after the restart looked.
+      await step(a, RETRY);
+      a.ring.stop();
+      for (let t = 0; t < 2 * LEASE; t += RETRY) await step(again, RETRY);
+      await joined;
+      await step(again, RETRY);
+      expect(owned(again)).toEqual(all);
+    });
+
+    it('a ring stopped while its look is under way writes nothing more', async () => {
+      const a = member('a');
+      await join(a);
+      const name = memberLeaseName(ring, 'a');
+      const lease = () =>
+        client.get<Lease>({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          namespace: 'default',
+          name,
+        });
+      const before = (await lease()).metadata.resourceVersion;
+      const next = firstValueFrom(a.ring.ticks$);
+      a.clock.advance(RETRY); // the look starts; its requests are still to be answered
+      a.ring.stop();
+      await next;
+      expect((await lease()).metadata.resourceVersion).toBe(before);
     });
 
     it('a restart under the same identity takes over its stale Lease after one lease duration', async () => {

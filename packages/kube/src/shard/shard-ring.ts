@@ -24,8 +24,10 @@
  *   expired: between `leaseDuration` and `leaseDuration + retryPeriod` (plus request latency)
  *   after its last renewal, as observed by the others (`deadMemberBoundMs`).
  * - Duplicate identity: `join()` first looks at the member Lease of its identity; one that is held
- *   and keeps being renewed for `leaseDuration` belongs to another live replica:
- *   `DuplicateShardIdentityError`. After joining, each renewal reads the Lease first: one whose
+ *   and renewed twice while this member watches it (each change restarts a `leaseDuration` wait)
+ *   belongs to another live replica: `DuplicateShardIdentityError`. A single change is allowed: it
+ *   may be the last renewal of a killed replica of this identity, applied by the server after the
+ *   kill. After joining, each renewal reads the Lease first: one whose
  *   resourceVersion is not the one this member wrote last was renewed by another replica of the
  *   same identity (one that joined while this member was frozen): this member stops at once and
  *   emits the error on `fatal$` (the Manager logs it and stops).
@@ -181,7 +183,7 @@ export class ShardRing {
         readonly promise: Promise<void>;
         readonly resolve: () => void;
         readonly reject: (e: unknown) => void;
-        watched: { readonly key: string; readonly until: number } | undefined;
+        watched: { readonly key: string; readonly until: number; readonly changes: number } | undefined;
       }
     | undefined;
 
@@ -252,8 +254,9 @@ export class ShardRing {
 
   /**
    * Starts looking at the ring (the first look at once) and resolves once this member's Lease is
-   * written. A Lease of this identity that is held and changes during one `leaseDuration` (while
-   * this member only looks) is another live replica: the ring stops and `join` rejects.
+   * written. A Lease of this identity that is held and renewed twice while this member only looks
+   * (each change restarts a `leaseDuration` wait) is another live replica: the ring stops and
+   * `join` rejects.
    *
    * @throws {DuplicateShardIdentityError} then.
    */
@@ -280,16 +283,22 @@ export class ShardRing {
     const now = this.scheduler.now();
     if (lease === undefined || lease.spec?.holderIdentity !== this.identity) return 'write';
     const key = JSON.stringify(lease.spec);
-    if (joining.watched === undefined) {
-      joining.watched = { key, until: now + this.options.leaseDurationMs };
+    const watched = joining.watched;
+    if (watched === undefined) {
+      joining.watched = { key, until: now + this.options.leaseDurationMs, changes: 0 };
       return 'wait';
     }
-    if (joining.watched.key !== key) {
-      this.stop();
-      joining.reject(new DuplicateShardIdentityError(this.options.ring, this.identity, name));
+    if (watched.key === key) return now >= watched.until ? 'write' : 'wait';
+    // One change may be the last renewal of a replica that was killed with its request in flight
+    // (the server applies a request its sender no longer waits for): watch one more lease duration.
+    // A live replica renews every retryPeriod, so it changes the Lease again within it.
+    if (watched.changes === 0) {
+      joining.watched = { key, until: now + this.options.leaseDurationMs, changes: 1 };
       return 'wait';
     }
-    return now >= joining.watched.until ? 'write' : 'wait';
+    this.stop();
+    joining.reject(new DuplicateShardIdentityError(this.options.ring, this.identity, name));
+    return 'wait';
   }
 
   /** Stops looking and renewing without releasing anything: the others take over on expiry. */
@@ -354,7 +363,10 @@ export class ShardRing {
     let error: unknown;
     try {
       if ((await this.checkIdentity()) === 'wait') return this.report(undefined, [], []);
+      // Stopped (or killed) while a request of this look was in flight: write nothing more.
+      if (!this.running) return this.report(undefined, [], []);
       await this.renewMembership();
+      if (!this.running) return this.report(undefined, [], []);
       this.armDeadline();
       if (!this.joined) {
         this.joined = true;
@@ -623,6 +635,7 @@ export class ShardRing {
     const name = memberLeaseName(this.options.ring, this.identity);
     const duration = Math.ceil(this.options.leaseDurationMs / 1000);
     const current = await this.getLease(name);
+    if (!this.running) return;
     const mine = this.memberLease;
     if (
       this.joined &&
