@@ -141,6 +141,9 @@ export async function runShardedSoak(
   /** Killed replicas: stopped without releasing; their Managers are closed at the end. */
   const dead: Replica[] = [];
   let serial = 0;
+  /** The storm's writes: on a failure they stop, and are awaited before the client closes. */
+  let writes: Promise<void> | undefined;
+  let aborted = false;
   const start = async (id: string): Promise<Replica> => {
     const mgr = new Manager({
       client,
@@ -187,6 +190,7 @@ export async function runShardedSoak(
     const write = async (): Promise<void> => {
       // Paced, so the storm lasts long enough for replica faults and lease expiries to interleave.
       await sleep(10);
+      if (aborted) return;
       const name = random.pick(names);
       try {
         if (random.chance(0.1)) {
@@ -204,7 +208,7 @@ export async function runShardedSoak(
       }
       written++;
     };
-    const writes = pool(
+    writes = pool(
       Array.from({ length: config.writes }, () => write),
       config.writeConcurrency,
     ).finally(() => {
@@ -276,6 +280,8 @@ export async function runShardedSoak(
         recorder.overlaps.length === 0 && stale.length === 0 && stores.length === 0 && errors.unhandled === 0,
     };
   } finally {
+    aborted = true;
+    await writes?.catch(() => undefined);
     for (const r of [...alive, ...dead]) await r.mgr.stop();
     client.close();
     await server.stop();
