@@ -28,12 +28,6 @@ const NOT_YET_COMPILING = process.env.TSDOC_ALL
   ? {}
   : {
       'packages/kube/src/config/connection.ts': 1,
-      'packages/kube/src/crd/crd-to-typescript.ts': 2,
-      'packages/kube/src/crd/custom-resource-definition.ts': 1,
-      'packages/kube/src/events/record-events.ts': 1,
-      'packages/kube/src/leader/leader-elector.ts': 1,
-      'packages/kube/src/manager/config.ts': 2,
-      'packages/kube/src/manager/rbac.ts': 2,
       'packages/kube/src/ops/logging.ts': 3,
       'packages/kube/src/ops/metrics.ts': 5,
       'packages/kube/src/ops/probes.ts': 2,
