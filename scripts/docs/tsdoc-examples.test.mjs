@@ -28,11 +28,6 @@ const NOT_YET_COMPILING = process.env.TSDOC_ALL
   ? {}
   : {
       'packages/kube/src/config/connection.ts': 1,
-      'packages/kube/src/reflector/resync.ts': 2,
-      'packages/kube/src/reflector/share-watch.ts': 1,
-      'packages/kube/src/reflector/store-reader.ts': 1,
-      'packages/kube/src/reflector/store.ts': 3,
-      'packages/kube/src/reflector/watch-registry.ts': 2,
       'packages/kube/src/sink/json-patch.ts': 1,
       'packages/kube/src/sink/status-sink.ts': 2,
       'packages/kube/src/sink/suppress-own-echo.ts': 1,
