@@ -28,10 +28,6 @@ const NOT_YET_COMPILING = process.env.TSDOC_ALL
   ? {}
   : {
       'packages/kube/src/config/connection.ts': 1,
-      'packages/kube/src/sink/json-patch.ts': 1,
-      'packages/kube/src/sink/status-sink.ts': 2,
-      'packages/kube/src/sink/suppress-own-echo.ts': 1,
-      'packages/kube/src/sink/write-tracker.ts': 3,
       'packages/kube/src/transport/http-transport.ts': 1,
       'packages/kube/src/transport/watch-line-decoder.ts': 1,
       'packages/kube/src/user-code-error.ts': 2,
