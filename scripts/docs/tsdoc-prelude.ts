@@ -3,6 +3,7 @@
 // the packages' entries export without importing it (scripts/docs/tsdoc-examples.test.mjs adds
 // the imports). Types only: this file is compiled, never run.
 import type {
+  Client,
   ControllerReconcile,
   KubeClient,
   KubeObject,
@@ -39,6 +40,12 @@ export type Pod = Resource<
   { phase?: string }
 >;
 export type ConfigMap = KubeObject & { data?: Record<string, string> };
+
+/** The child a Widget's reconcile applies: its ConfigMap (`<name>-config`, data from the spec). */
+export declare const configMapFor: (widget: Widget) => ConfigMap;
+/** The external resource a Widget's finalizer guards: a storage bucket, created and deleted. */
+export declare const ensureBucket: (widget: Widget) => Observable<void>;
+export declare const deleteBucket: (widget: Widget, client?: Client) => Observable<void>;
 
 export declare const widgetType: ResourceType<Widget>;
 export declare const configMapType: ResourceType<ConfigMap>;

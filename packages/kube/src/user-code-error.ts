@@ -24,6 +24,9 @@ export type UserCodeHook =
  *
  * ## Example
  * ```ts
+ * import { Counter } from 'prom-client';
+ *
+ * const userCodeErrors = new Counter({ name: 'widget_user_code_errors_total', help: 'User code that failed', labelNames: ['controller', 'hook'] });
  * for (const hook of USER_CODE_HOOKS) userCodeErrors.inc({ controller: 'widgets', hook }, 0); // one series each
  * ```
  */
@@ -57,7 +60,7 @@ const WHAT_NEXT: Readonly<Record<UserCodeHook, string>> = {
  *
  * ## Example
  * ```ts
- * results$.subscribe((r) => {
+ * controller({ for: widgetType, client }).run(reconcile).subscribe((r) => {
  *   if (isUserCodeError(r.error?.cause)) console.error(r.error.cause.hook, r.error.cause.key);
  * });
  * ```

@@ -63,7 +63,7 @@ export interface ApplyChildrenOptions {
  *
  * ## Example
  * ```ts
- * const result: ApplyChildrenResult = await applyChildren(client, widget, desired, { fieldManager: 'widget-operator', childTypes: [configMapType] });
+ * const result: ApplyChildrenResult = await applyChildren(client, widget, [configMapFor(widget)], { fieldManager: 'widget-operator', childTypes: [configMapType] });
  * log.info({ applied: result.applied.length, pruned: result.pruned.map((r) => r.name) }, 'children applied');
  * ```
  */
@@ -84,7 +84,7 @@ export interface ApplyChildrenResult {
  *
  * ## Example
  * ```ts
- * if (e instanceof ApplyChildrenError) for (const f of e.failures) log.error(f.child.name, f.error);
+ * if (e instanceof ApplyChildrenError) for (const f of e.failures) log.error({ err: f.error, child: f.child.name }, 'child not applied');
  * ```
  */
 export class ApplyChildrenError extends Error {
@@ -124,9 +124,12 @@ interface Existing {
  *
  * ## Example
  * ```ts
- * const result = await applyChildren(client, widget, [
- *   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${widget.metadata.name}-config` }, data: { size: '3' } },
- * ], { fieldManager: 'widget-operator', childTypes: [{ apiVersion: 'v1', kind: 'ConfigMap' }] });
+ * const config: ConfigMap = {
+ *   apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${widget.metadata.name}-config` }, data: { size: '3' },
+ * };
+ * const result = await applyChildren(client, widget, [config], {
+ *   fieldManager: 'widget-operator', childTypes: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
+ * });
  * result.applied; result.pruned;
  * ```
  *

@@ -49,10 +49,9 @@ export class AlreadyOwnedError extends Error {
  *
  * ## Example
  * ```ts
- * const cm = setControllerReference(widget, {
- *   apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-config', namespace: 'default' },
- * });
- * cm.metadata.ownerReferences; // [{ apiVersion: 'example.com/v1', kind: 'Widget', name, uid, controller: true, blockOwnerDeletion: true }]
+ * const child: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-config', namespace: 'default' } };
+ * const owned = setControllerReference(widget, child);
+ * owned.metadata.ownerReferences; // [{ apiVersion: 'example.com/v1', kind: 'Widget', name, uid, controller: true, blockOwnerDeletion: true }]
  * ```
  *
  * ## Semantics (controller-runtime's)

@@ -63,6 +63,8 @@ export interface ConnectionOptions {
  *
  * ## Example
  * ```ts
+ * import https from 'node:https';
+ *
  * const conn = connectionFromKubeConfig(kubeConfig);
  * const auth: RequestAuth = await conn.auth();
  * https.get(new URL('/version', conn.server), { agent: auth.agent, headers: auth.headers }); // never log auth.headers

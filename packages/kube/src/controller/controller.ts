@@ -157,7 +157,7 @@ const consoleLogger: ControllerLogger = {
  *     return Action.requeue(300_000);
  *   }),
  * );
- * const sub = results$.subscribe((r) => metrics.reconciles.inc({ outcome: r.outcome })); // unsubscribe = stop
+ * const sub = results$.subscribe((r) => log.debug({ key: r.key, outcome: r.outcome }, 'reconciled')); // unsubscribe = stop
  * ```
  *
  * ## Semantics

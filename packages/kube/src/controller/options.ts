@@ -104,6 +104,7 @@ export interface RequestName {
  *
  * ## Example
  * ```ts
+ * declare const configMapKeysOf: (w: Widget) => string[]; // the `namespace/name` of each ConfigMap a Widget reads
  * const toWidgets = (cm: KubeObject, ctx: MapContext): readonly RequestName[] =>
  *   ctx.cache
  *     .list(widgetType, { matchingFields: { configMap: objectKey(cm) } })
@@ -352,12 +353,14 @@ export interface CacheListOptions {
  *
  * ## Example
  * ```ts
+ * type Deployment = Resource<{ replicas?: number }, { readyReplicas?: number }>;
+ * declare const configMapsOf: (d: Deployment) => string[]; // the `namespace/name` of each ConfigMap it mounts
  * const deployments: ResourceType<Deployment> = { apiVersion: 'apps/v1', kind: 'Deployment' };
  * controller({ for: deployments, client,
  *   indexes: { configMaps: (d) => configMapsOf(d) },
  *   watches: [{ resource: configMapType,
  *     map: (cm, { cache }) => cache.list(deployments, { matchingFields: { configMaps: objectKey(cm) } })
- *       .map((d) => ({ namespace: d.metadata.namespace, name: d.metadata.name ?? '' })) }],
+ *       .map((d) => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' })) }],
  * });
  * ```
  *

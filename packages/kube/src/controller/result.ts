@@ -13,8 +13,9 @@ import type { UserCodeHook } from '../user-code-error.js';
  * One finished request: `@rxkube/core`'s {@link ReconcileResult} of the applier under the
  * controller — same `key`, `action`, `error`, `durationMs`, `retryInMs` — with the request
  * (`ObjectRef`) in place of the applier's `value`, the controller's name, the failing hook, and
- * outcome `skipped` when the object was gone from the Store (deleted) so the reconcile was not
- * called. The one result of a reconcile across the controller, the Manager (`results$`,
+ * outcome `skipped` when the reconcile was not called: the object was gone from the Store
+ * (deleted), `admit` refused the key (sharding), or the controller stopped while the request
+ * waited for its caches. The one result of a reconcile across the controller, the Manager (`results$`,
  * `logReconcile`) and the metrics.
  *
  * ## Example

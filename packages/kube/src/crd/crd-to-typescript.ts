@@ -13,6 +13,8 @@ import type { CustomResourceDefinition, JSONSchemaProps } from './custom-resourc
  *
  * ## Example
  * ```ts
+ * import { writeFile } from 'node:fs/promises';
+ *
  * const options: CrdToTypeScriptOptions = { version: 'v1beta1', importFrom: '@rxkube/kube' };
  * await writeFile('src/widget-v1beta1.ts', crdToTypeScript(crd, options));
  * ```
@@ -34,6 +36,9 @@ const ENVELOPE = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
  *
  * ## Example
  * ```ts
+ * import { readFile, writeFile } from 'node:fs/promises';
+ * import { parse } from 'yaml';
+ *
  * const source = crdToTypeScript(parse(await readFile('crd.yaml', 'utf8')));
  * await writeFile('src/widget.ts', source);
  * ```

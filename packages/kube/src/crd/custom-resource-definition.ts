@@ -83,6 +83,9 @@ export interface CustomResourceDefinitionCondition {
  *
  * ## Example
  * ```ts
+ * import { readFile } from 'node:fs/promises';
+ * import { parse } from 'yaml';
+ *
  * const crd: CustomResourceDefinition = parse(await readFile('crd.yaml', 'utf8'));
  * crd.spec.versions.find((v) => v.storage)?.name;
  * ```

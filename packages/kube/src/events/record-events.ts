@@ -115,9 +115,12 @@ interface Entry extends EventInstance {
  *
  * ## Example
  * ```ts
- * requests$.pipe(
+ * declare const eventRequests$: Observable<EventRequest>;
+ * eventRequests$.pipe(
  *   recordEvents(client, { reportingController: 'example.com/widgets', reportingInstance: 'widgets-0' }),
- * ).subscribe((o) => o.type === 'failed' && log.warn({ key: o.key, err: o.error }, 'event not recorded'));
+ * ).subscribe((o) => {
+ *   if (o.type === 'failed') log.warn({ key: o.key, err: o.error }, 'event not recorded');
+ * });
  * ```
  *
  * ## Semantics

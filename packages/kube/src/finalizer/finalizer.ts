@@ -33,10 +33,10 @@ import { objectKey } from '../types.js';
  *
  * ## Example
  * ```ts
- * finalizer('example.com/cleanup', {
+ * finalizer<Widget>('example.com/cleanup', {
  *   client,
- *   apply,
- *   cleanup,
+ *   apply: (w) => ensureBucket(w).pipe(map(() => Action.awaitChange())),
+ *   cleanup: (w) => deleteBucket(w),
  *   onStuck: (s: StuckFinalizer<Widget>) => log.warn({ key: s.key, failures: s.failures, err: s.error }, 'cleanup stuck'),
  * });
  * ```
@@ -63,7 +63,12 @@ export interface StuckFinalizer<T> {
  *   reportingController: 'example.com/widget-controller',
  *   reportingInstance: 'widgets-0',
  * });
- * finalizer<Widget>('example.com/cleanup', { client, apply, cleanup, events });
+ * finalizer<Widget>('example.com/cleanup', {
+ *   client,
+ *   apply: (w) => ensureBucket(w).pipe(map(() => Action.awaitChange())),
+ *   cleanup: (w) => deleteBucket(w),
+ *   events,
+ * });
  * ```
  */
 export interface FinalizerEventSink {
@@ -137,9 +142,18 @@ export interface FinalizerOptions<T extends KubeObject> {
  *
  * ## Example
  * ```ts
+ * import { Gauge } from 'prom-client';
+ *
+ * declare const options: FinalizerOptions<Widget>;
  * const reconcile: FinalizerReconcile<Widget> = finalizer('example.com/cleanup', options);
  * widgets$.pipe(applier(objectKey, reconcile)).subscribe();
- * stuckGauge.set(reconcile.stuckCount()); // e.g. on each metrics scrape
+ * new Gauge({
+ *   name: 'widget_finalizer_stuck',
+ *   help: 'Widgets whose cleanup is stuck',
+ *   collect() {
+ *     this.set(reconcile.stuckCount()); // on each scrape
+ *   },
+ * });
  * ```
  */
 export interface FinalizerReconcile<T> {
@@ -163,7 +177,7 @@ const QUALIFIED_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9
  *
  * ## Example
  * ```ts
- * const reconcile = finalizer('example.com/cleanup', {
+ * const reconcile = finalizer<Widget>('example.com/cleanup', {
  *   client,
  *   apply: (w) => ensureBucket(w).pipe(map(() => Action.requeue(300_000))),
  *   cleanup: (w) => deleteBucket(w), // idempotent

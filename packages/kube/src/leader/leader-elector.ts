@@ -130,6 +130,7 @@ export interface LeaderElectionOptions {
  *
  * ## Example
  * ```ts
+ * declare const elector: LeaderElector;
  * elector.attempts$.subscribe((a: LeaderElectionAttempt) => {
  *   if (a.error !== undefined) log.warn({ err: a.error, holder: a.holder }, 'leader election try failed');
  * });

@@ -199,6 +199,7 @@ function leaseRules(leaseName: string | undefined): PolicyRule[] {
  *
  * ## Example
  * ```ts
+ * declare const setup: (mgr: Manager) => Promise<void>; // the operator's own
  * await setup(mgr);                       // registers controllers, installs CRDs
  * const { rules, leaseRules } = await managerRbac(mgr);
  * ```
@@ -338,8 +339,11 @@ export interface RbacManifestOptions {
  *
  * ## Example
  * ```ts
+ * import { writeFileSync } from 'node:fs';
+ * import { stringify } from 'yaml';
+ *
  * const objects = rbacManifests(await managerRbac(mgr), { namespace: 'operators', name: 'copyrator' });
- * writeFileSync('rbac.yaml', objects.map((o) => YAML.stringify(o)).join('---\n'));
+ * writeFileSync('rbac.yaml', objects.map((o) => stringify(o)).join('---\n'));
  * ```
  */
 export function rbacManifests(

@@ -224,6 +224,7 @@ function levelFrom(options: CreateLoggerOptions): Level | 'silent' {
  *
  * ## Example
  * ```ts
+ * declare const secret: KubeObject & { data: Record<string, string> };
  * const log = createLogger({ name: 'widget-operator' });
  * log.info({ secret }, 'applied'); // secret.data values are "[REDACTED]"
  * ```
@@ -297,7 +298,7 @@ export interface LoggedReconcile {
  *
  * ## Example
  * ```ts
- * controller(options).run(reconcile).pipe(logReconcile(log, 'widget')).subscribe();
+ * controller({ for: widgetType, client }).run(reconcile).pipe(logReconcile(log, 'widget')).subscribe();
  * ```
  * ## Semantics
  * Values, completion, errors and unsubscription pass through untouched; one log call per value.
@@ -356,7 +357,7 @@ export function logReconcile<R extends LoggedReconcile>(
  *
  * ## Example
  * ```ts
- * controller({ for: widgets, client, log: controllerLogger(createLogger()) })
+ * controller({ for: widgetType, client, log: controllerLogger(createLogger()) })
  * ```
  */
 export function controllerLogger(logger: Logger): ControllerLogger {

@@ -33,6 +33,8 @@ import type { ControllerResult } from '../controller/result.js';
  *
  * ## Example
  * ```ts
+ * import { Histogram } from 'prom-client';
+ *
  * // a histogram of your own with the buckets of controller_runtime_reconcile_time_seconds
  * new Histogram({ name: 'widget_sync_seconds', help: 'Widget sync time', buckets: [...RECONCILE_TIME_BUCKETS] });
  * ```
@@ -47,6 +49,8 @@ export const RECONCILE_TIME_BUCKETS: readonly number[] = Object.freeze([
  *
  * ## Example
  * ```ts
+ * import { Histogram } from 'prom-client';
+ *
  * // a histogram of your own with the buckets of workqueue_queue_duration_seconds
  * new Histogram({ name: 'widget_queue_seconds', help: 'Widget queue time', buckets: [...WORKQUEUE_DURATION_BUCKETS] });
  * ```
@@ -72,6 +76,8 @@ export type ReconcileResultLabel = 'success' | 'error' | 'requeue' | 'requeue_af
  *
  * ## Example
  * ```ts
+ * import { Registry } from 'prom-client';
+ *
  * const options: ControllerMetricsOptions = { registry: new Registry() };
  * const metrics = new ControllerMetrics(options);
  * ```
@@ -200,7 +206,7 @@ export function reconcileResultLabel(
  * ```ts
  * const metrics = new ControllerMetrics();
  * const registry = new WatchRegistry(client, { health: metrics.recordWatchHealth });
- * controller({ for: widgets, client, registry, observer: metrics.observer('widget', { maxConcurrentReconciles: 4 }) })
+ * controller({ for: widgetType, client, registry, observer: metrics.observer('widget', { maxConcurrentReconciles: 4 }) })
  *   .run(reconcile)
  *   .pipe(metrics.tapMetrics('widget'))
  *   .subscribe();
@@ -563,6 +569,8 @@ export class ControllerMetrics {
  *
  * ## Example
  * ```ts
+ * import http from 'node:http';
+ *
  * http.createServer(metricsHandler(metrics.registry)).listen(8080);
  * ```
  */

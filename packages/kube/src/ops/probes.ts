@@ -40,6 +40,7 @@ export type ProbeCheckResult = { readonly ok: true } | { readonly ok: false; rea
  *
  * ## Example
  * ```ts
+ * declare const backlog: number; // keys waiting
  * const queue: ProbeCheck = { name: 'queue', check: () => (backlog < 1_000 ? { ok: true } : { ok: false, reason: `${backlog} queued` }) };
  * await startProbeServer({ port: 8081, checks: [queue] });
  * ```
@@ -322,6 +323,7 @@ function answer(
  *
  * ## Example
  * ```ts
+ * const watches = new WatchHealthChecks();
  * const probes = await startProbeServer({
  *   port: 8081,
  *   checks: [storeSyncedCheck('widgets', store), watches.check],

@@ -38,6 +38,7 @@ export function watchProgress(): WatchProgress {
  *
  * ## Example
  * ```ts
+ * declare const health: WatcherHealth; // the latest of a watcher's health stream
  * const state = watchProgress();
  * const { failure, progressed } = observeProgress(state, health);
  * ```

@@ -18,7 +18,7 @@ import { Store } from './store.js';
  *
  * ## Example
  * ```ts
- * watcher(source).pipe(reflector(store), resync(60_000, store)).subscribe((e) => {
+ * watcher(client, widgetType).pipe(reflector(store), resync(60_000, store)).subscribe((e) => {
  *   if (e.type === 'Resync') console.log('recheck', objectKey(e.object));
  * });
  * ```
@@ -34,7 +34,8 @@ export interface ResyncEvent<T extends KubeObject = KubeObject> {
  *
  * ## Example
  * ```ts
- * watcher(source).pipe(reflector(store), resync(10 * 60_000, store)).subscribe((e) => {
+ * declare const enqueue: (key: string) => void; // a work queue's
+ * watcher(client, widgetType).pipe(reflector(store), resync(10 * 60_000, store)).subscribe((e) => {
  *   if (e.type === 'Apply' || e.type === 'Resync') enqueue(objectKey(e.object));
  * });
  * ```

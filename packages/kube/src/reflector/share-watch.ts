@@ -48,10 +48,15 @@ export interface SharedWatch<T extends KubeObject> {
  *
  * ## Example
  * ```ts
- * const pods = shareWatch(watcher(listWatchSource(client, podType)), { gracePeriodMs: 5_000 });
+ * import type { Observer } from 'rxjs';
+ *
+ * declare const controllerA: Observer<WatchEvent<Pod>>;
+ * declare const controllerB: Observer<WatchEvent<Pod>>;
+ * declare const rs: KubeObject; // a ReplicaSet
+ * const pods = shareWatch(watcher(client, podType), { gracePeriodMs: 5_000 });
  * pods.events$.subscribe(controllerA); // lists, then watches
  * pods.events$.subscribe(controllerB); // no second request: gets the Store as Init…InitDone, then live
- * pods.store.byIndex('owner', rs.metadata.uid);
+ * pods.store.byIndex('owner', rs.metadata.uid ?? ''); // its Pods
  * ```
  *
  * ## Semantics

@@ -40,6 +40,8 @@ export interface StoreReader<T extends KubeObject = KubeObject> {
  *
  * ## Example
  * ```ts
+ * declare const storeOfNs1: Store<ConfigMap>; // a watch of namespace ns1
+ * declare const storeOfNs2: Store<ConfigMap>; // and one of ns2
  * const all = storeUnion([storeOfNs1, storeOfNs2], ['ns1', 'ns2']);
  * all.get('ns2/a'); // from the second Store
  * ```

@@ -68,7 +68,7 @@ export const NAMESPACE_INDEX = 'namespace';
  *
  * ## Example
  * ```ts
- * store.byIndex(OWNER_INDEX, owner.metadata.uid ?? ''); // the objects owned by `owner`
+ * store.byIndex(OWNER_INDEX, widget.metadata.uid ?? ''); // the objects owned by `widget`
  * ```
  */
 export const OWNER_INDEX = 'owner';
@@ -101,7 +101,7 @@ export function stripManagedFields<T extends KubeObject>(object: T): T {
  * ```ts
  * store.get('shop/web'); // a key
  * store.get({ namespace: 'shop', name: 'web' }); // an ObjectRef
- * store.get(configMap); // an object (its metadata names it)
+ * store.get(widget); // an object (its metadata names it)
  * ```
  */
 export type StoreRef =
@@ -140,7 +140,7 @@ interface Table<T> {
  * const store = new Store<ConfigMap>();
  * watcher(source).pipe(reflector(store)).subscribe();
  * await firstValueFrom(store.ready$.pipe(filter(Boolean)));
- * store.get('default/app-config'); store.list('default'); store.byIndex('owner', deployment.metadata.uid);
+ * store.get('default/app-config'); store.list('default'); store.byIndex('owner', widget.metadata.uid ?? '');
  * ```
  *
  * ## Semantics

@@ -99,11 +99,16 @@ export interface WatchRegistryOptions extends ShareWatchOptions<KubeObject> {
  *
  * ## Example
  * ```ts
+ * import type { Observer } from 'rxjs';
+ *
+ * declare const controllerA: Observer<WatchEvent<Pod>>;
+ * declare const controllerB: Observer<WatchEvent<Pod>>;
+ * declare const rs: KubeObject; // a ReplicaSet
  * const registry = new WatchRegistry(client, { gracePeriodMs: 5_000 }); // watches over HTTP
  * const pods = registry.watch<Pod>({ resource: { apiVersion: 'v1', kind: 'Pod' }, namespace: 'ns' });
  * pods.events$.subscribe(controllerA);
  * registry.watch<Pod>({ resource: { apiVersion: 'v1', kind: 'Pod' }, namespace: 'ns' }).events$.subscribe(controllerB); // same request
- * pods.store.byIndex('owner', rs.metadata.uid);
+ * pods.store.byIndex('owner', rs.metadata.uid ?? ''); // its Pods
  * // scripted, in a test: new WatchRegistry((target) => streams[target.resource.kind] ?? NEVER)
  * ```
  *

@@ -20,8 +20,12 @@ type Segment = string | number;
  *
  * ## Example
  * ```ts
- * const [next, patches] = produceWithPatches(obj.status, (d) => { d.phase = 'Ready'; });
- * const ops = toJsonPatch(patches, obj.status, ['status']);
+ * import { enablePatches, produceWithPatches } from 'immer';
+ *
+ * enablePatches();
+ * const base: WidgetStatus = obj.status ?? {};
+ * const [next, patches] = produceWithPatches(base, (d) => { d.phase = 'Ready'; });
+ * const ops = toJsonPatch(patches, base, ['status']);
  * // [{ op: 'replace', path: '/status/phase', value: 'Ready' }]
  * ```
  *

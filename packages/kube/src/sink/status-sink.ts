@@ -26,7 +26,7 @@ export type { StatusWrite, StatusWriteOutcome } from './status-write.js';
  *
  * ## Example
  * ```ts
- * desired$.pipe(statusSink(client)).subscribe((r: StatusSinkResult<Widget, WidgetStatus>) => {
+ * desired$.pipe(statusSink<Widget, WidgetStatus>(client)).subscribe((r: StatusSinkResult<Widget, WidgetStatus>) => {
  *   if (r.kind === 'failed') log.warn({ key: r.key, err: r.error }, 'status write failed');
  * });
  * ```
@@ -66,7 +66,7 @@ export interface StatusSinkOptions<T extends KubeObject> extends StatusWriteOpti
  * ```ts
  * const tracker = new WriteTracker();
  * desired$.pipe( // { object: widget, update: (s) => { setObservedGeneration(s, widget); s.phase = 'Ready'; } }
- *   statusSink(client, { tracker, onWritten: (o) => store.apply({ type: 'Apply', object: o }) }),
+ *   statusSink<Widget, WidgetStatus>(client, { tracker, onWritten: (o) => store.apply({ type: 'Apply', object: o }) }),
  * ).subscribe((r) => r.kind === 'failed' && log.warn({ key: r.key, err: r.error }));
  * ```
  *

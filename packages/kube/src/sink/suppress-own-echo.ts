@@ -19,7 +19,7 @@ import type { WriteTracker } from './write-tracker.js';
  * const tracker = new WriteTracker();
  * events$.pipe(reflector(store)).subscribe(); // the Store sees every event
  * const triggers$ = events$.pipe(suppressOwnEcho(tracker)); // reconciles do not
- * results$ = desired$.pipe(statusSink(client, { tracker }));
+ * const results$ = desired$.pipe(statusSink(client, { tracker }));
  * ```
  *
  * ## Semantics

@@ -39,7 +39,8 @@ export interface WriteTrackerOptions {
  *
  * ## Example
  * ```ts
- * const echo: OwnEcho | undefined = tracker.takeEcho(event.object);
+ * const tracker = new WriteTracker();
+ * const echo: OwnEcho | undefined = tracker.takeEcho(widget); // the object of a watch event
  * if (echo !== undefined) console.log(`our own write (by ${echo.writer ?? 'unknown'}): no reconcile`);
  * ```
  */
@@ -93,10 +94,13 @@ export function writeId(
  * ## Example
  * ```ts
  * const tracker = new WriteTracker();
- * const patched$ = tracker.track(writeId(widgetType, ref), () => client.patch(ref, patch));
+ * const before = store.get('ns/w');
+ * const patch: Patch = { type: 'merge', body: { metadata: { labels: { seen: 'yes' } } } };
+ * const patched$ = tracker.track(writeId(widgetType, ref), () => client.patch<Widget>(ref, patch));
  * patched$.subscribe((after) => tracker.recorded(before, after, 'ns/w'));
  * events$.pipe(suppressOwnEcho(tracker)); // the echo of that patch is dropped
- * tracker.latest(store.get('ns/w')); // our patched version until the Store catches up
+ * const cached = store.get('ns/w');
+ * if (cached !== undefined) tracker.latest(cached); // our patched version until the Store catches up
  * ```
  *
  * ## Semantics

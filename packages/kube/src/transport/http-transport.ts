@@ -111,7 +111,7 @@ export interface HttpRequest {
  *
  * ## Example
  * ```ts
- * const transport = new HttpTransport(connectionFromKubeConfig(kc));
+ * const transport = new HttpTransport(connectionFromKubeConfig(kubeConfig));
  * const list = await transport.request({ method: 'GET', path: '/api/v1/namespaces', target: { verb: 'list' } });
  * ```
  */

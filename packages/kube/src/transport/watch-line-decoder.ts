@@ -33,9 +33,15 @@ const LINE_PREFIX_BYTES = 256;
  *
  * ## Example
  * ```ts
- * const decoder = new WatchLineDecoder((e) => subscriber.next(e));
- * res.on('data', (chunk: Buffer) => { if (!decoder.write(chunk)) req.destroy(); });
- * res.on('end', () => decoder.end());
+ * import type { ClientRequest, IncomingMessage } from 'node:http';
+ *
+ * declare const req: ClientRequest; // a watch request
+ * declare const res: IncomingMessage; // and its response
+ * const events$ = new Observable<RawWatchEvent>((subscriber) => {
+ *   const decoder = new WatchLineDecoder((e) => subscriber.next(e));
+ *   res.on('data', (chunk: Buffer) => { if (!decoder.write(chunk)) req.destroy(); });
+ *   res.on('end', () => decoder.end());
+ * });
  * ```
  *
  * ## Semantics

@@ -86,6 +86,9 @@ export type WatcherPhase = 'listing' | 'watching' | 'backoff' | 'stopped';
  *
  * ## Example
  * ```ts
+ * import { Gauge } from 'prom-client';
+ *
+ * const connected = new Gauge({ name: 'widget_configmap_watch_connected', help: 'The ConfigMap watch is open' });
  * watcher(client, configMaps, { health: (h) => connected.set(h.connected ? 1 : 0) }).subscribe();
  * ```
  */
