@@ -8,15 +8,15 @@
  *
  * @module
  */
-import type { WriteAttributes } from '../handlers/engine-types.js';
-import type { Registry } from '../registry/registry.js';
-import { ApiError } from '../status.js';
-import type { KObj } from '../store/object.js';
-import { deepEqual, isObject } from '../store/object.js';
-import { goQuote } from '../validation/names.js';
-import { resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
-import { forbiddenStatus } from './forbidden.js';
+import type { WriteAttributes } from '../../handlers/engine-types.js';
+import type { Registry } from '../../registry/registry.js';
+import { ApiError } from '../../status.js';
+import type { KObj } from '../../store/object.js';
+import { deepEqual, isObject } from '../../store/object.js';
+import { goQuote } from '../../validation/names.js';
+import { resourceAttributes } from '../attributes.js';
+import type { Authorizer } from '../authorizer.js';
+import { forbiddenStatus } from '../forbidden.js';
 
 /**
  * The admission plugins the embedded server can enable (kube-apiserver's names).
