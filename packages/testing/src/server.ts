@@ -228,6 +228,7 @@ const PKG_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  *
  * ## Example
  * ```ts
+ * import * as https from 'node:https';
  * const server = await startApiServer({ tls: true });
  * const res = await new Promise((resolve) =>
  *   https.get(`${server.url}/version`, { ca: testCertificates().ca }, resolve),
@@ -285,6 +286,7 @@ const HEALTH_CHECKS = {
  *
  * ## Example
  * ```ts
+ * import { CoreV1Api } from '@kubernetes/client-node';
  * const server = await startApiServer();
  * const api = server.kubeConfig.makeApiClient(CoreV1Api);
  * await api.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
