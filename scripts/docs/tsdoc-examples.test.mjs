@@ -62,20 +62,6 @@ const NOT_YET_COMPILING = process.env.TSDOC_ALL
       'packages/kube/src/user-code-error.ts': 2,
       'packages/kube/src/watcher/health.ts': 1,
       'packages/kube/src/watcher/list-watch-source.ts': 1,
-      'packages/testing/src/apply/conflicts.ts': 1,
-      'packages/testing/src/apply/field-manager.ts': 4,
-      'packages/testing/src/patch/strategic-merge.ts': 1,
-      'packages/testing/src/protobuf/codec.ts': 1,
-      'packages/testing/src/rbac/attributes.ts': 1,
-      'packages/testing/src/rbac/authorizer.ts': 1,
-      'packages/testing/src/rbac/engine/escalation.ts': 1,
-      'packages/testing/src/rbac/grant.ts': 1,
-      'packages/testing/src/rbac/impersonation.ts': 1,
-      'packages/testing/src/rbac/engine/owner-references.ts': 2,
-      'packages/testing/src/rbac/types.ts': 1,
-      'packages/testing/src/registry/kinds/authorization.ts': 1,
-      'packages/testing/src/registry/kinds/rbac.ts': 1,
-      'packages/testing/src/validation/schema.ts': 2,
     };
 
 function sources(dir, out = []) {

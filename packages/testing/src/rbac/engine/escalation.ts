@@ -62,7 +62,10 @@ function hasAggregationRule(o: KObj | undefined): boolean {
  *
  * ## Example
  * ```ts
- * engine.hooks.beforeValidate = escalationCheck(store, authorizer);
+ * import type { Engine } from '../../handlers/engine.js';
+ * import { RbacAuthorizer } from '../authorizer.js';
+ * declare const engine: Engine; // the server's
+ * engine.hooks.beforeValidate = escalationCheck(engine.store, new RbacAuthorizer(engine.store));
  * ```
  */
 export function escalationCheck(store: ObjectStore, authorizer: Authorizer): (w: WriteAttributes) => void {

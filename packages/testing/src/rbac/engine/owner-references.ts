@@ -24,7 +24,11 @@ import { forbiddenStatus } from '../forbidden.js';
  * ## Example
  * ```ts
  * const plugins: AdmissionPlugin[] = ['OwnerReferencesPermissionEnforcement'];
- * const server = await startApiServer({ auth, objects: grants, enableAdmissionPlugins: plugins });
+ * const server = await startApiServer({
+ *   auth: { tokens: { 'alice-token': 'alice' } },
+ *   objects: rbacGrant('alice', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'update'] }]),
+ *   enableAdmissionPlugins: plugins,
+ * });
  * ```
  */
 export type AdmissionPlugin = 'OwnerReferencesPermissionEnforcement';
@@ -79,7 +83,11 @@ function parseGroupVersion(apiVersion: string): { group: string; version: string
  *
  * ## Example
  * ```ts
- * engine.hooks.admit = ownerReferencesPermissionEnforcement(registry, authorizer);
+ * import type { Engine } from '../../handlers/engine.js';
+ * import { Registry } from '../../registry/registry.js';
+ * import { RbacAuthorizer } from '../authorizer.js';
+ * declare const engine: Engine; // the server's
+ * engine.hooks.admit = ownerReferencesPermissionEnforcement(new Registry(), new RbacAuthorizer(engine.store));
  * ```
  */
 export function ownerReferencesPermissionEnforcement(

@@ -45,6 +45,8 @@ function reviewType(
  *
  * ## Example
  * ```ts
+ * import { Registry } from '../registry.js';
+ * const registry = new Registry();
  * for (const t of authorizationKinds()) registry.add(t);
  * ```
  */
