@@ -129,6 +129,25 @@ export function ownExports(text) {
   ]);
 }
 
+describe('ownExports', () => {
+  it('lists the names a module declares and exports, not those it re-exports or its default', () => {
+    const text = [
+      'export function f() {}',
+      'export async function af() {}',
+      'export const c = 1;',
+      'export interface I {}',
+      'export type T = 1;',
+      'export abstract class K {}',
+      'const g = 1;',
+      'type T2 = 2;',
+      'export { g as h, type T2 };',
+      "export { x } from './x.js';",
+      'export default function d() {}',
+    ].join('\n');
+    expect([...ownExports(text)].sort()).toEqual(['I', 'K', 'T', 'T2', 'af', 'c', 'f', 'h']);
+  });
+});
+
 describe.each(PACKAGES)('TSDoc examples of @rxkube/%s', (pkg) => {
   const pkgDir = join(root, 'packages', pkg);
   // Inside @rxkube/kube, which depends on the others: every import of a block and of the prelude
