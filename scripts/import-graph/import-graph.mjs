@@ -162,8 +162,10 @@ export const LAYERS = {
     ['shard-selector.ts', 'validation', 'rbac', 'openapi/type-schema.ts'],
     // server-side apply and the patch formats; what a kind is (ResourceType); the audit log
     ['apply', 'patch', 'registry/types.ts', 'audit.ts'],
-    // the kinds (strategies, the authorization reviews), protobuf, CEL rules, Tables
-    ['registry', 'protobuf', 'cel-validation.ts', 'table'],
+    // the kinds (strategies, the authorization reviews), protobuf, Tables
+    ['registry', 'protobuf', 'table'],
+    // the kinds' CEL rules (x-kubernetes-validations), checked on writes and on CRD writes
+    ['cel-validation.ts'],
     // the Engine: create, update, patch, delete, list and watch over the store
     ['handlers'],
     // what runs on the Engine: admission, the controllers, CRDs becoming kinds, RBAC's checks and
