@@ -26,6 +26,7 @@ import type { Observable } from 'rxjs';
 import type { ControllerMetrics } from '@rxkube/kube/ops';
 import type { TestScheduler, RunHelpers } from 'rxjs/testing';
 import type { Logger } from 'pino';
+import type { ApiServer, TestCluster } from '@rxkube/testing';
 
 /** The custom resource of the examples: `Widget` (example.com/v1), with a size and a status. */
 export interface WidgetStatus {
@@ -79,3 +80,7 @@ export declare const desired$: Observable<StatusWrite<Widget> | DraftedStatus<Wi
 /** A caught error. */
 export declare const e: Error;
 export declare const error: Error;
+/** A running embedded API server (`await startApiServer()`), in @rxkube/testing's examples. */
+export declare const server: ApiServer;
+/** The cluster a test runs against: the embedded server or a real control plane. */
+export declare const cluster: TestCluster;

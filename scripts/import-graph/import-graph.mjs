@@ -140,6 +140,53 @@ export const LAYERS = {
     ['applier.ts'],
     ['index.ts'],
   ],
+  // The embedded API server and the tools around it (issue 20), bottom up: what every layer reads,
+  // the request-independent checks and patches, the kinds, the Engine (handlers/), what plugs into
+  // it, the HTTP front, the server, then the test kit around a running server. A file listed on its
+  // own ranks apart from its folder: it is what lower layers of the server read from that folder.
+  'packages/testing/src': [
+    // Status errors, users, the object store, JSON values, Go's quoting and field causes
+    ['status.ts', 'auth.ts', 'store', 'apply/json-value.ts', 'validation/names.ts'],
+    // selector parsing, Go's JSON syntax errors, the recorded OpenAPI schemas, Table printers' cells;
+    // what every cluster offers (the Cluster port); the recorded transcripts; fault plans
+    [
+      'selectors.ts',
+      'handlers/go-json.ts',
+      'openapi/schemas.ts',
+      'table/printers',
+      'cluster',
+      'fixtures',
+      'faults.ts',
+    ],
+    // object validation, RBAC's rules and authorizer, a kind's type information
+    ['shard-selector.ts', 'validation', 'rbac', 'openapi/type-schema.ts'],
+    // server-side apply and the patch formats; what a kind is (ResourceType); the audit log
+    ['apply', 'patch', 'registry/types.ts', 'audit.ts'],
+    // the kinds (strategies, the authorization reviews), protobuf, Tables
+    ['registry', 'protobuf', 'table'],
+    // the kinds' CEL rules (x-kubernetes-validations), checked on writes and on CRD writes
+    ['cel-validation.ts'],
+    // the Engine: create, update, patch, delete, list and watch over the store
+    ['handlers'],
+    // what runs on the Engine: admission, the controllers, CRDs becoming kinds, RBAC's checks and
+    // policy, start-up objects
+    ['admission', 'controllers', 'registry/crds.ts', 'rbac/engine', 'preload.ts'],
+    ['http'],
+    // the OpenAPI documents and their handler
+    ['openapi'],
+    ['server.ts'],
+    // around one server: the real control plane, the CLI, transcript replay; the tools of the
+    // entries (controller test doubles, permutations, conversion round trips, waitFor)
+    ['control-plane', 'cli.ts', 'replay', 'controller', 'permutations.ts', 'conversion', 'wait-for.ts'],
+    // a backend of either kind; the tests' HTTP client and twin-server helpers
+    ['backends', 'internal'],
+    // describeEachBackend, the differential harness, the apply scenarios run on both servers
+    ['vitest', 'differential', 'apply/scenarios'],
+    // client suites (kubectl, client-go, client-node) on the backends; the rbac entry
+    ['clients', 'rbac/index.ts'],
+    // the entries
+    ['index.ts', 'vitest.ts', 'controller.ts'],
+  ],
   // Kubernetes' CEL (issue 23): errors and the schema's values, the libraries, the environment,
   // then what evaluates CRD rules and admission policies
   'packages/cel/src': [

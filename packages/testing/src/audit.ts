@@ -54,7 +54,11 @@ export interface AuditObjectRef {
  *
  * ## Example
  * ```ts
- * const server = await startApiServer({ auth, objects: grants, audit: {} });
+ * const server = await startApiServer({
+ *   auth: { tokens: { 'operator-token': 'system:serviceaccount:ops:operator' } },
+ *   objects: rbacGrant('system:serviceaccount:ops:operator', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['*'] }]),
+ *   audit: {},
+ * });
  * // … run the operator with its token …
  * const refused: AuditEvent[] = server.auditEvents().filter((e) => e.responseStatus.code === 403);
  * expect(refused.map((e) => e.annotations['authorization.k8s.io/reason'])).toEqual([]);

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 
 import { parseTokenFile } from './auth.js';
 import { readManifests } from './preload.js';
-import type { AdmissionPlugin } from './rbac/owner-references.js';
+import type { AdmissionPlugin } from './rbac/engine/owner-references.js';
 import { startApiServer } from './server.js';
 import type { ApiServerOptions } from './server.js';
 

@@ -123,6 +123,7 @@ export async function preload(
  *
  * ## Example
  * ```ts
+ * import { readManifests, type Manifests } from '@rxkube/testing';
  * const { crds, objects }: Manifests = readManifests(['deploy/']);
  * const server = await startApiServer({ crds, objects });
  * ```
@@ -138,6 +139,7 @@ export interface Manifests {
  *
  * ## Example
  * ```ts
+ * import { readManifests } from '@rxkube/testing';
  * const server = await startApiServer(readManifests(['crd.yaml', 'samples/'])); // { crds, objects }
  * ```
  *

@@ -44,10 +44,10 @@ import { serveOpenApi } from './openapi/handler.js';
 import { requestAttributes } from './rbac/attributes.js';
 import { forbiddenError } from './rbac/forbidden.js';
 import { ImpersonationHeaderError, impersonate } from './rbac/impersonation.js';
-import type { InstalledAuthorization } from './rbac/install.js';
-import { installAuthorization } from './rbac/install.js';
+import type { InstalledAuthorization } from './rbac/engine/install.js';
+import { installAuthorization } from './rbac/engine/install.js';
 import { limitRangerDefaults } from './admission/limit-ranger.js';
-import type { AdmissionPlugin } from './rbac/owner-references.js';
+import type { AdmissionPlugin } from './rbac/engine/owner-references.js';
 import { CrdController } from './registry/crds.js';
 import { Registry } from './registry/registry.js';
 import type { ResourceType } from './registry/types.js';
@@ -228,6 +228,7 @@ const PKG_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  *
  * ## Example
  * ```ts
+ * import * as https from 'node:https';
  * const server = await startApiServer({ tls: true });
  * const res = await new Promise((resolve) =>
  *   https.get(`${server.url}/version`, { ca: testCertificates().ca }, resolve),
@@ -285,6 +286,7 @@ const HEALTH_CHECKS = {
  *
  * ## Example
  * ```ts
+ * import { CoreV1Api } from '@kubernetes/client-node';
  * const server = await startApiServer();
  * const api = server.kubeConfig.makeApiClient(CoreV1Api);
  * await api.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });

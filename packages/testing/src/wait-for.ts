@@ -42,7 +42,8 @@ export type Settled<T> = Exclude<Awaited<T>, undefined | null | false>;
  * ## Example
  * ```ts
  * const cm = await waitFor('the copy in ns b', () => cluster.get('configmaps', 'b', 'settings'));
- * await waitFor('w ready', async () => (await cluster.get(WIDGETS, 'shop', 'w'))?.status?.ready === true);
+ * const statusOf = (w: KObj | undefined) => w?.['status'] as { ready?: boolean } | undefined;
+ * await waitFor('w ready', async () => statusOf(await cluster.get('widgets.example.com', 'shop', 'w'))?.ready === true);
  * ```
  *
  * @throws {Error} `timed out after N ms waiting for <what>` (with the last error `probe` threw,

@@ -36,8 +36,11 @@ export interface ApplyConflict {
  *
  * ## Example
  * ```ts
+ * const configMap = (key: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key } });
+ * const at = { force: false, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
+ * const live = serverSideApply(undefined, configMap('from-a'), { fieldManager: 'a', ...at });
  * try {
- *   serverSideApply(live, config, { fieldManager: 'b', force: false, apiVersion: 'v1', now });
+ *   serverSideApply(live, configMap('from-b'), { fieldManager: 'b', ...at });
  * } catch (e) {
  *   if (e instanceof ApplyConflictError) console.log(e.message, e.causes); // answered as 409 Conflict
  * }

@@ -48,6 +48,7 @@ export type { ManagedFieldsEntry } from './managed-fields.js';
  *
  * ## Example
  * ```ts
+ * import type { ApplyOptions } from '@rxkube/testing/apply';
  * const opts: ApplyOptions = { fieldManager: 'my-operator', force: true, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
  * ```
  */
@@ -77,7 +78,13 @@ export interface ApplyOptions {
  *
  * ## Example
  * ```ts
- * const opts: UpdateOptions = { fieldManager: 'kube-controller-manager', apiVersion: 'v1', now, subresource: 'status' };
+ * import type { UpdateOptions } from '@rxkube/testing/apply';
+ * const opts: UpdateOptions = {
+ *   fieldManager: 'kube-controller-manager',
+ *   apiVersion: 'v1',
+ *   now: '2026-11-22T06:23:31Z',
+ *   subresource: 'status',
+ * };
  * ```
  */
 export interface UpdateOptions {
@@ -103,8 +110,11 @@ export interface UpdateOptions {
  *
  * ## Example
  * ```ts
- * try { serverSideApply(live, { ...config, spec: { typo: 1 } }, opts); }
- * catch (e) { if (e instanceof ApplyError) console.log(e.code, e.what, e.detail); } // 500 typed patch object .spec.typo: …
+ * import type { ApplyOptions } from '@rxkube/testing/apply';
+ * const opts: ApplyOptions = { fieldManager: 'a', force: false, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
+ * const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'a' } };
+ * try { serverSideApply(undefined, { ...config, spec: { typo: 1 } }, opts); }
+ * catch (e) { if (e instanceof ApplyError) console.log(e.code, e.what, e.detail); } // 500 typed patch object .spec: …
  * ```
  */
 export class ApplyError extends Error {
@@ -233,11 +243,11 @@ export function serverSideApplyAcrossVersions(
  *
  * ## Example
  * ```ts
- * const created = serverSideApply(undefined,
- *   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key: 'from-a' } },
- *   { manager: 'a', force: false, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' });
+ * const configMap = (key: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { key } });
+ * const at = { force: false, apiVersion: 'v1', now: '2026-11-22T06:23:31Z' };
+ * const created = serverSideApply(undefined, configMap('from-a'), { fieldManager: 'a', ...at });
  * // created.metadata.managedFields: [{ manager: 'a', operation: 'Apply', fieldsV1: { 'f:data': { 'f:key': {} } }, ... }]
- * serverSideApply(created, { ...sameButDataKey: 'from-b' }, { manager: 'b', force: false, ... });
+ * serverSideApply(created, configMap('from-b'), { fieldManager: 'b', ...at });
  * // throws ApplyConflictError: Apply failed with 1 conflict: conflict with "a": .data.key
  * ```
  *

@@ -9,11 +9,14 @@
  *
  * ## Example
  * ```ts
+ * const found = await findKubectl();
+ * if (!found.found) throw new Error(found.reason);
  * const kubectl = new Kubectl(found.path, server.kubeconfigPath);
  * const r = await kubectl.run(['create', 'configmap', 'a', '--from-literal=k=v']);
  * const w = kubectl.watch(['get', 'configmaps', '-w']);
- * await w.until((lines) => lines.some((l) => l.startsWith('a ')));
- * w.stop();
+ * await w.until((lines) => lines.some((l) => l.startsWith('a ')), 'configmap a listed');
+ * await w.stop();
+ * kubectl.dispose();
  * ```
  *
  * @module

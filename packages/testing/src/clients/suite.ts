@@ -10,6 +10,7 @@
  * ```ts
  * kubectlSuite('kubectl apply', {}, (it) => {
  *   it('applies a ConfigMap', async ({ kubectl, cluster }) => {
+ *     const yamlText = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\n';
  *     const r = await kubectl.run(['apply', '-f', '-'], { input: yamlText });
  *     expect(r.code).toBe(0);
  *     expect(await cluster.get('configmaps', 'default', 'a')).toBeDefined();

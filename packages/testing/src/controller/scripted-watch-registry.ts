@@ -22,7 +22,7 @@ import { listed } from './watch-events.js';
  * ```ts
  * const script: WatchScript = {
  *   ConfigMap: hot('(IaD)', { I: watchEvent.init(), a: watchEvent.initApply(cm), D: watchEvent.initDone() }),
- *   'ns/Secret': [secret], // listed at once in namespace ns
+ *   'ns/Secret': [testObject('ns/token', {}, { apiVersion: 'v1', kind: 'Secret' })], // listed at once in ns
  * };
  * const registry = new ScriptedWatchRegistry(script);
  * ```
@@ -38,12 +38,17 @@ export type WatchScript =
  *
  * ## Example
  * ```ts
- * testScheduler().run(({ hot, cold, expectObservable }) => {
+ * import { testScheduler } from '@rxkube/testing/vitest';
+ * const CM: ResourceType<ConfigMap> = { apiVersion: 'v1', kind: 'ConfigMap' };
+ * const SECRET: ResourceType = { apiVersion: 'v1', kind: 'Secret' };
+ * const a1 = testObject<ConfigMap>('shop/web', {}, CM);
+ * const a2 = testObject<ConfigMap>('shop/web', { resourceVersion: '2' }, CM);
+ * testScheduler().run(({ hot }) => {
  *   const registry = new ScriptedWatchRegistry({
  *     ConfigMap: hot('(IaD)-u', { I: watchEvent.init(), a: watchEvent.initApply(a1), D: watchEvent.initDone(), u: watchEvent.apply(a2) }),
- *     Secret: [secret],                       // listed at once
+ *     Secret: [testObject('shop/web-token', ownedBy(a1), SECRET)], // listed at once
  *   });
- *   const results$ = controller({ for: CM, owns: [SECRET], registry, client: stubClient() }).run(reconcile);
+ *   const results$ = controller({ for: CM, owns: [SECRET], registry, client: stubClient() }).run(async () => Action.awaitChange());
  * });
  * ```
  */

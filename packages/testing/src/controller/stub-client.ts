@@ -32,7 +32,8 @@ import { applyMergePatch } from '../patch/merge-patch.js';
  *
  * @example
  * ```ts
- * const client = stubClient();
+ * const client = stubClient([testObject('ns/web', {}, { apiVersion: 'apps/v1', kind: 'Deployment' })]);
+ * const patch: Patch = { type: 'merge', body: { spec: { replicas: 2 } } };
  * await client.patch({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ns', name: 'web' }, patch);
  * expect(client.writes.map((w: StubWrite) => `${w.verb} ${w.ref.name}`)).toEqual(['patch web']);
  * ```
@@ -56,8 +57,9 @@ export interface StubWrite {
  *
  * @example
  * ```ts
- * const client: StubClient = stubClient([configMap]);
- * await reconcileOnce(client);
+ * const client: StubClient = stubClient([testObject('shop/web', {}, { apiVersion: 'v1', kind: 'ConfigMap' })]);
+ * // what a reconcile writes through it:
+ * await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'shop', name: 'web-token' } });
  * expect(client.objects()).toContainEqual(expect.objectContaining({ kind: 'Secret' }));
  * ```
  */
@@ -102,6 +104,7 @@ const CLUSTER_SCOPED = new Set([
  *
  * ## Example
  * ```ts
+ * const CM: ResourceType<ConfigMap> = { apiVersion: 'v1', kind: 'ConfigMap' };
  * const client = stubClient([testObject('shop/web', {}, CM)]);
  * const ctrl = controller({ for: CM, client, registry: new ScriptedWatchRegistry({ ConfigMap: client.objects() }) });
  * // … run it, then:

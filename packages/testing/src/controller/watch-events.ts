@@ -68,6 +68,8 @@ export function ownedBy(
  *
  * ## Example
  * ```ts
+ * const a1 = testObject('shop/a');
+ * const a2 = testObject('shop/a', { resourceVersion: '2' });
  * hot('(IaD)-u', { I: watchEvent.init(), a: watchEvent.initApply(a1), D: watchEvent.initDone(), u: watchEvent.apply(a2) });
  * ```
  */
@@ -89,7 +91,7 @@ export const watchEvent = {
  *
  * ## Example
  * ```ts
- * const primary$ = concat(from(listed([a1, b1])), NEVER); // listed at once, then quiet
+ * const primary$ = concat(from(listed([testObject('shop/a'), testObject('shop/b')])), NEVER); // listed at once, then quiet
  * ```
  */
 export function listed<T extends KubeObject>(objects: readonly T[]): WatchEvent<T>[] {

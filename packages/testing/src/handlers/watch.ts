@@ -23,8 +23,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
-import type { IncludeObject } from '../http/table.js';
-import { tableOf } from '../http/table.js';
+import type { IncludeObject } from '../table/table.js';
+import { tableOf } from '../table/table.js';
 import { encodeProtobuf } from '../protobuf/codec.js';
 import { encodeWatchFrame } from '../protobuf/envelope.js';
 import type { ResourceType } from '../registry/types.js';

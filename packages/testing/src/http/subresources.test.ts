@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, WatchReader } from '../internal/test-client.js';
 import type { ApiServer } from '../server.js';
 import { startApiServer } from '../server.js';
-import { selectorString } from './subresources.js';
+import { selectorString } from '../table/printers/format.js';
 
 let server: ApiServer;
 const DEPLOY = '/apis/apps/v1/namespaces/default/deployments';

@@ -28,6 +28,7 @@ import {
 } from '../status.js';
 import type { Json, KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
+import { selectorString } from '../table/printers/format.js';
 import { validateFinalizers, validateKubeFinalizerNames } from '../validation/object-meta.js';
 import { inputMediaType } from './request.js';
 import type { ResponseContext } from './respond.js';
@@ -52,7 +53,6 @@ export interface SubresourceRequest {
 
 const SCALE_GROUP = { group: 'autoscaling', kind: 'Scale' };
 
-/** `metav1.LabelSelector` → its string form (`app=x,tier in (a,b)`), as Scale `status.selector`. */
 /** A label map as `labels.SelectorFromSet(m).String()` writes it: `k=v` sorted, comma-joined. */
 function mapSelectorString(selector: unknown): string {
   if (!isObject(selector)) return '';
@@ -60,24 +60,6 @@ function mapSelectorString(selector: unknown): string {
     .map(([k, v]) => `${k}=${String(v)}`)
     .sort()
     .join(',');
-}
-
-export function selectorString(selector: unknown): string {
-  if (!isObject(selector)) return '';
-  const parts: string[] = [];
-  const labels = isObject(selector['matchLabels']) ? selector['matchLabels'] : {};
-  for (const [k, v] of Object.entries(labels)) parts.push(`${k}=${String(v)}`);
-  const exprs = Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'] : [];
-  for (const e of exprs) {
-    if (!isObject(e)) continue;
-    const key = String(e['key']);
-    const values = Array.isArray(e['values']) ? [...(e['values'] as string[])].sort() : [];
-    if (e['operator'] === 'In') parts.push(`${key} in (${values.join(',')})`);
-    else if (e['operator'] === 'NotIn') parts.push(`${key} notin (${values.join(',')})`);
-    else if (e['operator'] === 'Exists') parts.push(key);
-    else if (e['operator'] === 'DoesNotExist') parts.push(`!${key}`);
-  }
-  return parts.sort().join(',');
 }
 
 /** The autoscaling/v1 Scale of a Deployment (wire form). */

@@ -6,7 +6,8 @@
  *
  * ## Example
  * ```ts
- * const twin = new Twin(embedded, real);
+ * const twin = new Twin(await startApiServer(), await startControlPlane());
+ * const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'v' } };
  * const step = await twin.send({ method: 'PATCH', path: '/api/v1/namespaces/d/configmaps/c?fieldManager=a', body, type: 'apply' });
  * expect(step.diffs).toEqual([]);
  * ```

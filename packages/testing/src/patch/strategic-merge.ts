@@ -26,6 +26,7 @@ export { PatchError } from './json-patch.js';
  * ## Example
  * ```ts
  * const target: StrategicTarget = { group: 'apps', kind: 'Deployment' };
+ * const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1 } };
  * applyStrategicMergePatch(deployment, { spec: { replicas: 3 } }, target);
  * ```
  */

@@ -7,8 +7,11 @@
  *
  * ## Example
  * ```ts
- * const obj = decodeProtobufBody(configMapType, body); // { kind: 'ConfigMap', apiVersion: 'v1', metadata: … }
- * const bytes = encodeProtobuf(obj);                     // k8s\x00 + runtime.Unknown
+ * import { Registry } from '../registry/registry.js';
+ * const configMaps = new Registry().byKind('v1', 'ConfigMap');
+ * declare const body: Uint8Array; // a request body sent as application/vnd.kubernetes.protobuf
+ * const obj = configMaps && decodeProtobufBody(configMaps, body); // { kind: 'ConfigMap', apiVersion: 'v1', metadata: … }
+ * const bytes = obj && encodeProtobuf(obj);              // k8s\x00 + runtime.Unknown
  * ```
  *
  * @module

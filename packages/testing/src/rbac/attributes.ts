@@ -95,6 +95,8 @@ function requiredName(fieldSelector: string | null): string | undefined {
  *
  * ## Example
  * ```ts
+ * import type { RequestUser } from '../auth.js';
+ * const user: RequestUser = { name: 'alice', groups: ['system:authenticated'], anonymous: false };
  * requestAttributes(user, 'GET', '/api/v1/namespaces/default/configmaps', new URLSearchParams('watch=1'));
  * // { verb: 'watch', resourceRequest: true, apiGroup: '', apiVersion: 'v1', namespace: 'default', resource: 'configmaps', … }
  * ```

@@ -201,7 +201,11 @@ export const SYSTEM_MASTERS = 'system:masters';
  *
  * ## Example
  * ```ts
- * const authz = new RbacAuthorizer(store);
+ * import type { RequestUser } from '../auth.js';
+ * import { ObjectStore } from '../store/store.js';
+ * import { requestAttributes } from './attributes.js';
+ * const authz = new RbacAuthorizer(new ObjectStore(1000)); // the server's store, with no RBAC objects
+ * const user: RequestUser = { name: 'alice', groups: ['system:authenticated'], anonymous: false };
  * authz.authorize(requestAttributes(user, 'GET', '/api/v1/namespaces/default/pods', new URLSearchParams()));
  * // { allowed: false, reason: '' }
  * ```

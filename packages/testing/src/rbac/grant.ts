@@ -20,6 +20,8 @@ import { RBAC_GROUP, ruleJson } from './types.js';
  * ```ts
  * const options: RbacGrantOptions = { namespace: 'shop', name: 'widget-operator' };
  * // A Role and a RoleBinding in shop, both named widget-operator:
+ * import type { PolicyRule } from '@rxkube/testing/rbac';
+ * const rules: PolicyRule[] = [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }];
  * const objects = rbacGrant('system:serviceaccount:ops:widget-operator', rules, options);
  * ```
  */

@@ -115,7 +115,11 @@ function requestsOf(req: IncomingMessage): ImpersonationRequest[] {
  * ## Example
  * ```ts
  * // Impersonate-User: alice, Impersonate-Group: devs
- * impersonate(req, admin, authorizer); // { name: 'alice', groups: ['devs', 'system:authenticated'], … }
+ * import type { IncomingMessage } from 'node:http';
+ * import { ADMIN_USER } from '../auth.js';
+ * import { ALWAYS_ALLOW } from './authorizer.js';
+ * declare const req: IncomingMessage; // the request, with the headers above
+ * impersonate(req, ADMIN_USER, ALWAYS_ALLOW); // { name: 'alice', groups: ['devs', 'system:authenticated'], … }
  * ```
  * @throws ApiError 403 naming the first item the requestor may not impersonate.
  * @throws {ImpersonationHeaderError} groups, extras or a uid without `Impersonate-User`.

@@ -10,4 +10,4 @@
 export { rbacGrant } from './grant.js';
 export type { RbacGrantOptions } from './grant.js';
 export type { PolicyRule, Subject, RoleRef } from './types.js';
-export type { AdmissionPlugin } from './owner-references.js';
+export type { AdmissionPlugin } from './engine/owner-references.js';

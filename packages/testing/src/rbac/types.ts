@@ -38,6 +38,8 @@ export interface PolicyRule {
  * ## Example
  * ```ts
  * const operator: Subject = { kind: 'ServiceAccount', name: 'widget-operator', namespace: 'ops' };
+ * import type { PolicyRule } from '@rxkube/testing/rbac';
+ * const rules: PolicyRule[] = [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }];
  * const objects = rbacGrant(operator, rules); // a ClusterRole and its ClusterRoleBinding
  * ```
  */

@@ -24,7 +24,7 @@ import type { ResourceType } from './types.js';
  *     {
  *       group: 'snapshot.storage.k8s.io', version: 'v1', kind: 'VolumeSnapshot',
  *       plural: 'volumesnapshots', scope: 'Namespaced', subresources: { status: true },
- *       schema: { type: 'object', properties: { spec: { type: 'object', x-kubernetes-preserve-unknown-fields: true } } },
+ *       schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
  *     },
  *   ],
  * });
@@ -61,6 +61,10 @@ export interface KindDefinition {
  *
  * ## Example
  * ```ts
+ * const gizmoKind: KindDefinition = {
+ *   group: 'example.com', version: 'v1', kind: 'Gizmo', plural: 'gizmos', scope: 'Namespaced',
+ *   schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } } },
+ * };
  * const replicas: PrinterColumn = { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' };
  * const server = await startApiServer({ kinds: [{ ...gizmoKind, printerColumns: [replicas] }] });
  * ```

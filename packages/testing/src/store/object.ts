@@ -46,6 +46,7 @@ export interface Meta {
  *
  * ## Example
  * ```ts
+ * const uid = 'c0ffee00-0000-4000-8000-000000000001';
  * const owner: OwnerRef = { apiVersion: 'example.com/v1', kind: 'Widget', name: 'w', uid, controller: true };
  * ```
  */

@@ -268,6 +268,13 @@ function safeRegExp(pattern: string): RegExp {
  *
  * ## Example
  * ```ts
+ * import type { JSONSchemaProps } from '@rxkube/testing/validation';
+ * const widgetSchema: JSONSchemaProps = {
+ *   type: 'object',
+ *   properties: {
+ *     spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } } },
+ *   },
+ * };
  * validateAgainstSchema({ spec: { size: 0 } }, widgetSchema);
  * // [{ reason: 'FieldValueInvalid', field: 'spec.size',
  * //    message: 'Invalid value: 0: spec.size in body should be greater than or equal to 1' }]
@@ -329,6 +336,13 @@ function prune(value: unknown, schema: JSONSchemaProps | undefined, keepTypeMeta
  *
  * ## Example
  * ```ts
+ * import type { JSONSchemaProps } from '@rxkube/testing/validation';
+ * const widgetSchema: JSONSchemaProps = {
+ *   type: 'object',
+ *   properties: {
+ *     spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 }, color: { type: 'string' } } },
+ *   },
+ * };
  * pruneUnknownFields({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' },
  *   spec: { size: 1, extra: 'dropped' } }, widgetSchema);
  * // { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } }

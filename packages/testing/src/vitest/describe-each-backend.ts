@@ -19,9 +19,11 @@ import type { ApiServer } from '../server.js';
  * ## Example
  * ```ts
  * const createsOne: TestFunction = async () => {
- *   await client.create(configMap('a'));
+ *   await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'a' } });
  * };
- * b.itOn('embedded', 'reads state directly')('creates one', createsOne);
+ * describeEachBackend('ConfigMaps', (b) => {
+ *   b.itOn('embedded', 'reads state directly')('creates one', createsOne);
+ * });
  * ```
  */
 export type TestFunction = () => unknown;

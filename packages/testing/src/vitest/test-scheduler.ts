@@ -12,6 +12,7 @@ import { expect } from 'vitest';
  *
  * ## Example
  * ```ts
+ * import { testScheduler } from '@rxkube/testing/vitest';
  * testScheduler().run(({ cold, expectObservable }) => {
  *   expectObservable(cold('-a|').pipe(map((x) => x.toUpperCase()))).toBe('-A|');
  * });

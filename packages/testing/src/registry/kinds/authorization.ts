@@ -2,7 +2,7 @@
  * authorization.k8s.io/v1: the create-only review kinds (SelfSubjectAccessReview,
  * SelfSubjectRulesReview, SubjectAccessReview cluster-wide, LocalSubjectAccessReview namespaced),
  * listed in discovery without a storageVersionHash (nothing is stored) and answered by
- * `src/rbac/reviews.ts`.
+ * `authorization-reviews.ts`.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import {
   selfSubjectAccessReview,
   selfSubjectRulesReview,
   subjectAccessReview,
-} from '../../rbac/reviews.js';
+} from './authorization-reviews.js';
 import type { KObj } from '../../store/object.js';
 import type { ResourceType, VirtualCreateRequest } from '../types.js';
 import { builtin } from './builtin.js';
@@ -45,6 +45,8 @@ function reviewType(
  *
  * ## Example
  * ```ts
+ * import { Registry } from '../registry.js';
+ * const registry = new Registry();
  * for (const t of authorizationKinds()) registry.add(t);
  * ```
  */

@@ -112,6 +112,8 @@ function rbacType(
  *
  * ## Example
  * ```ts
+ * import { Registry } from '../registry.js';
+ * const registry = new Registry();
  * for (const t of rbacKinds()) registry.add(t);
  * ```
  */

@@ -9,12 +9,12 @@
  *
  * @module
  */
-import type { Engine } from '../handlers/engine.js';
-import type { Registry } from '../registry/registry.js';
-import type { Json, KObj } from '../store/object.js';
-import { deepEqual, isObject } from '../store/object.js';
-import { RBAC_STORAGE } from './authorizer.js';
-import { RBAC_GROUP } from './types.js';
+import type { Engine } from '../../handlers/engine.js';
+import type { Registry } from '../../registry/registry.js';
+import type { Json, KObj } from '../../store/object.js';
+import { deepEqual, isObject } from '../../store/object.js';
+import { RBAC_STORAGE } from '../authorizer.js';
+import { RBAC_GROUP } from '../types.js';
 
 const MANAGER = 'clusterrole-aggregation-controller';
 /** Bound on passes per sync: aggregation chains are short; a cycle settles too. */

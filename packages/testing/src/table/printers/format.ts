@@ -6,7 +6,6 @@
  */
 import type { Json } from '../../store/object.js';
 import { isObject } from '../../store/object.js';
-import { selectorString } from '../subresources.js';
 
 /** `labels.FormatLabels`: `a=b,c=d` sorted by key, `<none>` when empty. */
 export function formatLabels(m: unknown): string {
@@ -15,6 +14,25 @@ export function formatLabels(m: unknown): string {
     .sort()
     .map((k) => `${k}=${String(m[k])}`)
     .join(',');
+}
+
+/** `metav1.LabelSelector` → its string form (`app=x,tier in (a,b)`), as Scale `status.selector`. */
+export function selectorString(selector: unknown): string {
+  if (!isObject(selector)) return '';
+  const parts: string[] = [];
+  const labels = isObject(selector['matchLabels']) ? selector['matchLabels'] : {};
+  for (const [k, v] of Object.entries(labels)) parts.push(`${k}=${String(v)}`);
+  const exprs = Array.isArray(selector['matchExpressions']) ? selector['matchExpressions'] : [];
+  for (const e of exprs) {
+    if (!isObject(e)) continue;
+    const key = String(e['key']);
+    const values = Array.isArray(e['values']) ? [...(e['values'] as string[])].sort() : [];
+    if (e['operator'] === 'In') parts.push(`${key} in (${values.join(',')})`);
+    else if (e['operator'] === 'NotIn') parts.push(`${key} notin (${values.join(',')})`);
+    else if (e['operator'] === 'Exists') parts.push(key);
+    else if (e['operator'] === 'DoesNotExist') parts.push(`!${key}`);
+  }
+  return parts.sort().join(',');
 }
 
 /** `metav1.FormatLabelSelector`: `<none>` for a nil or empty selector, else its string form. */

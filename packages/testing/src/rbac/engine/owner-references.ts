@@ -8,15 +8,15 @@
  *
  * @module
  */
-import type { WriteAttributes } from '../handlers/engine-types.js';
-import type { Registry } from '../registry/registry.js';
-import { ApiError } from '../status.js';
-import type { KObj } from '../store/object.js';
-import { deepEqual, isObject } from '../store/object.js';
-import { goQuote } from '../validation/names.js';
-import { resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
-import { forbiddenStatus } from './forbidden.js';
+import type { WriteAttributes } from '../../handlers/engine-types.js';
+import type { Registry } from '../../registry/registry.js';
+import { ApiError } from '../../status.js';
+import type { KObj } from '../../store/object.js';
+import { deepEqual, isObject } from '../../store/object.js';
+import { goQuote } from '../../validation/names.js';
+import { resourceAttributes } from '../attributes.js';
+import type { Authorizer } from '../authorizer.js';
+import { forbiddenStatus } from '../forbidden.js';
 
 /**
  * The admission plugins the embedded server can enable (kube-apiserver's names).
@@ -24,7 +24,11 @@ import { forbiddenStatus } from './forbidden.js';
  * ## Example
  * ```ts
  * const plugins: AdmissionPlugin[] = ['OwnerReferencesPermissionEnforcement'];
- * const server = await startApiServer({ auth, objects: grants, enableAdmissionPlugins: plugins });
+ * const server = await startApiServer({
+ *   auth: { tokens: { 'alice-token': 'alice' } },
+ *   objects: rbacGrant('alice', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create', 'update'] }]),
+ *   enableAdmissionPlugins: plugins,
+ * });
  * ```
  */
 export type AdmissionPlugin = 'OwnerReferencesPermissionEnforcement';
@@ -79,7 +83,11 @@ function parseGroupVersion(apiVersion: string): { group: string; version: string
  *
  * ## Example
  * ```ts
- * engine.hooks.admit = ownerReferencesPermissionEnforcement(registry, authorizer);
+ * import type { Engine } from '../../handlers/engine.js';
+ * import { Registry } from '../../registry/registry.js';
+ * import { RbacAuthorizer } from '../authorizer.js';
+ * declare const engine: Engine; // the server's
+ * engine.hooks.admit = ownerReferencesPermissionEnforcement(new Registry(), new RbacAuthorizer(engine.store));
  * ```
  */
 export function ownerReferencesPermissionEnforcement(

@@ -8,17 +8,17 @@
  *
  * @module
  */
-import { recordUpdate } from '../apply/field-manager.js';
-import type { RequestUser } from '../auth.js';
-import type { VirtualCreateRequest } from '../registry/types.js';
-import type { StatusCause } from '../status.js';
-import { ApiError, badRequest, failure } from '../status.js';
-import type { Json, KObj } from '../store/object.js';
-import { isObject } from '../store/object.js';
-import { goQuote } from '../validation/names.js';
-import type { Attributes } from './attributes.js';
-import { resourceAttributes } from './attributes.js';
-import { ruleJson } from './types.js';
+import { recordUpdate } from '../../apply/field-manager.js';
+import type { RequestUser } from '../../auth.js';
+import type { VirtualCreateRequest } from '../types.js';
+import type { StatusCause } from '../../status.js';
+import { ApiError, badRequest, failure } from '../../status.js';
+import type { Json, KObj } from '../../store/object.js';
+import { isObject } from '../../store/object.js';
+import { goQuote } from '../../validation/names.js';
+import type { Attributes } from '../../rbac/attributes.js';
+import { resourceAttributes } from '../../rbac/attributes.js';
+import { ruleJson } from '../../rbac/types.js';
 
 const GROUP = 'authorization.k8s.io';
 const API_VERSION = `${GROUP}/v1`;

@@ -11,20 +11,20 @@
  *
  * @module
  */
-import type { RequestUser } from '../auth.js';
-import type { WriteAttributes } from '../handlers/engine-types.js';
-import { ApiError, notFound } from '../status.js';
-import type { KObj } from '../store/object.js';
-import { deepEqual, isObject } from '../store/object.js';
-import type { ObjectStore } from '../store/store.js';
-import { goQuote } from '../validation/names.js';
-import { resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
-import { aggregateErrors, RoleNotFoundError, RuleResolver, SYSTEM_MASTERS } from './authorizer.js';
-import { forbiddenStatus } from './forbidden.js';
-import { compactRules, compactString, covers } from './policy.js';
-import type { PolicyRule } from './types.js';
-import { RBAC_GROUP, roleRefOf, rulesOf } from './types.js';
+import type { RequestUser } from '../../auth.js';
+import type { WriteAttributes } from '../../handlers/engine-types.js';
+import { ApiError, notFound } from '../../status.js';
+import type { KObj } from '../../store/object.js';
+import { deepEqual, isObject } from '../../store/object.js';
+import type { ObjectStore } from '../../store/store.js';
+import { goQuote } from '../../validation/names.js';
+import { resourceAttributes } from '../attributes.js';
+import type { Authorizer } from '../authorizer.js';
+import { aggregateErrors, RoleNotFoundError, RuleResolver, SYSTEM_MASTERS } from '../authorizer.js';
+import { forbiddenStatus } from '../forbidden.js';
+import { compactRules, compactString, covers } from '../policy.js';
+import type { PolicyRule } from '../types.js';
+import { RBAC_GROUP, roleRefOf, rulesOf } from '../types.js';
 
 /** cluster-admin's rules (`fullAuthority`): what setting an aggregationRule needs. */
 const FULL_AUTHORITY: readonly PolicyRule[] = [
@@ -62,7 +62,10 @@ function hasAggregationRule(o: KObj | undefined): boolean {
  *
  * ## Example
  * ```ts
- * engine.hooks.beforeValidate = escalationCheck(store, authorizer);
+ * import type { Engine } from '../../handlers/engine.js';
+ * import { RbacAuthorizer } from '../authorizer.js';
+ * declare const engine: Engine; // the server's
+ * engine.hooks.beforeValidate = escalationCheck(engine.store, new RbacAuthorizer(engine.store));
  * ```
  */
 export function escalationCheck(store: ObjectStore, authorizer: Authorizer): (w: WriteAttributes) => void {

@@ -6,21 +6,21 @@
  *
  * @module
  */
-import type { WriteAttributes } from '../handlers/engine-types.js';
-import type { Engine } from '../handlers/engine.js';
-import { ApiError } from '../status.js';
-import type { Registry } from '../registry/registry.js';
+import type { WriteAttributes } from '../../handlers/engine-types.js';
+import type { Engine } from '../../handlers/engine.js';
+import { ApiError } from '../../status.js';
+import type { Registry } from '../../registry/registry.js';
 import { ClusterRoleAggregation } from './aggregation.js';
-import { resourceAttributes } from './attributes.js';
-import type { Authorizer } from './authorizer.js';
-import { ALWAYS_ALLOW, RbacAuthorizer } from './authorizer.js';
+import { resourceAttributes } from '../attributes.js';
+import type { Authorizer } from '../authorizer.js';
+import { ALWAYS_ALLOW, RbacAuthorizer } from '../authorizer.js';
 import { seedBootstrapPolicy } from './bootstrap.js';
 import { escalationCheck } from './escalation.js';
-import { forbiddenStatus } from './forbidden.js';
+import { forbiddenStatus } from '../forbidden.js';
 import type { AdmissionPlugin } from './owner-references.js';
 import { ownerReferencesPermissionEnforcement } from './owner-references.js';
-import { RBAC_GROUP } from './types.js';
-import { roleRefChange } from './validation.js';
+import { RBAC_GROUP } from '../types.js';
+import { roleRefChange } from '../validation.js';
 
 /** Options of {@link installAuthorization}. */
 export interface AuthorizationOptions {

@@ -15,14 +15,21 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { Engine } from '../handlers/engine.js';
-import type { Registry } from '../registry/registry.js';
-import type { KObj } from '../store/object.js';
-import { clone, isObject } from '../store/object.js';
-import { RBAC_STORAGE } from './authorizer.js';
-import { RBAC_GROUP } from './types.js';
+import type { Engine } from '../../handlers/engine.js';
+import type { Registry } from '../../registry/registry.js';
+import type { KObj } from '../../store/object.js';
+import { clone, isObject } from '../../store/object.js';
+import { RBAC_STORAGE } from '../authorizer.js';
+import { RBAC_GROUP } from '../types.js';
 
-const DATA = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'rbac-bootstrap-v1.24.json');
+const DATA = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'data',
+  'rbac-bootstrap-v1.24.json',
+);
 
 const RESOURCES: Readonly<Record<string, string>> = {
   ClusterRole: 'clusterroles',
