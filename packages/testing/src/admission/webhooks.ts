@@ -82,6 +82,11 @@ export interface AdmissionEnv {
   readonly engine: Engine;
   readonly registry: Registry;
   readonly resolveService?: ServiceResolver;
+  /**
+   * Converts an object to the version of a webhook called under `matchPolicy: Equivalent`
+   * (a CRD's conversion webhook: `conversion.ts`); without it only `apiVersion` is rewritten.
+   */
+  readonly convert?: (object: KObj, to: ResourceType) => Promise<KObj>;
 }
 
 /** One write under admission. */
@@ -145,21 +150,23 @@ export async function admit(
       if (!selected(env, attrs, inv, object, oldObject)) continue;
       // a webhook is never called for the first time in the second round
       if (round === 1 && !reinvoke.has(inv)) continue;
-      const answer = await call(env, attrs, inv, object, oldObject, warnings);
+      const sent = await inVersion(env, object, inv.type);
+      const answer = await call(env, attrs, inv, sent, await inVersion(env, oldObject, inv.type), warnings);
       let changed = false;
-      if (answer.patch !== undefined && object !== undefined) {
+      if (answer.patch !== undefined && sent !== undefined && object !== undefined) {
+        let next: KObj;
         try {
-          const next = applyJsonPatch(inConvertedVersion(object, inv.type), answer.patch) as KObj;
-          const converted = inConvertedVersion(next, attrs.type);
-          changed = !isDeepStrictEqual(converted, object);
-          object = converted;
-          mutated = true;
+          next = applyJsonPatch(sent, answer.patch) as KObj;
         } catch (error) {
           throw callingError(
             inv.webhook,
             `JSONPatch could not be applied: ${error instanceof Error ? error.message : String(error)}`,
           );
         }
+        const converted = await inVersion(env, next, attrs.type);
+        changed = !isDeepStrictEqual(converted, object);
+        object = converted;
+        mutated = true;
       }
       if (changed) {
         for (const p of previouslyInvoked) reinvoke.add(p);
@@ -175,7 +182,16 @@ export async function admit(
     (c) => !c.webhook.mutating && selected(env, attrs, c, object, oldObject),
   );
   const results = await Promise.allSettled(
-    validating.map((inv) => call(env, attrs, inv, object, oldObject, warnings)),
+    validating.map(async (inv) =>
+      call(
+        env,
+        attrs,
+        inv,
+        await inVersion(env, object, inv.type),
+        await inVersion(env, oldObject, inv.type),
+        warnings,
+      ),
+    ),
   );
   for (const r of results) if (r.status === 'rejected') throw r.reason;
   return { mutated: mutated ? object : undefined, warnings };
@@ -330,15 +346,23 @@ export function selectorMatches(
   return true;
 }
 
-function inConvertedVersion(o: KObj, type: ResourceType): KObj {
+/** `o` in `type`'s version: converted by `env.convert` (Equivalent matches), or relabelled. */
+async function inVersion(
+  env: AdmissionEnv,
+  o: KObj | undefined,
+  type: ResourceType,
+): Promise<KObj | undefined> {
+  if (o === undefined) return undefined;
   const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
-  return o['apiVersion'] === apiVersion ? o : { ...o, apiVersion };
+  if (o['apiVersion'] === apiVersion) return o;
+  return env.convert !== undefined ? env.convert(o, type) : { ...o, apiVersion };
 }
 
 interface Answer {
   readonly patch?: unknown;
 }
 
+/** Calls one webhook; `object` and `oldObject` are already in its version (`inv.type`). */
 async function call(
   env: AdmissionEnv,
   attrs: AdmissionAttributes,
@@ -367,7 +391,8 @@ async function call(
     requestKind: { group: req.group, version: req.version, kind: req.kind },
     requestResource: { group: req.group, version: req.version, resource: req.resource },
     ...(attrs.subresource !== undefined ? { requestSubResource: attrs.subresource } : {}),
-    name: attrs.name,
+    // `name` is omitempty: absent for a deletecollection's items and a generateName create
+    ...(attrs.name !== '' ? { name: attrs.name } : {}),
     ...(attrs.namespace !== undefined ? { namespace: attrs.namespace } : {}),
     operation: attrs.operation,
     userInfo: {
@@ -376,8 +401,8 @@ async function call(
       groups: attrs.user.groups,
       ...(attrs.user.extra !== undefined ? { extra: attrs.user.extra } : {}),
     },
-    object: object === undefined ? null : inConvertedVersion(clone(object), t),
-    oldObject: oldObject === undefined ? null : inConvertedVersion(clone(oldObject), t),
+    object: object === undefined ? null : clone(object),
+    oldObject: oldObject === undefined ? null : clone(oldObject),
     dryRun: attrs.dryRun,
     options: attrs.options,
   };
