@@ -11,7 +11,11 @@
  * and a server-side apply are applied to the stored object converted to the request's version,
  * and the result converted back, as kube-apiserver's patcher does (`endpoints/handlers/patch.go`);
  * the apply's field manager compares other managers' changes in the version each wrote
- * ({@link withServedVersions}); a deletecollection answers the deleted objects converted.
+ * ({@link withServedVersions}); a deletecollection answers the deleted objects converted. The
+ * field manager of a create, PUT or JSON/merge patch runs in the request's version too
+ * ({@link managedFieldsInRequestVersion}); a delete is admitted with the stored object converted
+ * to the request's version, and a webhook matched under `Equivalent` gets the objects converted
+ * to its own ({@link convertForAdmission}).
  *
  * @module
  */

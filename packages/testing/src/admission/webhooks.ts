@@ -20,8 +20,11 @@
  * webhook whose `sideEffects` is not `None`/`NoneOnDryRun`. Warnings come back as `Warning`
  * headers.
  *
- * Does not: call webhooks on
- * CONNECT or on `deletecollection`, send `matchConditions` (Kubernetes 1.27+), or run a
+ * A DELETE is admitted with its stored object as `oldObject`, and a deletecollection item by item
+ * without a `name` (`http/handlers.ts`). A webhook called under `Equivalent` gets the objects
+ * converted to its version by `AdmissionEnv.convert` (a CRD's conversion webhook).
+ *
+ * Does not: call webhooks on CONNECT, send `matchConditions` (Kubernetes 1.27+), or run a
  * mutating webhook before schema validation (the embedded server validates the request's object
  * first, then again after mutation: a webhook that fixes an invalid object sees a 422 instead).
  *
