@@ -6,11 +6,11 @@
  * (`apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`).
  *
  * Done for get, list, watch, create, update, patch, delete and deletecollection: a write's body
- * is converted to the storage version, admitted and written as that version, and the answer
- * converted back; a watch converts each event's object by its own review; a JSON or merge patch
- * and a server-side apply are applied to the stored object converted to the request's version,
- * and the result converted back, as kube-apiserver's patcher does (`endpoints/handlers/patch.go`);
- * the apply's field manager compares other managers' changes in the version each wrote
+ * is admitted in the request's version, converted to the storage version and written as that
+ * version, and the answer converted back; a watch converts each event's object by its own
+ * review; a JSON or merge patch and a server-side apply are applied to the stored object
+ * converted to the request's version, and the result converted back, as kube-apiserver's patcher
+ * does (`endpoints/handlers/patch.go`); the apply's field manager compares other managers' changes in the version each wrote
  * ({@link withServedVersions}); a deletecollection answers the deleted objects converted. The
  * field manager of a create, PUT or JSON/merge patch runs in the request's version too
  * ({@link managedFieldsInRequestVersion}); a delete is admitted with the stored object converted

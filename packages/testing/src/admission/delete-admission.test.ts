@@ -102,7 +102,16 @@ describeEachBackend(
           },
         )
         .validate({ apiVersion: `${GROUP}/v1`, kind: 'Part' }, record, { path: '/v1' })
-        .validate({ apiVersion: `${GROUP}/v2`, kind: 'Part' }, record, { path: '/v2' });
+        .validate({ apiVersion: `${GROUP}/v2`, kind: 'Part' }, record, { path: '/v2' })
+        // a v2 webhook growing a labelled Part by 100, in v2's terms, whatever version is written
+        .mutate(
+          { apiVersion: `${GROUP}/v2`, kind: 'Part' },
+          (draft) => {
+            const spec = draft.spec as { count: number };
+            if (draft.metadata.labels?.['grow'] === 'true') spec.count += 100;
+          },
+          { path: '/grow' },
+        );
       await hooks.start();
       const caBundle = Buffer.from(certs.caCert).toString('base64');
       const version = (name: string, storage: boolean, spec: Record<string, unknown>) => ({
@@ -147,7 +156,7 @@ describeEachBackend(
           {
             apiGroups: [GROUP],
             apiVersions: [version],
-            operations: ['DELETE'],
+            operations: ['CREATE', 'UPDATE', 'DELETE'],
             resources: ['parts'],
             scope: 'Namespaced',
           },
@@ -172,12 +181,38 @@ describeEachBackend(
         },
       );
       expect(config.status, config.text).toBe(201);
+      const grow = await req('POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+        body: {
+          apiVersion: 'admissionregistration.k8s.io/v1',
+          kind: 'MutatingWebhookConfiguration',
+          metadata: { name: CONFIG },
+          webhooks: [
+            {
+              ...webhook('v2'),
+              name: `grow.${CRD}`,
+              rules: [{ ...webhook('v2').rules[0], operations: ['CREATE'] }],
+              clientConfig: { url: hooks.url('/grow'), caBundle },
+              objectSelector: { matchLabels: { grow: 'true' } },
+            },
+          ],
+        },
+      });
+      expect(grow.status, grow.text).toBe(201);
       // the CRD's versions and the configuration are served once a kept probe's dry-run delete is denied
       await waitFor(
         'the parts served',
         async () =>
           (await req('POST', at('v2'), { body: part('probe', 0, { keep: 'true' }) })).status === 201 ||
           undefined,
+        BOUND,
+      );
+      await waitFor(
+        'the mutating webhook active',
+        async () => {
+          const probe = { ...part('grown', 1, { grow: 'true' }), apiVersion: `${GROUP}/v2` };
+          const r = await req('POST', `${at('v2')}?dryRun=All`, { body: probe });
+          return r.body?.spec?.count === 101 || undefined;
+        },
         BOUND,
       );
       await waitFor(
@@ -190,6 +225,7 @@ describeEachBackend(
     afterAll(async () => {
       if (hooks === undefined) return;
       await req('DELETE', `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${CONFIG}`);
+      await req('DELETE', `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${CONFIG}`);
       await req('DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD}`);
       await req('DELETE', `/api/v1/namespaces/${NS}`);
       await hooks.stop();
@@ -297,6 +333,64 @@ describeEachBackend(
         ]);
       });
     }
+
+    it('a create, PUT and merge patch in the non-storage version are admitted in its version', async () => {
+      const v1 = `${GROUP}/v1`;
+      const v2 = `${GROUP}/v2`;
+      const view = (name: string) =>
+        seen
+          .filter((q) => q.object?.metadata.name === name)
+          .map((q) => [
+            q.operation,
+            q.kind.version,
+            q.requestKind?.version,
+            q.object?.apiVersion,
+            q.object?.spec,
+            q.oldObject?.apiVersion ?? null,
+            q.oldObject?.spec ?? null,
+          ])
+          .sort((x, y) => String(x[1]).localeCompare(String(y[1])));
+      forget();
+      const created = await req('POST', at('v1'), {
+        body: { apiVersion: v1, kind: 'Part', metadata: { name: 'w1', namespace: NS }, spec: { n: 5 } },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(view('w1')).toEqual([
+        ['CREATE', 'v1', 'v1', v1, { n: 5 }, null, null],
+        ['CREATE', 'v2', 'v1', v2, { count: 5 }, null, null],
+      ]);
+      forget();
+      const put = await req('PUT', at('v1', 'w1'), { body: { ...created.body, spec: { n: 6 } } });
+      expect(put.status, put.text).toBe(200);
+      expect(view('w1')).toEqual([
+        ['UPDATE', 'v1', 'v1', v1, { n: 6 }, v1, { n: 5 }],
+        ['UPDATE', 'v2', 'v1', v2, { count: 6 }, v2, { count: 5 }],
+      ]);
+      forget();
+      const merge = await req('PATCH', at('v1', 'w1'), {
+        body: { spec: { n: 7 } },
+        contentType: 'application/merge-patch+json',
+      });
+      expect(merge.status, merge.text).toBe(200);
+      expect(view('w1')).toEqual([
+        ['UPDATE', 'v1', 'v1', v1, { n: 7 }, v1, { n: 6 }],
+        ['UPDATE', 'v2', 'v1', v2, { count: 7 }, v2, { count: 6 }],
+      ]);
+    });
+
+    it('a create in the non-storage version is mutated by a webhook of the storage version, in its terms', async () => {
+      const created = await req('POST', at('v1'), {
+        body: {
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Part',
+          metadata: { name: 'grown', namespace: NS, labels: { grow: 'true' } },
+          spec: { n: 1 },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect([created.body.apiVersion, created.body.spec]).toEqual([`${GROUP}/v1`, { n: 101 }]);
+      expect((await req('GET', at('v2', 'grown'))).body.spec).toEqual({ count: 101 });
+    });
 
     it('a create, PUT and patches in v1 record their managers at v1, with the v1 fields', async () => {
       const entries = (o: any) =>

@@ -133,12 +133,12 @@ export async function admit(
   env: AdmissionEnv,
   attrs: AdmissionAttributes,
   oldObject: KObj | undefined,
-  dryRunWrite: ((object?: KObj) => KObj) | undefined,
+  dryRunWrite: ((object?: KObj) => KObj | Promise<KObj>) | undefined,
 ): Promise<Admitted> {
   const candidates = webhooksFor(env, attrs);
   if (candidates.length === 0) return { mutated: undefined, warnings: [] };
   const warnings: string[] = [];
-  let object = dryRunWrite?.();
+  let object = await dryRunWrite?.();
   let mutated = false;
   // reinvocationPolicy IfNeeded (mutating/dispatcher.go, reinvocationcontext.go, admission/reinvocation.go):
   // a webhook that changes the object marks every IfNeeded webhook called before it; if any
@@ -180,7 +180,7 @@ export async function admit(
     }
   }
   // defaults and validation again, on what the webhooks made of the object
-  if (mutated && object !== undefined && dryRunWrite !== undefined) object = dryRunWrite(object);
+  if (mutated && object !== undefined && dryRunWrite !== undefined) object = await dryRunWrite(object);
   const validating = candidates.filter(
     (c) => !c.webhook.mutating && selected(env, attrs, c, object, oldObject),
   );

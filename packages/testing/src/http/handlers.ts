@@ -410,11 +410,12 @@ async function applyConverted(
         );
   };
   await admitAndWrite(env, r, {
-    attributes: upsertAttributes(old, storageType, ns, name, sub, user, opts.dryRun, opts.fieldManager),
-    old,
+    attributes: upsertAttributes(old, type, ns, name, sub, user, opts.dryRun, opts.fieldManager),
+    old: live,
     write,
     present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
     media,
+    versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
   });
 
   async function back(o: KObj): Promise<KObj> {
@@ -480,7 +481,6 @@ async function handleConverted(
       }
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = patchOptions(query, false);
-      const old = currentObject(engine, storageType, ns, name);
       const current = await back(engine.getStored(storageType, ns, name));
       const patched = patchConverted(contentType, current, buf);
       const [stored] = await convertThroughWebhook(aenv, plan, [patched], storageType);
@@ -504,7 +504,7 @@ async function handleConverted(
       await admitAndWrite(env, r, {
         attributes: writeAttributes(
           'UPDATE',
-          storageType,
+          type,
           ns,
           name,
           sub,
@@ -513,10 +513,11 @@ async function handleConverted(
           'UpdateOptions',
           opts.fieldManager,
         ),
-        old,
+        old: current,
         write,
         present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
         media,
+        versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
       });
       return;
     }
@@ -551,7 +552,7 @@ async function handleConverted(
       await admitAndWrite(env, r, {
         attributes: writeAttributes(
           operation,
-          storageType,
+          type,
           ns,
           body.metadata.name ?? name,
           sub,
@@ -560,10 +561,11 @@ async function handleConverted(
           operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
           opts.fieldManager,
         ),
-        old,
+        old: live,
         write,
         present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
         media,
+        versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
       });
       return;
     }
@@ -602,6 +604,11 @@ async function handleConverted(
   }
 }
 
+/** An object in the request's version converted to the storage version through the webhook. */
+async function forward(aenv: AdmissionEnv, plan: ConversionPlan, o: KObj): Promise<KObj> {
+  return (await convertThroughWebhook(aenv, plan, [o], plan.storageType))[0] as KObj;
+}
+
 /** What {@link admitAndWrite} needs of one write. */
 interface AdmittedWrite {
   /** The admission attributes (operation, type, name, user, dry run, options). */
@@ -616,6 +623,15 @@ interface AdmittedWrite {
   /** The answer's body from the write's result. */
   readonly present: (result: WriteResult) => unknown;
   readonly media: Negotiated['media'];
+  /**
+   * A write in a non-storage version: admitted in the request's version, as kube-apiserver does
+   * (`old` and the attributes' type in it). Converts what the trial writes store to the request's
+   * version, and a mutated object back to the storage version before it is written.
+   */
+  readonly versions?: {
+    readonly toRequest: (stored: KObj) => Promise<KObj>;
+    readonly toStorage: (object: KObj) => Promise<KObj>;
+  };
 }
 
 /**
@@ -624,13 +640,14 @@ interface AdmittedWrite {
  * with the webhooks' warnings. One place, so a check every write needs is added once.
  */
 async function admitAndWrite(env: HandlerEnv, r: ResourceRequest, w: AdmittedWrite): Promise<void> {
-  const { mutated, warnings } = await admit(
-    admissionEnv(env),
-    w.attributes,
-    w.old,
-    (object) => w.write(true, object).object,
-  );
-  const result = w.write(w.attributes.dryRun, mutated);
+  const v = w.versions;
+  const { mutated, warnings } = await admit(admissionEnv(env), w.attributes, w.old, async (object) => {
+    if (v === undefined) return w.write(true, object).object;
+    const stored = w.write(true, object === undefined ? undefined : await v.toStorage(object)).object;
+    return v.toRequest(stored);
+  });
+  const admitted = mutated === undefined || v === undefined ? mutated : await v.toStorage(mutated);
+  const result = w.write(w.attributes.dryRun, admitted);
   sendWarnings(r.res, warnings);
   sendBody(r.res, result.code, await w.present(result), r.ctx, w.media);
 }
