@@ -378,6 +378,31 @@ describeEachBackend(
       ]);
     });
 
+    it('a create with generateName is validated with the generated name, which it keeps', async () => {
+      forget();
+      const created = await req('POST', at('v1'), {
+        body: {
+          apiVersion: `${GROUP}/v1`,
+          kind: 'Part',
+          metadata: { generateName: 'gen-', namespace: NS },
+          spec: { n: 1 },
+        },
+      });
+      expect(created.status, created.text).toBe(201);
+      const asks = seen.filter((q) => q.object?.metadata.generateName === 'gen-');
+      // the registry generates the name before validating admission (rest.AdmissionToValidateObjectFunc)
+      const name: string = created.body.metadata.name;
+      expect(name).toMatch(/^gen-[a-z0-9]{5}$/);
+      expect(
+        asks
+          .map((q) => [q.kind.version, q.operation, q.name, q.object?.metadata.name])
+          .sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      ).toEqual([
+        ['v1', 'CREATE', name, name],
+        ['v2', 'CREATE', name, name],
+      ]);
+    });
+
     it('a create in the non-storage version is mutated by a webhook of the storage version, in its terms', async () => {
       const created = await req('POST', at('v1'), {
         body: {

@@ -138,7 +138,12 @@ export async function admit(
   const candidates = webhooksFor(env, attrs);
   if (candidates.length === 0) return { mutated: undefined, warnings: [] };
   const warnings: string[] = [];
+  // a create by generateName: mutating webhooks see no name (kube-apiserver generates it in the
+  // registry's BeforeCreate, after them); validating ones see the generated name, in `name` too
+  // (`rest.AdmissionToValidateObjectFunc`), and the write keeps it
+  const unnamed = attrs.operation === 'CREATE' && attrs.name === '';
   let object = await dryRunWrite?.();
+  if (unnamed && object !== undefined) object = withoutName(object);
   let mutated = false;
   // reinvocationPolicy IfNeeded (mutating/dispatcher.go, reinvocationcontext.go, admission/reinvocation.go):
   // a webhook that changes the object marks every IfNeeded webhook called before it; if any
@@ -180,7 +185,9 @@ export async function admit(
     }
   }
   // defaults and validation again, on what the webhooks made of the object
-  if (mutated && object !== undefined && dryRunWrite !== undefined) object = await dryRunWrite(object);
+  if ((mutated || unnamed) && object !== undefined && dryRunWrite !== undefined)
+    object = await dryRunWrite(object);
+  const validatingAttrs = unnamed ? { ...attrs, name: object?.metadata.name ?? '' } : attrs;
   const validating = candidates.filter(
     (c) => !c.webhook.mutating && selected(env, attrs, c, object, oldObject),
   );
@@ -188,7 +195,7 @@ export async function admit(
     validating.map(async (inv) =>
       call(
         env,
-        attrs,
+        validatingAttrs,
         inv,
         await inVersion(env, object, inv.type),
         await inVersion(env, oldObject, inv.type),
@@ -197,7 +204,12 @@ export async function admit(
     ),
   );
   for (const r of results) if (r.status === 'rejected') throw r.reason;
-  return { mutated: mutated ? object : undefined, warnings };
+  return { mutated: mutated || unnamed ? object : undefined, warnings };
+}
+
+function withoutName(o: KObj): KObj {
+  const { name: _name, ...metadata } = o.metadata;
+  return { ...o, metadata };
 }
 
 /** The stored object in wire form, or undefined. */
@@ -394,7 +406,8 @@ async function call(
     requestKind: { group: req.group, version: req.version, kind: req.kind },
     requestResource: { group: req.group, version: req.version, resource: req.resource },
     ...(attrs.subresource !== undefined ? { requestSubResource: attrs.subresource } : {}),
-    // `name` is omitempty: absent for a deletecollection's items and a generateName create
+    // `name` is omitempty: absent for a deletecollection's items and, to mutating webhooks, a
+    // create by generateName
     ...(attrs.name !== '' ? { name: attrs.name } : {}),
     ...(attrs.namespace !== undefined ? { namespace: attrs.namespace } : {}),
     operation: attrs.operation,
