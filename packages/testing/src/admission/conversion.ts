@@ -6,18 +6,24 @@
  * (`apiextensions-apiserver/pkg/apiserver/conversion/webhook_converter.go`).
  *
  * Done for get, list, watch, create, update, patch, delete and deletecollection: a write's body
- * is converted to the storage version, admitted and written as that version, and the answer
- * converted back; a watch converts each event's object by its own review; a JSON or merge patch
- * and a server-side apply are applied to the stored object converted to the request's version,
- * and the result converted back, as kube-apiserver's patcher does (`endpoints/handlers/patch.go`);
- * the apply's field manager compares other managers' changes in the version each wrote
- * ({@link withServedVersions}); a deletecollection answers the deleted objects converted.
+ * is admitted in the request's version, converted to the storage version and written as that
+ * version, and the answer converted back; a watch converts each event's object by its own
+ * review; a JSON or merge patch and a server-side apply are applied to the stored object
+ * converted to the request's version, and the result converted back, as kube-apiserver's patcher
+ * does (`endpoints/handlers/patch.go`); the apply's field manager compares other managers' changes in the version each wrote
+ * ({@link withServedVersions}); a deletecollection answers the deleted objects converted. The
+ * field manager of a create, PUT or JSON/merge patch runs in the request's version too
+ * ({@link managedFieldsInRequestVersion}); a delete is admitted with the stored object converted
+ * to the request's version, and a webhook matched under `Equivalent` gets the objects converted
+ * to its own ({@link convertForAdmission}).
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
 
+import { recordUpdateAcrossVersions } from '../apply/field-manager.js';
 import type { ServedVersions } from '../apply/layers.js';
+import { fieldManagerType } from '../handlers/field-manager-options.js';
 import { parsePatchBody } from '../handlers/patch-body.js';
 import { applyJsonPatch, PatchError } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
@@ -43,6 +49,18 @@ export interface ConversionPlan {
 
 /** The plan when `type` is a non-storage version of a CRD with a conversion webhook. */
 export function conversionFor(env: AdmissionEnv, type: ResourceType): ConversionPlan | undefined {
+  const webhook = conversionWebhookOf(env, type);
+  if (webhook === undefined || webhook.storageVersion === type.version) return undefined;
+  const storageType = env.registry.lookup(type.group, webhook.storageVersion, type.resource);
+  if (storageType === undefined) return undefined;
+  return { storageType, requestType: type, clientConfig: webhook.clientConfig };
+}
+
+/** The conversion webhook of `type`'s CRD (`strategy: Webhook`) and its storage version. */
+function conversionWebhookOf(
+  env: AdmissionEnv,
+  type: ResourceType,
+): { readonly storageVersion: string; readonly clientConfig: Json } | undefined {
   if (type.crd === undefined) return undefined;
   const crd = env.engine.store.get(CRD_KEY, type.crd);
   const spec = isObject(crd?.['spec']) ? crd['spec'] : undefined;
@@ -50,12 +68,60 @@ export function conversionFor(env: AdmissionEnv, type: ResourceType): Conversion
   if (conversion?.['strategy'] !== 'Webhook') return undefined;
   const versions = Array.isArray(spec?.['versions']) ? spec['versions'].filter(isObject) : [];
   const storage = versions.find((v) => v['storage'] === true);
-  if (storage === undefined || storage['name'] === type.version) return undefined;
-  const storageType = env.registry.lookup(type.group, String(storage['name']), type.resource);
   const webhook = isObject(conversion['webhook']) ? conversion['webhook'] : {};
   const clientConfig = isObject(webhook['clientConfig']) ? webhook['clientConfig'] : undefined;
-  if (storageType === undefined || clientConfig === undefined) return undefined;
-  return { storageType, requestType: type, clientConfig };
+  if (storage === undefined || clientConfig === undefined) return undefined;
+  return { storageVersion: String(storage['name']), clientConfig };
+}
+
+/**
+ * An object of a write under admission converted to `to`, the version of a webhook called under
+ * `matchPolicy: Equivalent` (`generic/webhook.go` `ConvertVersionedAttributes`, with the CRD's
+ * converter): through the CRD's conversion webhook when it has one, otherwise by its apiVersion
+ * alone (the versions of a CRD without a webhook differ in nothing else).
+ */
+export async function convertForAdmission(env: AdmissionEnv, object: KObj, to: ResourceType): Promise<KObj> {
+  const apiVersion = to.group === '' ? to.version : `${to.group}/${to.version}`;
+  if (object['apiVersion'] === apiVersion) return object;
+  const webhook = conversionWebhookOf(env, to);
+  if (webhook === undefined) return { ...object, apiVersion };
+  const plan: ConversionPlan = { storageType: to, requestType: to, clientConfig: webhook.clientConfig };
+  return (await convertThroughWebhook(env, plan, [object], to))[0] as KObj;
+}
+
+/**
+ * The managedFields after a create, PUT or JSON/merge patch in a non-storage version, as
+ * kube-apiserver's field manager computes them in the request's version (the CRD handler's
+ * request scope is that version: `FieldManager.UpdateNoErrors` of `live` and `object`, both in
+ * it): the writer's entry names that version and its fields; other managers' changes are compared
+ * in the version each wrote, converted through the webhook ({@link withServedVersions}). `live`
+ * is the stored object converted to the request's version (undefined on create), `object` the
+ * request's object (the body, or the patched object) in that version.
+ */
+export async function managedFieldsInRequestVersion(
+  env: AdmissionEnv,
+  plan: ConversionPlan,
+  live: KObj | undefined,
+  object: KObj,
+  manager: string,
+  subresource: 'status' | undefined,
+): Promise<unknown[]> {
+  const type = plan.requestType;
+  const now = env.engine.nowIso();
+  return withServedVersions(env, plan, (versions) =>
+    recordUpdateAcrossVersions(
+      live,
+      object,
+      {
+        fieldManager: manager,
+        apiVersion: type.apiVersion,
+        now,
+        ...(subresource !== undefined ? { subresource } : {}),
+        ...fieldManagerType(type, subresource),
+      },
+      versions,
+    ),
+  );
 }
 
 /** Converts objects to `to` (a type's apiVersion) through the webhook; 500 when it fails. */
@@ -103,9 +169,16 @@ export async function convertThroughWebhook(
     if (c['apiVersion'] !== desired)
       throw fail(`invalid converted object: apiVersion ${String(c['apiVersion'])}, expected ${desired}`);
     // metadata other than labels and annotations is the API server's (webhook_converter.go restores it)
+    const { labels: _l, annotations: _a, ...kept } = o.metadata;
+    const labels = c.metadata?.labels;
+    const annotations = c.metadata?.annotations;
     return {
       ...c,
-      metadata: { ...o.metadata, labels: c.metadata?.labels, annotations: c.metadata?.annotations },
+      metadata: {
+        ...kept,
+        ...(labels !== undefined ? { labels } : {}),
+        ...(annotations !== undefined ? { annotations } : {}),
+      },
     };
   });
 }

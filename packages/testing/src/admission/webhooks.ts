@@ -20,8 +20,11 @@
  * webhook whose `sideEffects` is not `None`/`NoneOnDryRun`. Warnings come back as `Warning`
  * headers.
  *
- * Does not: call webhooks on
- * CONNECT or on `deletecollection`, send `matchConditions` (Kubernetes 1.27+), or run a
+ * A DELETE is admitted with its stored object as `oldObject`, and a deletecollection item by item
+ * without a `name` (`http/handlers.ts`). A webhook called under `Equivalent` gets the objects
+ * converted to its version by `AdmissionEnv.convert` (a CRD's conversion webhook).
+ *
+ * Does not: call webhooks on CONNECT, send `matchConditions` (Kubernetes 1.27+), or run a
  * mutating webhook before schema validation (the embedded server validates the request's object
  * first, then again after mutation: a webhook that fixes an invalid object sees a 422 instead).
  *
@@ -82,6 +85,11 @@ export interface AdmissionEnv {
   readonly engine: Engine;
   readonly registry: Registry;
   readonly resolveService?: ServiceResolver;
+  /**
+   * Converts an object to the version of a webhook called under `matchPolicy: Equivalent`
+   * (a CRD's conversion webhook: `conversion.ts`); without it only `apiVersion` is rewritten.
+   */
+  readonly convert?: (object: KObj, to: ResourceType) => Promise<KObj>;
 }
 
 /** One write under admission. */
@@ -125,12 +133,17 @@ export async function admit(
   env: AdmissionEnv,
   attrs: AdmissionAttributes,
   oldObject: KObj | undefined,
-  dryRunWrite: ((object?: KObj) => KObj) | undefined,
+  dryRunWrite: ((object?: KObj) => KObj | Promise<KObj>) | undefined,
 ): Promise<Admitted> {
   const candidates = webhooksFor(env, attrs);
   if (candidates.length === 0) return { mutated: undefined, warnings: [] };
   const warnings: string[] = [];
-  let object = dryRunWrite?.();
+  // a create by generateName: mutating webhooks see no name (kube-apiserver generates it in the
+  // registry's BeforeCreate, after them); validating ones see the generated name, in `name` too
+  // (`rest.AdmissionToValidateObjectFunc`), and the write keeps it
+  const unnamed = attrs.operation === 'CREATE' && attrs.name === '';
+  let object = await dryRunWrite?.();
+  if (unnamed && object !== undefined) object = withoutName(object);
   let mutated = false;
   // reinvocationPolicy IfNeeded (mutating/dispatcher.go, reinvocationcontext.go, admission/reinvocation.go):
   // a webhook that changes the object marks every IfNeeded webhook called before it; if any
@@ -145,21 +158,23 @@ export async function admit(
       if (!selected(env, attrs, inv, object, oldObject)) continue;
       // a webhook is never called for the first time in the second round
       if (round === 1 && !reinvoke.has(inv)) continue;
-      const answer = await call(env, attrs, inv, object, oldObject, warnings);
+      const sent = await inVersion(env, object, inv.type);
+      const answer = await call(env, attrs, inv, sent, await inVersion(env, oldObject, inv.type), warnings);
       let changed = false;
-      if (answer.patch !== undefined && object !== undefined) {
+      if (answer.patch !== undefined && sent !== undefined && object !== undefined) {
+        let next: KObj;
         try {
-          const next = applyJsonPatch(inConvertedVersion(object, inv.type), answer.patch) as KObj;
-          const converted = inConvertedVersion(next, attrs.type);
-          changed = !isDeepStrictEqual(converted, object);
-          object = converted;
-          mutated = true;
+          next = applyJsonPatch(sent, answer.patch) as KObj;
         } catch (error) {
           throw callingError(
             inv.webhook,
             `JSONPatch could not be applied: ${error instanceof Error ? error.message : String(error)}`,
           );
         }
+        const converted = await inVersion(env, next, attrs.type);
+        changed = !isDeepStrictEqual(converted, object);
+        object = converted;
+        mutated = true;
       }
       if (changed) {
         for (const p of previouslyInvoked) reinvoke.add(p);
@@ -170,15 +185,31 @@ export async function admit(
     }
   }
   // defaults and validation again, on what the webhooks made of the object
-  if (mutated && object !== undefined && dryRunWrite !== undefined) object = dryRunWrite(object);
+  if ((mutated || unnamed) && object !== undefined && dryRunWrite !== undefined)
+    object = await dryRunWrite(object);
+  const validatingAttrs = unnamed ? { ...attrs, name: object?.metadata.name ?? '' } : attrs;
   const validating = candidates.filter(
     (c) => !c.webhook.mutating && selected(env, attrs, c, object, oldObject),
   );
   const results = await Promise.allSettled(
-    validating.map((inv) => call(env, attrs, inv, object, oldObject, warnings)),
+    validating.map(async (inv) =>
+      call(
+        env,
+        validatingAttrs,
+        inv,
+        await inVersion(env, object, inv.type),
+        await inVersion(env, oldObject, inv.type),
+        warnings,
+      ),
+    ),
   );
   for (const r of results) if (r.status === 'rejected') throw r.reason;
-  return { mutated: mutated ? object : undefined, warnings };
+  return { mutated: mutated || unnamed ? object : undefined, warnings };
+}
+
+function withoutName(o: KObj): KObj {
+  const { name: _name, ...metadata } = o.metadata;
+  return { ...o, metadata };
 }
 
 /** The stored object in wire form, or undefined. */
@@ -330,15 +361,23 @@ export function selectorMatches(
   return true;
 }
 
-function inConvertedVersion(o: KObj, type: ResourceType): KObj {
+/** `o` in `type`'s version: converted by `env.convert` (Equivalent matches), or relabelled. */
+async function inVersion(
+  env: AdmissionEnv,
+  o: KObj | undefined,
+  type: ResourceType,
+): Promise<KObj | undefined> {
+  if (o === undefined) return undefined;
   const apiVersion = type.group === '' ? type.version : `${type.group}/${type.version}`;
-  return o['apiVersion'] === apiVersion ? o : { ...o, apiVersion };
+  if (o['apiVersion'] === apiVersion) return o;
+  return env.convert !== undefined ? env.convert(o, type) : { ...o, apiVersion };
 }
 
 interface Answer {
   readonly patch?: unknown;
 }
 
+/** Calls one webhook; `object` and `oldObject` are already in its version (`inv.type`). */
 async function call(
   env: AdmissionEnv,
   attrs: AdmissionAttributes,
@@ -367,7 +406,9 @@ async function call(
     requestKind: { group: req.group, version: req.version, kind: req.kind },
     requestResource: { group: req.group, version: req.version, resource: req.resource },
     ...(attrs.subresource !== undefined ? { requestSubResource: attrs.subresource } : {}),
-    name: attrs.name,
+    // `name` is omitempty: absent for a deletecollection's items and, to mutating webhooks, a
+    // create by generateName
+    ...(attrs.name !== '' ? { name: attrs.name } : {}),
     ...(attrs.namespace !== undefined ? { namespace: attrs.namespace } : {}),
     operation: attrs.operation,
     userInfo: {
@@ -376,8 +417,8 @@ async function call(
       groups: attrs.user.groups,
       ...(attrs.user.extra !== undefined ? { extra: attrs.user.extra } : {}),
     },
-    object: object === undefined ? null : inConvertedVersion(clone(object), t),
-    oldObject: oldObject === undefined ? null : inConvertedVersion(clone(oldObject), t),
+    object: object === undefined ? null : clone(object),
+    oldObject: oldObject === undefined ? null : clone(oldObject),
     dryRun: attrs.dryRun,
     options: attrs.options,
   };

@@ -223,6 +223,22 @@ export function recordUpdate(
 }
 
 /**
+ * {@link recordUpdate} of a custom resource written in a non-storage version: `prev` and `next`
+ * are in the request's version (`opts.apiVersion`), and other managers' changes are compared in
+ * the version each wrote, converted by `versions` (structured-merge-diff's `Updater.update`).
+ * Internal (the embedded server's PUT and patches in a non-storage version).
+ */
+export function recordUpdateAcrossVersions(
+  prev: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+  opts: UpdateOptions,
+  versions: ServedVersions,
+): ManagedFieldsEntry[] {
+  const withVersions: UpdateOptions & { versions: ServedVersions } = { ...opts, versions };
+  return recordUpdate(prev, next, withVersions);
+}
+
+/**
  * {@link serverSideApply} of a custom resource served in several versions: other managers'
  * changes are compared in the version each wrote, converted by `versions`. Internal (the
  * embedded server's apply in a non-storage version).

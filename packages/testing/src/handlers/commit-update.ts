@@ -63,6 +63,13 @@ export function commitUpdate(
     ) {
       return { code: 200, object: engine.present(type, old) };
     }
+  } else if (opts.managedFields !== undefined) {
+    // computed in the request's version (a PUT or patch in a non-storage version)
+    const mf = [...opts.managedFields];
+    if (sameContent && deepEqual(mf, oldWire.metadata.managedFields ?? []))
+      return { code: 200, object: engine.present(type, old) };
+    next.metadata.managedFields = mf;
+    checkManagedFields(type, next, type.group === '' ? 4 : 3);
   } else {
     // the request's managedFields are honoured (kept, reset with `[{}]`): a write of them alone is a write
     const requested =

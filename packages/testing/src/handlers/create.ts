@@ -83,7 +83,11 @@ export function createObject(
   obj.metadata.uid = randomUUID();
   obj.metadata.creationTimestamp = now;
   if (type.hasGeneration) obj.metadata.generation = 1;
-  if (!applied) {
+  if (opts.managedFields !== undefined) {
+    // computed in the request's version (a create in a non-storage version)
+    obj.metadata.managedFields = [...opts.managedFields];
+    checkManagedFields(type, obj, 1);
+  } else if (!applied) {
     obj.metadata.managedFields = recordUpdate(
       undefined,
       { ...obj, metadata: { ...obj.metadata, managedFields: requested } },

@@ -22,29 +22,7 @@ export function deleteObject(
   gcEnabled: boolean,
 ): DeleteResult {
   const key = engine.keyOf(type, namespace, name);
-  const old = engine.store.get(type.storageKey, key);
-  if (!old) throw new ApiError(notFound(type, name));
-  const pre = opts.preconditions;
-  if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
-    throw new ApiError(
-      failure(
-        409,
-        'Conflict',
-        `Operation cannot be fulfilled on ${type.kind} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
-        { name, group: type.group, kind: type.kind },
-      ),
-    );
-  }
-  if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-    throw new ApiError(
-      failure(
-        409,
-        'Conflict',
-        `Operation cannot be fulfilled on ${type.kind} "${name}": the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion ?? ''}). The object might have been modified`,
-        { name, group: type.group, kind: type.kind },
-      ),
-    );
-  }
+  const old = checkDeletable(engine, type, namespace, name, opts);
   if (old.metadata.deletionTimestamp) return { gone: false, object: engine.present(type, old) };
   const finalizers = [...(old.metadata.finalizers ?? [])];
   const policy = opts.propagationPolicy ?? 'Background';
@@ -84,6 +62,44 @@ export function deleteObject(
   engine.store.update(type.storageKey, key, next);
   engine.hooks.onTerminating?.(type, next);
   return { gone: false, object: engine.present(type, next) };
+}
+
+/**
+ * What kube-apiserver's registry checks before anything else of a DELETE (`registry/store.go`
+ * `Delete`, `rest.BeforeDelete`): the object exists (404) and the preconditions hold (409) —
+ * before the admission webhooks are called. Returns the stored object.
+ */
+export function checkDeletable(
+  engine: Engine,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  opts: DeleteOptions,
+): KObj {
+  const old = engine.store.get(type.storageKey, engine.keyOf(type, namespace, name));
+  if (!old) throw new ApiError(notFound(type, name));
+  const pre = opts.preconditions;
+  if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
+    throw new ApiError(
+      failure(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${type.kind} "${name}": the UID in the precondition (${pre.uid}) does not match the UID in record (${old.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+        { name, group: type.group, kind: type.kind },
+      ),
+    );
+  }
+  if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
+    throw new ApiError(
+      failure(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${type.kind} "${name}": the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${old.metadata.resourceVersion ?? ''}). The object might have been modified`,
+        { name, group: type.group, kind: type.kind },
+      ),
+    );
+  }
+  return old;
 }
 
 /**

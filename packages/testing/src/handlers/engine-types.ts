@@ -23,6 +23,13 @@ export interface WriteOptions {
   readonly user?: RequestUser | undefined;
   /** A PUT creating the object (create on update). */
   readonly createOnUpdate?: boolean;
+  /**
+   * The managedFields the field manager computed in the request's version — a create, PUT or
+   * JSON/merge patch in a non-storage version of a CRD, whose entry names that version and its
+   * fields (`admission/conversion.ts`): recorded as they are, not recomputed in the storage
+   * version.
+   */
+  readonly managedFields?: readonly unknown[];
 }
 
 /** A create or update as the registry's checks and admission see it. */

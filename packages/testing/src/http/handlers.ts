@@ -14,14 +14,17 @@ import {
   asStorageVersion,
   conversionFor,
   conversionUnsupported,
+  convertForAdmission,
   convertThroughWebhook,
+  managedFieldsInRequestVersion,
   patchConverted,
   withServedVersions,
 } from '../admission/conversion.js';
 import type { RequestUser } from '../auth.js';
 import { sanitize } from '../handlers/decode.js';
+import { checkDeletable } from '../handlers/delete.js';
 import type { Engine, ListOptions, ListResult } from '../handlers/engine.js';
-import type { WriteResult } from '../handlers/engine-types.js';
+import type { DeleteResult, WriteResult } from '../handlers/engine-types.js';
 import { parseResourceVersion } from '../handlers/engine.js';
 import { checkPatchContentType, commitApply, mergeApply } from '../handlers/patch.js';
 import type { WatchParams, WatchView } from '../handlers/watch.js';
@@ -314,23 +317,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
     }
     case 'delete': {
       const opts = await readDeleteOptions(env, req, query, type);
-      const { warnings } = await admit(
-        admissionEnv(env),
-        writeAttributes(
-          'DELETE',
-          type,
-          ns,
-          name,
-          undefined,
-          user,
-          opts.dryRun === true,
-          'DeleteOptions',
-          undefined,
-        ),
-        currentObject(engine, type, ns, name),
-        undefined,
-      );
-      const result = engine.delete(type, ns, name, opts, env.gc);
+      const warnings: string[] = [];
+      const result = await deleteAdmitted(env, r, type, undefined, name, name, opts, warnings);
       sendWarnings(res, warnings);
       if (result.gone) {
         sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
@@ -345,14 +333,8 @@ export async function handleResource(env: HandlerEnv, r: ResourceRequest): Promi
       const list = listOptions(query, false, env.watchList);
       const opts = await readDeleteOptions(env, req, query, type);
       const listed = engine.list(type, ns, engineListOptions(list));
-      for (const o of listed.items) {
-        try {
-          engine.delete(type, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
-        } catch (e) {
-          // store.DeleteCollection: an item deleted meanwhile is not an error
-          if (!(e instanceof ApiError && e.code === 404)) throw e;
-        }
-      }
+      const warnings = await deleteItems(env, r, type, undefined, listed.items, opts);
+      sendWarnings(res, warnings);
       // store.DeleteCollection answers the list as it was listed, before the deletions
       sendBody(res, 200, listBody(engine, type, listed, rep), ctx, media);
       return;
@@ -428,11 +410,12 @@ async function applyConverted(
         );
   };
   await admitAndWrite(env, r, {
-    attributes: upsertAttributes(old, storageType, ns, name, sub, user, opts.dryRun, opts.fieldManager),
-    old,
+    attributes: upsertAttributes(old, type, ns, name, sub, user, opts.dryRun, opts.fieldManager),
+    old: live,
     write,
     present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
     media,
+    versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
   });
 
   async function back(o: KObj): Promise<KObj> {
@@ -498,21 +481,30 @@ async function handleConverted(
       }
       const buf = await readBody(req, env.maxBodyBytes);
       const opts = patchOptions(query, false);
-      const old = currentObject(engine, storageType, ns, name);
       const current = await back(engine.getStored(storageType, ns, name));
       const patched = patchConverted(contentType, current, buf);
       const [stored] = await convertThroughWebhook(aenv, plan, [patched], storageType);
+      // the field manager runs in the request's version: the entry names it, with its fields
+      const managedFields = await managedFieldsInRequestVersion(
+        aenv,
+        plan,
+        current,
+        patched,
+        manager(opts),
+        sub,
+      );
       const write = (dryRun: boolean, object?: KObj): WriteResult =>
         engine.update(storageType, ns, name, object ?? (stored as KObj), {
           manager: manager(opts),
           dryRun,
           subresource: sub,
           user,
+          managedFields,
         });
       await admitAndWrite(env, r, {
         attributes: writeAttributes(
           'UPDATE',
-          storageType,
+          type,
           ns,
           name,
           sub,
@@ -521,10 +513,11 @@ async function handleConverted(
           'UpdateOptions',
           opts.fieldManager,
         ),
-        old,
+        old: current,
         write,
         present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
         media,
+        versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
       });
       return;
     }
@@ -536,25 +529,30 @@ async function handleConverted(
       const body = decodeWriteBody(engine, type, buf, bodyMedia);
       engine.checkTypeMeta(type, body);
       const [stored] = await convertThroughWebhook(aenv, plan, [body], storageType);
+      const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
+      // the field manager runs in the request's version: the entry names it, with its fields
+      const live = old === undefined ? undefined : await back(engine.getStored(storageType, ns, name));
+      const managedFields = await managedFieldsInRequestVersion(aenv, plan, live, body, manager(opts), sub);
       const write = (dryRun: boolean, object?: KObj): WriteResult =>
         verb === 'create'
           ? engine.create(storageType, ns, object ?? (stored as KObj), {
               manager: manager(opts),
               dryRun,
               user,
+              managedFields,
             })
           : engine.update(storageType, ns, name, object ?? (stored as KObj), {
               manager: manager(opts),
               dryRun,
               subresource: sub,
               user,
+              managedFields,
             });
-      const old = verb === 'update' ? currentObject(engine, storageType, ns, name) : undefined;
       const operation = old === undefined ? 'CREATE' : 'UPDATE';
       await admitAndWrite(env, r, {
         attributes: writeAttributes(
           operation,
-          storageType,
+          type,
           ns,
           body.metadata.name ?? name,
           sub,
@@ -563,16 +561,19 @@ async function handleConverted(
           operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
           opts.fieldManager,
         ),
-        old,
+        old: live,
         write,
         present: async (result) => presentOne(engine, type, await back(result.object), rep, true),
         media,
+        versions: { toRequest: back, toStorage: async (o) => forward(aenv, plan, o) },
       });
       return;
     }
     case 'delete': {
       const opts = await readDeleteOptions(env, req, query, type);
-      const result = engine.delete(storageType, ns, name, opts, env.gc);
+      const warnings: string[] = [];
+      const result = await deleteAdmitted(env, r, type, plan, name, name, opts, warnings);
+      sendWarnings(res, warnings);
       if (result.gone) {
         sendBody(res, 200, deleteSuccess(type, name, result.last.metadata.uid ?? ''), ctx, media);
       } else {
@@ -587,13 +588,8 @@ async function handleConverted(
       const list = listOptions(query, false, env.watchList);
       const opts = await readDeleteOptions(env, req, query, type);
       const listed = engine.list(storageType, ns, engineListOptions(list));
-      for (const o of listed.items) {
-        try {
-          engine.delete(storageType, o.metadata.namespace, o.metadata.name ?? '', opts, env.gc);
-        } catch (e) {
-          if (!(e instanceof ApiError && e.code === 404)) throw e;
-        }
-      }
+      const warnings = await deleteItems(env, r, type, plan, listed.items, opts);
+      sendWarnings(res, warnings);
       const items = await convertThroughWebhook(
         aenv,
         plan,
@@ -606,6 +602,11 @@ async function handleConverted(
     default:
       throw conversionUnsupported(plan, verb);
   }
+}
+
+/** An object in the request's version converted to the storage version through the webhook. */
+async function forward(aenv: AdmissionEnv, plan: ConversionPlan, o: KObj): Promise<KObj> {
+  return (await convertThroughWebhook(aenv, plan, [o], plan.storageType))[0] as KObj;
 }
 
 /** What {@link admitAndWrite} needs of one write. */
@@ -622,6 +623,15 @@ interface AdmittedWrite {
   /** The answer's body from the write's result. */
   readonly present: (result: WriteResult) => unknown;
   readonly media: Negotiated['media'];
+  /**
+   * A write in a non-storage version: admitted in the request's version, as kube-apiserver does
+   * (`old` and the attributes' type in it). Converts what the trial writes store to the request's
+   * version, and a mutated object back to the storage version before it is written.
+   */
+  readonly versions?: {
+    readonly toRequest: (stored: KObj) => Promise<KObj>;
+    readonly toStorage: (object: KObj) => Promise<KObj>;
+  };
 }
 
 /**
@@ -630,23 +640,100 @@ interface AdmittedWrite {
  * with the webhooks' warnings. One place, so a check every write needs is added once.
  */
 async function admitAndWrite(env: HandlerEnv, r: ResourceRequest, w: AdmittedWrite): Promise<void> {
-  const { mutated, warnings } = await admit(
-    admissionEnv(env),
-    w.attributes,
-    w.old,
-    (object) => w.write(true, object).object,
-  );
-  const result = w.write(w.attributes.dryRun, mutated);
+  const v = w.versions;
+  const { mutated, warnings } = await admit(admissionEnv(env), w.attributes, w.old, async (object) => {
+    if (v === undefined) return w.write(true, object).object;
+    const stored = w.write(true, object === undefined ? undefined : await v.toStorage(object)).object;
+    return v.toRequest(stored);
+  });
+  const admitted = mutated === undefined || v === undefined ? mutated : await v.toStorage(mutated);
+  const result = w.write(w.attributes.dryRun, admitted);
   sendWarnings(r.res, warnings);
   sendBody(r.res, result.code, await w.present(result), r.ctx, w.media);
 }
 
 function admissionEnv(env: HandlerEnv): AdmissionEnv {
-  return {
+  const aenv: AdmissionEnv = {
     engine: env.engine,
     registry: env.registry,
     ...(env.resolveService !== undefined ? { resolveService: env.resolveService } : {}),
+    convert: (object, to) => convertForAdmission(aenv, object, to),
   };
+  return aenv;
+}
+
+/**
+ * One DELETE as kube-apiserver's registry runs it (`registry/store.go` `Delete`): the object's
+ * existence and the preconditions first, then the admission webhooks on the stored object in the
+ * request's version (converted through the CRD's webhook for a non-storage version: the CRD
+ * handler's storage decodes to the request's version), then the deletion. `admissionName` is
+ * the AdmissionRequest's `name`: empty for a deletecollection's items (its static attributes
+ * carry none, `rest.AdmissionToValidateObjectDeleteFunc`). Webhook warnings join `warnings`.
+ */
+async function deleteAdmitted(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  type: ResourceType,
+  plan: ConversionPlan | undefined,
+  name: string,
+  admissionName: string,
+  opts: DeleteQuery,
+  warnings: string[],
+): Promise<DeleteResult> {
+  const { engine } = env;
+  const aenv = admissionEnv(env);
+  const storageType = plan?.storageType ?? type;
+  const ns = r.route.namespace;
+  const stored = checkDeletable(engine, storageType, ns, name, opts);
+  const old =
+    plan === undefined
+      ? engine.present(type, stored)
+      : ((await convertThroughWebhook(aenv, plan, [asStorageVersion(plan, stored)], type))[0] as KObj);
+  const admitted = await admit(
+    aenv,
+    writeAttributes(
+      'DELETE',
+      type,
+      ns,
+      admissionName,
+      undefined,
+      r.user,
+      opts.dryRun === true,
+      'DeleteOptions',
+      undefined,
+    ),
+    old,
+    undefined,
+  );
+  warnings.push(...admitted.warnings);
+  return engine.delete(storageType, ns, name, opts, env.gc);
+}
+
+/**
+ * The deletions of a deletecollection (`registry/store.go` `DeleteCollection` with
+ * kube-apiserver's one worker, `--delete-collection-workers=1`): each listed item in the list's
+ * order, admitted on its own ({@link deleteAdmitted}); an item deleted meanwhile is skipped; the
+ * first failure — a webhook's denial — ends it, the items before it deleted and the rest kept.
+ * Returns the webhooks' warnings.
+ */
+async function deleteItems(
+  env: HandlerEnv,
+  r: ResourceRequest,
+  type: ResourceType,
+  plan: ConversionPlan | undefined,
+  items: readonly KObj[],
+  opts: DeleteQuery,
+): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const o of items) {
+    try {
+      await deleteAdmitted(env, r, type, plan, o.metadata.name ?? '', '', opts, warnings);
+    } catch (e) {
+      // store.DeleteCollection: an item deleted meanwhile is not an error
+      if (!(e instanceof ApiError && e.code === 404)) throw e;
+    }
+  }
+  return warnings;
 }
 
 /**
