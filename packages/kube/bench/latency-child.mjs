@@ -66,8 +66,8 @@ function recorder() {
   };
 }
 
-async function rxkubeSide({ kubeconfigPath, rec }) {
-  const { KubeClient, Manager, loadKubeConfigFile } = await import('../dist/index.js');
+async function rxkubeSide({ kubeconfigPath, rec, dist = '../dist' }) {
+  const { KubeClient, Manager, loadKubeConfigFile } = await import(`${dist}/index.js`);
   const { Action } = await import('@rxkube/core');
   const awaitChange = Action.awaitChange();
   const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfigPath));
@@ -135,7 +135,12 @@ async function clientNodeSide({ kubeconfigPath, rec }) {
   };
 }
 
-const SIDES = { rxkube: rxkubeSide, 'client-node': clientNodeSide };
+const SIDES = {
+  rxkube: rxkubeSide,
+  'client-node': clientNodeSide,
+  // another build of rxkube (BENCH_BASE_DIST, relative to bench/): an A/B of a change in one run
+  'rxkube-base': (deps) => rxkubeSide({ ...deps, dist: process.env.BENCH_BASE_DIST }),
+};
 
 async function main(side) {
   const make = SIDES[side];

@@ -34,7 +34,13 @@ const KEYS = envInt('BENCH_KEYS', 10_000);
 const SECONDS = envInt('BENCH_SECONDS', 10);
 const RUNS = envInt('BENCH_RUNS', 1);
 const RATES = (process.env.BENCH_RATES || '1000,10000').split(',').map(Number);
-const SIDES = sidesFromEnv(['client-node', 'rxkube']);
+// BENCH_BASE_DIST=../some-other-build adds a side running that build of rxkube (its dist folder,
+// relative to bench/), for an A/B of a change in one run: BENCH_SIDES=rxkube-base,rxkube
+const SIDES = sidesFromEnv([
+  'client-node',
+  'rxkube',
+  ...(process.env.BENCH_BASE_DIST ? ['rxkube-base'] : []),
+]);
 const NS = 'bench';
 const now = () => performance.timeOrigin + performance.now();
 
@@ -172,12 +178,18 @@ for (let run = 0; run < RUNS; run++) {
     }
   }
 }
-console.log('\nmedians over runs (rxkube ÷ client-node):');
+console.log(
+  `\nmedians over runs (rxkube ÷ ${SIDES.includes('client-node') ? 'client-node' : 'rxkube-base'}):`,
+);
 for (const rate of RATES) {
   const m = (side, k) => median((results[`${rate}`][side] ?? []).map((r) => r[k]));
   const row = (k, unit, digits) => {
     const parts = SIDES.map((s) => `${s} ${m(s, k).toFixed(digits)} ${unit}`);
-    const ratio = SIDES.length === 2 ? `  (${(m('rxkube', k) / m('client-node', k)).toFixed(2)}×)` : '';
+    const base = SIDES.includes('client-node') ? 'client-node' : 'rxkube-base';
+    const ratio =
+      SIDES.includes('rxkube') && SIDES.includes(base)
+        ? `  (${(m('rxkube', k) / m(base, k)).toFixed(2)}×)`
+        : '';
     return `${parts.join(' · ')}${ratio}`;
   };
   console.log(`  ${rate}/s  p50: ${row('p50', 'ms', 2)}`);
