@@ -138,7 +138,7 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
   });
 });
 
-describe('controller: ctx.signal is made when first read (issue 21, the lean event path)', () => {
+describe('controller: ctx.signal read late (issue 21: the abort is kept until a signal exists)', () => {
   it('read only after the reconcile settled or timed out, it is already aborted with the same reason', () => {
     const counted: (UserCodeHook | 'panic')[] = [];
     const contexts = new Map<string, ReconcileContext<KubeObject>>();
