@@ -8,10 +8,14 @@
 //                informer's cache.
 //
 // Each reconcile records now − data.t, the time the server committed that version (written by the
-// parent on the same machine: performance.timeOrigin + performance.now() is one clock for both).
+// parent on the same machine: performance.timeOrigin + performance.now() is one clock for both),
+// and data.v, the version's write number. The watch is ordered, so a reconcile that reads write v
+// proves every write up to v was handled: the measured window ends when the reconcile reads the
+// last write (or at a time limit), and CPU is divided by the writes handled up to then — a side
+// that falls behind is not credited with events it never handled.
 // The side only runs when BENCH_LATENCY_SIDE is set.
 import { performance } from 'node:perf_hooks';
-import { setImmediate } from 'node:timers';
+import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
 
 const now = () => performance.timeOrigin + performance.now();
 const cpuMs = (u) => (u.user + u.system) / 1000;
@@ -20,30 +24,50 @@ function recorder() {
   let samples = new Float64Array(1 << 16);
   let n = 0;
   let recording = false;
+  /** The newest write number a reconcile read; `onLast` runs once it reaches `last`. */
+  let newest = -1;
+  let last = Infinity;
+  let onLast;
   return {
     begin() {
       n = 0;
+      newest = -1;
       recording = true;
     },
-    end() {
-      recording = false;
-      return Array.from(samples.subarray(0, n));
+    /** Resolves once a reconcile read write `lastV`, or after `limitMs`; then stops recording. */
+    end(lastV, limitMs) {
+      return new Promise((resolve) => {
+        const finish = (caughtUp) => {
+          clearTimeout(timer);
+          onLast = undefined;
+          last = Infinity;
+          recording = false;
+          resolve({ caughtUp, newest, samples: Array.from(samples.subarray(0, n)) });
+        };
+        const timer = setTimeout(() => finish(false), limitMs);
+        if (newest >= lastV) return finish(true);
+        last = lastV;
+        onLast = () => finish(true);
+      });
     },
     record(obj) {
       const t = Number(obj?.data?.t);
       if (!recording || !Number.isFinite(t)) return;
+      const v = Number(obj.data.v);
+      if (v > newest) newest = v;
       if (n === samples.length) {
         const bigger = new Float64Array(samples.length * 2);
         bigger.set(samples);
         samples = bigger;
       }
       samples[n++] = now() - t;
+      if (newest >= last) onLast?.();
     },
   };
 }
 
-async function rxkubeSide({ kubeconfigPath, rec }) {
-  const { KubeClient, Manager, loadKubeConfigFile } = await import('../dist/index.js');
+async function rxkubeSide({ kubeconfigPath, rec, dist = '../dist' }) {
+  const { KubeClient, Manager, loadKubeConfigFile } = await import(`${dist}/index.js`);
   const { Action } = await import('@rxkube/core');
   const awaitChange = Action.awaitChange();
   const client = KubeClient.fromKubeConfig(loadKubeConfigFile(kubeconfigPath));
@@ -111,7 +135,12 @@ async function clientNodeSide({ kubeconfigPath, rec }) {
   };
 }
 
-const SIDES = { rxkube: rxkubeSide, 'client-node': clientNodeSide };
+const SIDES = {
+  rxkube: rxkubeSide,
+  'client-node': clientNodeSide,
+  // another build of rxkube (BENCH_BASE_DIST, relative to bench/): an A/B of a change in one run
+  'rxkube-base': (deps) => rxkubeSide({ ...deps, dist: process.env.BENCH_BASE_DIST }),
+};
 
 async function main(side) {
   const make = SIDES[side];
@@ -127,9 +156,10 @@ async function main(side) {
       cpu0 = process.cpuUsage();
       process.send({ type: 'begun' });
     } else if (m.type === 'end') {
-      const cpu = cpuMs(process.cpuUsage(cpu0));
-      const samples = rec.end();
-      process.send({ type: 'result', cpuMs: cpu, samples });
+      void rec.end(m.last, m.limitMs).then(({ caughtUp, newest, samples }) => {
+        const cpu = cpuMs(process.cpuUsage(cpu0));
+        process.send({ type: 'result', cpuMs: cpu, caughtUp, newest, samples });
+      });
     } else if (m.type === 'stop') {
       void Promise.resolve(impl.stop()).then(() => process.exit(0));
     }

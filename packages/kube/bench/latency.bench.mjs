@@ -9,7 +9,9 @@
 // object store (the watch path — event log, watch sessions, JSON, sockets — is the real one);
 // each version carries data.t, the time it was committed (server-side timestamp). The side's
 // reconcile records now − data.t. Reported: p50/p99/p99.9 of those, and the side's CPU per event
-// (main thread + GC, over the measured window), with client-node's as the ratio's denominator.
+// handled (main thread + GC, from the first write until its reconcile reads the last write, or a
+// time limit: divided by the writes up to the newest its reconcile read, not by those written),
+// with client-node's as the ratio's denominator, and how long after the last write it caught up.
 //
 //   pnpm --filter @rxkube/kube bench                                   # every bench
 //   node bench/latency.bench.mjs                                       # this one (after tsc -b)
@@ -32,7 +34,13 @@ const KEYS = envInt('BENCH_KEYS', 10_000);
 const SECONDS = envInt('BENCH_SECONDS', 10);
 const RUNS = envInt('BENCH_RUNS', 1);
 const RATES = (process.env.BENCH_RATES || '1000,10000').split(',').map(Number);
-const SIDES = sidesFromEnv(['client-node', 'rxkube']);
+// BENCH_BASE_DIST=../some-other-build adds a side running that build of rxkube (its dist folder,
+// relative to bench/), for an A/B of a change in one run: BENCH_SIDES=rxkube-base,rxkube
+const SIDES = sidesFromEnv([
+  'client-node',
+  'rxkube',
+  ...(process.env.BENCH_BASE_DIST ? ['rxkube-base'] : []),
+]);
 const NS = 'bench';
 const now = () => performance.timeOrigin + performance.now();
 
@@ -117,20 +125,28 @@ async function runSide(side, rate, from) {
   await sleep(200); // the initial reconciles settle
   await c.ask('begin');
   const next = await drive(rate, SECONDS, from);
-  await sleep(500); // the last events arrive
-  const result = await c.ask('end');
+  const written = performance.now();
+  const ended = c.next();
+  // the window ends when the side's reconcile reads the last write (v = next − 1), or after 30 s
+  c.proc.send({ type: 'end', last: next - 1, limitMs: 30_000 });
+  const result = await ended;
+  const lagMs = performance.now() - written;
   const exited = new Promise((resolve) => c.proc.once('exit', resolve));
   c.proc.send({ type: 'stop' });
   await exited;
   const sorted = Float64Array.from(result.samples).sort();
+  const handled = Math.max(0, result.newest - from + 1);
   return {
     next,
     events: rate * SECONDS,
+    handled,
+    caughtUp: result.caughtUp,
+    lagMs,
     reconciles: sorted.length,
     p50: quantile(sorted, 0.5),
     p99: quantile(sorted, 0.99),
     p999: quantile(sorted, 0.999),
-    cpuUsPerEvent: (result.cpuMs * 1000) / (rate * SECONDS),
+    cpuUsPerEvent: (result.cpuMs * 1000) / handled,
   };
 }
 
@@ -154,19 +170,26 @@ for (let run = 0; run < RUNS; run++) {
       (results[`${rate}`] ??= {})[side] ??= [];
       results[`${rate}`][side].push(r);
       console.log(
-        `  run ${run + 1} ${String(rate).padStart(5)}/s ${side.padEnd(11)} reconciles ${r.reconciles}/${r.events}  ` +
+        `  run ${run + 1} ${String(rate).padStart(5)}/s ${side.padEnd(11)} handled ${r.handled}/${r.events}` +
+          `${r.caughtUp ? '' : ' (fell behind)'}, reconciles ${r.reconciles}, caught up ${r.lagMs.toFixed(0)} ms after  ` +
           `p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  p99.9 ${r.p999.toFixed(2)} ms  ` +
           `CPU ${r.cpuUsPerEvent.toFixed(1)} µs/event   (load ${load()})`,
       );
     }
   }
 }
-console.log('\nmedians over runs (rxkube ÷ client-node):');
+console.log(
+  `\nmedians over runs (rxkube ÷ ${SIDES.includes('client-node') ? 'client-node' : 'rxkube-base'}):`,
+);
 for (const rate of RATES) {
   const m = (side, k) => median((results[`${rate}`][side] ?? []).map((r) => r[k]));
   const row = (k, unit, digits) => {
     const parts = SIDES.map((s) => `${s} ${m(s, k).toFixed(digits)} ${unit}`);
-    const ratio = SIDES.length === 2 ? `  (${(m('rxkube', k) / m('client-node', k)).toFixed(2)}×)` : '';
+    const base = SIDES.includes('client-node') ? 'client-node' : 'rxkube-base';
+    const ratio =
+      SIDES.includes('rxkube') && SIDES.includes(base)
+        ? `  (${(m('rxkube', k) / m(base, k)).toFixed(2)}×)`
+        : '';
     return `${parts.join(' · ')}${ratio}`;
   };
   console.log(`  ${rate}/s  p50: ${row('p50', 'ms', 2)}`);

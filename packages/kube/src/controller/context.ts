@@ -52,17 +52,25 @@ export interface ContextDeps<T extends KubeObject> {
   readonly requests?: RequestObserver | undefined;
 }
 
-/** Builds the context of one reconcile of `key` over `object`. */
+/**
+ * Builds the context of one reconcile of `key` over `object`; `signalOf` gives `ctx.signal`.
+ * The context is a plain object literal of data properties and closures on purpose: a literal
+ * with accessors (lazy getters) took ~1.3 µs to create against ~0.1 µs (V8 defines each accessor
+ * at run time), more than the closures it spared.
+ */
 export function reconcileContext<T extends KubeObject>(
   deps: ContextDeps<T>,
   key: string,
   object: T,
-  signal: AbortSignal = new AbortController().signal,
+  signalOf: () => AbortSignal = () => new AbortController().signal,
 ): ReconcileContext<T> {
   const { kinds, tracker } = deps;
   const raw = deps.client ?? missingClient();
+  let lazySignal: AbortSignal | undefined;
+  const theSignal = (): AbortSignal => (lazySignal ??= signalOf());
   /** `call()`, rejecting with the signal's reason as soon as it aborts (the reconcile is over). */
   const guarded = <R>(call: () => Promise<R>): Promise<R> => {
+    const signal = theSignal();
     if (signal.aborted) return Promise.reject(abortReason(signal));
     const observer = deps.requests;
     return new Promise<R>((resolve, reject) => {
@@ -83,7 +91,7 @@ export function reconcileContext<T extends KubeObject>(
   /** `options` with `ctx.signal`: an abort destroys the call's HTTP request. */
   const sig = <O extends object>(options: O | undefined): O & { signal: AbortSignal } => ({
     ...(options as O),
-    signal,
+    signal: theSignal(),
   });
   const client = raw;
   /** Runs a write counted in flight for its object, recording its response as this key's write. */
@@ -158,7 +166,7 @@ export function reconcileContext<T extends KubeObject>(
         tracked(body, () => raw.apply(body, sig(options)), recordWrite)) as Client['apply'],
       delete: ((ref: ObjectRef, options?: DeleteOptions) => trackedDelete(ref, options)) as Client['delete'],
     },
-    signal,
+    signal: theSignal(),
     log: {
       debug: (m, f) => deps.log.debug?.(m, { key, ...f }),
       info: (m, f) => deps.log.info?.(m, { key, ...f }),
@@ -183,7 +191,7 @@ export function reconcileContext<T extends KubeObject>(
           ? { object: base, update: desired as StatusRecipe<object> }
           : { object: base, status: desired.status as object };
       // through the controller's one client, its requests carrying ctx.signal
-      return writeStatus(client, write, deps.status, tracker, deps.scheduler, key, signal).pipe(
+      return writeStatus(client, write, deps.status, tracker, deps.scheduler, key, theSignal()).pipe(
         last(),
       ) as unknown as Observable<StatusWriteOutcome<T>>;
     },
@@ -205,7 +213,13 @@ export function reconcileContext<T extends KubeObject>(
     apply: (body, options) =>
       tracked(
         body,
-        () => client.apply(body, { fieldManager: deps.fieldManager, force: true, ...options, signal }),
+        () =>
+          client.apply(body, {
+            fieldManager: deps.fieldManager,
+            force: true,
+            ...options,
+            signal: theSignal(),
+          }),
         recordWrite,
       ),
     patch: <O extends ObjectLike = KubeObject>(ref: ObjectRef, patch: Patch, options?: PatchOptions) =>

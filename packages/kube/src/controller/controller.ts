@@ -294,24 +294,25 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
       ? triggered$
       : merge(triggered$, traces === undefined ? options.reconcileOn : traces.requested(options.reconcileOn));
   const recorder = options.recorder;
-  const contextOf = (key: string, object: T, signal: AbortSignal) =>
-    reconcileContext<T>(
-      {
-        kinds,
-        cache,
-        tracker,
-        client: traces === undefined || client === undefined ? client : traces.clientOf(key, client),
-        log: deps.log,
-        fieldManager: plan.fieldManager,
-        status: plan.status,
-        record: recorder === undefined ? undefined : (object, event) => recorder.record(object, event),
-        scheduler,
-        requests: traces?.requestsOf(key),
-      },
-      key,
-      object,
-      signal,
-    );
+  const contextDeps = (key: string) => ({
+    kinds,
+    cache,
+    tracker,
+    client: traces === undefined || client === undefined ? client : traces.clientOf(key, client),
+    log: deps.log,
+    fieldManager: plan.fieldManager,
+    status: plan.status,
+    record:
+      recorder === undefined
+        ? undefined
+        : (object: T, event: Parameters<typeof recorder.record>[1]) => recorder.record(object, event),
+    scheduler,
+    requests: traces?.requestsOf(key),
+  });
+  // untraced, the deps are the same for every key: built once, not per reconcile
+  const untracedDeps = traces === undefined ? contextDeps('') : undefined;
+  const contextOf = (key: string, object: T, signalOf: () => AbortSignal) =>
+    reconcileContext<T>(untracedDeps ?? contextDeps(key), key, object, signalOf);
   const fin = options.finalizer;
   const untraced = reconcileWork<T>({
     controller: plan.name,

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { KubeObject, WatchEvent } from '../types.js';
 import type { UserCodeHook } from '../user-code-error.js';
-import type { ControllerOptions, ControllerResult } from './controller.js';
+import type { ControllerOptions, ControllerResult, ReconcileContext } from './controller.js';
 import { controller } from './controller.js';
 import { DEFAULT_RECONCILE_TIMEOUT_MS } from './options.js';
 import { isReconcileTimeoutError } from './reconcile-work.js';
@@ -135,6 +135,40 @@ describe('controller: reconcile timeout (issue 19 §1)', () => {
     expect((reason as Error).message).toBe('reconcile of "ns/a" ended (settled or cancelled)');
     expect((reason as Error).stack).toBeUndefined();
     expect(counted).toEqual([]);
+  });
+});
+
+describe('controller: ctx.signal read late (issue 21: the abort is kept until a signal exists)', () => {
+  it('read only after the reconcile settled or timed out, it is already aborted with the same reason', () => {
+    const counted: (UserCodeHook | 'panic')[] = [];
+    const contexts = new Map<string, ReconcileContext<KubeObject>>();
+    let aCalls = 0;
+    const ts = testScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia('a'), b: ia('b') });
+      const results$ = controller(options(primary, counted, { reconcileTimeoutMs: 10 }), ts).run(
+        (req, ctx) => {
+          // the signal is not read here
+          if (!contexts.has(req.name)) contexts.set(req.name, ctx);
+          if (req.name === 'a' && aCalls++ === 0) return NEVER;
+          return cold('(d|)', { d: Action.awaitChange() });
+        },
+      );
+      expectObservable(results$.pipe(map(short)), '^ 30ms !').toBe('10ms (xb) 1ms y', {
+        x: 'ns/a:error:reconcile@5',
+        b: 'ns/b:success',
+        y: 'ns/a:success',
+      });
+    });
+    const timedOut = contexts.get('a')?.signal;
+    expect(timedOut?.aborted).toBe(true);
+    expect(isReconcileTimeoutError(timedOut?.reason)).toBe(true);
+    const settled = contexts.get('b')?.signal;
+    expect(settled?.aborted).toBe(true);
+    expect((settled?.reason as Error).message).toBe('reconcile of "ns/b" ended (settled or cancelled)');
+    // one signal per context, whenever it is read
+    expect(contexts.get('b')?.signal).toBe(settled);
+    expect(counted).toEqual(['reconcile']);
   });
 });
 

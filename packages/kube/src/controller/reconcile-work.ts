@@ -17,22 +17,8 @@
  */
 import { findTerminalError } from '@rxkube/core';
 import type { Action } from '@rxkube/core';
-import {
-  catchError,
-  defer,
-  finalize,
-  from,
-  map,
-  Observable,
-  of,
-  race,
-  switchMap,
-  take,
-  throwError,
-  timeout,
-  timer,
-} from 'rxjs';
-import type { ObservableInput, SchedulerLike } from 'rxjs';
+import { catchError, defer, from, map, Observable, of, race, switchMap, take, throwError } from 'rxjs';
+import type { ObservableInput, SchedulerLike, Subscription } from 'rxjs';
 
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
@@ -119,7 +105,7 @@ export interface WorkDeps<T extends KubeObject> {
    * take and switchMap per reconcile (issue 21, the lean event path).
    */
   readonly synced?: () => boolean;
-  readonly contextOf: (key: string, object: T, signal: AbortSignal) => ReconcileContext<T>;
+  readonly contextOf: (key: string, object: T, signalOf: () => AbortSignal) => ReconcileContext<T>;
   readonly reconcile: ControllerReconcile<T>;
   readonly finalizer:
     | {
@@ -148,49 +134,65 @@ export function reconcileWork<T extends KubeObject>(
     if (error.hook === 'reconcile') deps.report.panic();
     return throwError(() => error);
   };
+  /** A reconcile's rejection or Observable error: kept as it is, remembered as the reconcile's. */
+  const failedWith = (hook: UserCodeHook, key: string, error: unknown): Error => {
+    // Rejected / errored: kept as it is (a KubeApiError stays one), remembered as the reconcile's.
+    if (error === null || typeof error !== 'object')
+      return asUserCodeError(hook, error, key, deps.controller);
+    if (!isUserCodeError(error) && findTerminalError(error) === undefined) reconcileFailures.add(error);
+    return error as Error;
+  };
+  /**
+   * Calls user code: its result as an Observable, or the error a synchronous failure (a throw, a
+   * missing result, not an ObservableInput) is reported as. Errors of the Observable itself are
+   * not mapped here (see {@link failedWith}).
+   */
+  const callUser = (
+    hook: UserCodeHook,
+    key: string,
+    call: () => ObservableInput<Action>,
+  ): Observable<Action> | UserCodeError => {
+    let out: ObservableInput<Action>;
+    try {
+      out = call();
+      if (out === undefined || out === null) {
+        throw new TypeError(
+          'the reconcile returned nothing; return an ObservableInput of one Action, e.g. of(Action.awaitChange())',
+        );
+      }
+    } catch (error) {
+      // A UserCodeError of a ctx hook (record, …) keeps its hook; anything else is the reconcile's.
+      return asUserCodeError(hook, error, key, deps.controller);
+    }
+    try {
+      return from(out);
+    } catch (error) {
+      // Not an ObservableInput (from() throws synchronously for a number, a plain object, …).
+      return asUserCodeError(hook, error, key, deps.controller);
+    }
+  };
   const userCode = (
     hook: UserCodeHook,
     key: string,
     call: () => ObservableInput<Action>,
   ): Observable<Action> =>
     defer(() => {
-      let out: ObservableInput<Action>;
-      try {
-        out = call();
-        if (out === undefined || out === null) {
-          throw new TypeError(
-            'the reconcile returned nothing; return an ObservableInput of one Action, e.g. of(Action.awaitChange())',
-          );
-        }
-      } catch (error) {
-        // A UserCodeError of a ctx hook (record, …) keeps its hook; anything else is the reconcile's.
-        return panicked(asUserCodeError(hook, error, key, deps.controller));
-      }
-      let action$: Observable<Action>;
-      try {
-        action$ = from(out);
-      } catch (error) {
-        // Not an ObservableInput (from() throws synchronously for a number, a plain object, …).
-        return panicked(asUserCodeError(hook, error, key, deps.controller));
-      }
-      return action$.pipe(
-        catchError((error: unknown) => {
-          // Rejected / errored: kept as it is (a KubeApiError stays one), remembered as the reconcile's.
-          if (error === null || typeof error !== 'object') {
-            return throwError(() => asUserCodeError(hook, error, key, deps.controller));
-          }
-          if (!isUserCodeError(error) && findTerminalError(error) === undefined) reconcileFailures.add(error);
-          return throwError(() => error as Error);
-        }),
-      );
+      const action$ = callUser(hook, key, call);
+      if (!(action$ instanceof Observable)) return panicked(action$);
+      return action$.pipe(catchError((error: unknown) => throwError(() => failedWith(hook, key, error))));
     });
-  const work = (request: ObjectRef, key: string, signal: AbortSignal): Observable<Action> => {
-    const stored = primary.store.get(key);
-    if (stored === undefined) return of(SKIPPED);
-    const object = tracker.latest(stored, primary.plan.resource);
-    const fin = deps.finalizer;
-    if (fin === undefined)
-      return userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, object, signal)));
+  /**
+   * The work of a key with a finalizer: the reconcile (or cleanup) inside it. Without one, the
+   * reconcile is called straight from {@link timed} (no defer, no catchError per reconcile).
+   */
+  const finalized = (
+    request: ObjectRef,
+    key: string,
+    object: T,
+    stored: T,
+    abort: LazyAbort,
+  ): Observable<Action> => {
+    const fin = deps.finalizer!;
     // Our finalizer removal left a deleting object without it (possibly with the unchanged
     // resourceVersion, packages/testing/fixtures/kube-wire/13-finalizers.json #7): as far as this controller goes it is gone.
     if (
@@ -200,50 +202,87 @@ export function reconcileWork<T extends KubeObject>(
     ) {
       return of(SKIPPED);
     }
+    const signalOf = (): AbortSignal => abort.signal;
     return fin.run(
       request,
       key,
       object,
       (current) =>
-        userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current, signal))),
-      (current) => fin.cleanup(current, deps.contextOf(key, current, signal)),
-      signal,
+        userCode('reconcile', key, () => deps.reconcile(request, deps.contextOf(key, current, signalOf))),
+      (current) => fin.cleanup(current, deps.contextOf(key, current, signalOf)),
+      abort.signal,
     );
   };
-  /** The work under the deadline; `ctx.signal` aborts on timeout, cancellation and settling. */
-  const timed = (request: ObjectRef, key: string): Observable<Action> =>
-    defer(() => {
-      const abort = new AbortController();
-      let work$ = work(request, key, abort.signal);
-      const ms = deps.timeoutMs;
-      if (ms !== undefined) {
-        work$ = work$.pipe(
-          timeout({
-            first: ms,
-            scheduler: deps.scheduler,
-            with: () => {
-              const error = new ReconcileTimeoutError(key, ms, deps.controller);
-              abort.abort(error);
-              // The failure settles the request one scheduler tick (a macrotask) after the abort:
-              // user code that honours ctx.signal unwinds in promise callbacks (its `finally`
-              // blocks run), and only then may the key's next reconcile start — otherwise a
-              // change parked behind the hung run would start synchronously beside it.
-              return timer(0, deps.scheduler).pipe(
-                switchMap(() =>
-                  throwError(() => new UserCodeError('reconcile', error, whereOf(deps.controller, key))),
-                ),
-              );
-            },
-          }),
-        );
+  /**
+   * The work under the deadline, as one Observable (issue 21, the lean event path: it replaces
+   * defer · timeout · finalize around defer · from · catchError per reconcile, each a
+   * subscriber and a closure or two). The deadline is one scheduler action from the start of the
+   * work until its first value — `timeout({ first })`'s — and its failure settles one tick later.
+   * `ctx.signal` aborts on timeout, cancellation and settling; it is made only when read.
+   * `counted`: errors are counted as user-code errors here (the caller does not).
+   */
+  const timed = (request: ObjectRef, key: string, counted = false): Observable<Action> =>
+    new Observable<Action>((subscriber) => {
+      const fail = (error: unknown): void => {
+        if (counted) countUserCodeError(error, key);
+        subscriber.error(error);
+      };
+      const abort = new LazyAbort();
+      const stored = primary.store.get(key);
+      let work$: Observable<Action> | UserCodeError;
+      let userErrors = false;
+      if (stored === undefined) work$ = of(SKIPPED);
+      else {
+        const object = tracker.latest(stored, primary.plan.resource);
+        if (deps.finalizer !== undefined) work$ = finalized(request, key, object, stored, abort);
+        else {
+          work$ = callUser('reconcile', key, () =>
+            deps.reconcile(
+              request,
+              deps.contextOf(key, object, () => abort.signal),
+            ),
+          );
+          userErrors = true;
+        }
       }
-      return work$.pipe(
-        finalize(() => {
-          if (!abort.signal.aborted) {
-            abort.abort(settledReason(key));
-          }
-        }),
-      );
+      if (!(work$ instanceof Observable)) {
+        if (work$.hook === 'reconcile') deps.report.panic();
+        fail(work$);
+        return () => abort.abort(() => settledReason(key));
+      }
+      let seen = false;
+      let deadline: Subscription | undefined;
+      const inner = work$.subscribe({
+        next: (action) => {
+          seen = true;
+          deadline?.unsubscribe();
+          deadline = undefined;
+          subscriber.next(action);
+        },
+        error: (error: unknown) => fail(userErrors ? failedWith('reconcile', key, error) : error),
+        complete: () => subscriber.complete(),
+      });
+      const ms = deps.timeoutMs;
+      if (ms !== undefined && !seen && !subscriber.closed) {
+        deadline = deps.scheduler.schedule(() => {
+          inner.unsubscribe();
+          const error = new ReconcileTimeoutError(key, ms, deps.controller);
+          abort.abort(() => error);
+          // The failure settles the request one scheduler tick (a macrotask) after the abort:
+          // user code that honours ctx.signal unwinds in promise callbacks (its `finally`
+          // blocks run), and only then may the key's next reconcile start — otherwise a
+          // change parked behind the hung run would start synchronously beside it.
+          deadline = deps.scheduler.schedule(() => {
+            deadline = undefined;
+            fail(new UserCodeError('reconcile', error, whereOf(deps.controller, key)));
+          }, 0);
+        }, ms);
+      }
+      return () => {
+        deadline?.unsubscribe();
+        inner.unsubscribe();
+        abort.abort(() => settledReason(key));
+      };
     });
   // A request still waiting for its caches when shutdown begins is not work in flight: it ends
   // as skipped at once (a watch that never syncs must not hold stop() until its deadline).
@@ -272,7 +311,8 @@ export function reconcileWork<T extends KubeObject>(
   const synced = deps.synced;
   return (request, key) => {
     if (synced?.() === true) {
-      // one pass-through instead of switchMap + catchError: errors are counted, then forwarded
+      // errors are counted, then forwarded: by the work itself, or by one pass-through
+      if (admit === undefined) return timed(request, key, true);
       return new Observable<Action>((subscriber) =>
         admitted(request, key).subscribe({
           next: (action) => subscriber.next(action),
@@ -307,6 +347,31 @@ export function userCodeErrorIn(error: unknown): UserCodeError | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * `ctx.signal` of one reconcile, made when first read: most reconciles never read it, and an
+ * AbortController, its signal and the abort event were a measurable share of the event path.
+ * An abort before the first read is remembered; the signal is then made already aborted.
+ */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: (() => unknown) | undefined;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason());
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts with `reason()` unless aborted already (the first reason stays). */
+  abort(reason: () => unknown): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller?.abort(reason());
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import type { WatcherHealth } from '../watcher/health.js';
 import {
   ControllerMetrics,
   metricsHandler,
+  RECONCILE_TIME_BUCKETS,
   reconcileResultLabel,
   WORKQUEUE_DURATION_BUCKETS,
 } from './metrics.js';
@@ -121,6 +122,66 @@ describe('ControllerMetrics reconcile results', () => {
       'leader_election_master_status{name="widget-operator"} 0',
     ]);
     expect(() => new ControllerMetrics({ registry })).toThrow(/already hold rxkube's metrics/);
+  });
+});
+
+describe('ControllerMetrics pre-bound children (issue 21, the lean event path)', () => {
+  it("reads exactly as prom-client's own Histogram and Counter fed the same values, through get() and after reset", async () => {
+    const { Counter, Histogram } = await import('prom-client');
+    const ours = new ControllerMetrics();
+    const reference = new Registry();
+    const time = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: [...RECONCILE_TIME_BUCKETS],
+      registers: [reference],
+    });
+    const work = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes.',
+      labelNames: ['name', 'controller'],
+      buckets: [...WORKQUEUE_DURATION_BUCKETS],
+      registers: [reference],
+    });
+    const total = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers: [reference],
+    });
+    // on a bound, between two, above the last; two controllers, the second first seen later
+    const durationsMs = [0, 5, 7, 60_000, 61_000, 1e-6, 250];
+    const observers = { widget: ours.observer('widget'), gadget: ours.observer('gadget') };
+    const feed = (controller: 'widget' | 'gadget', ms: number): void => {
+      ours.recordResult(controller, { outcome: 'success', durationMs: ms, action: Action.awaitChange() });
+      observers[controller].finished?.('ns/a', ms, 0);
+      time.observe({ controller }, ms / 1000);
+      work.observe({ name: controller, controller }, ms / 1000);
+      total.inc({ controller, result: 'success' });
+    };
+    for (const ms of durationsMs) feed('widget', ms);
+    feed('gadget', 3);
+    const names = [
+      'controller_runtime_reconcile_time_seconds',
+      'workqueue_work_duration_seconds',
+      'controller_runtime_reconcile_total',
+    ];
+    for (const name of names) {
+      expect(await ours.registry.getSingleMetricAsString(name)).toBe(
+        await reference.getSingleMetricAsString(name),
+      );
+    }
+    expect(await ours.registry.getSingleMetric(names[0]!)?.get()).toEqual(await time.get());
+    // a reset drops every series; the bound children count again from zero
+    ours.registry.resetMetrics();
+    reference.resetMetrics();
+    feed('gadget', 12);
+    for (const name of names) {
+      expect(await ours.registry.getSingleMetricAsString(name)).toBe(
+        await reference.getSingleMetricAsString(name),
+      );
+    }
   });
 });
 
