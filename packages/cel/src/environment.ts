@@ -13,6 +13,7 @@ import {
   TypeError as CelTypeError,
 } from '@marcbachmann/cel-js';
 
+import { type CostMeter, instrument, metered } from './cost.js';
 import { registerAuthz } from './library/authz.js';
 import { registerFormat } from './library/format.js';
 import { registerIP } from './library/ip.js';
@@ -106,8 +107,11 @@ function buildBase(): Environment {
   return env.registerOperator('optional<dyn> == optional<dyn>', (a: Optional, b: Optional) => celEqual(a, b));
 }
 
-/** A compiled expression: evaluate with an activation (variable → value). */
-export type Program = (activation: Record<string, unknown>) => unknown;
+/**
+ * A compiled expression: evaluate with an activation (variable → value); with a meter, its cost
+ * is counted as cel-go counts it and the evaluation stops past the meter's limit (`cost.ts`).
+ */
+export type Program = (activation: Record<string, unknown>, meter?: CostMeter) => unknown;
 
 /** Compiles `source`; returns the program, or the compiler's message. */
 export function compileExpression(source: string, scope: Scope = 'crd'): Program | string {
@@ -130,7 +134,8 @@ export function compileExpression(source: string, scope: Scope = 'crd'): Program
       if (literal !== undefined) re2ToJs(literal);
     }
     const parsed = env.parse(source);
-    return (activation) => parsed(activation) as unknown;
+    instrument(parsed.ast);
+    return (activation, meter) => metered(meter, () => parsed(activation) as unknown);
   } catch (e) {
     if (e instanceof ParseError || e instanceof CelTypeError || e instanceof EvaluationError)
       return compilerMessage(e.message.split('\n')[0] ?? e.message);

@@ -5,8 +5,8 @@
  * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema; and, when a CRD is
  * written, the causes of its rules that do not compile ({@link celCrdCauses}).
  *
- * Not emulated: CEL's cost limits (the estimated cost kube-apiserver checks when a CRD is written,
- * the runtime budget per rule and per object) — an over-budget rule runs to the end here.
+ * The runtime cost budget (per rule and per object) is `@rxkube/cel`'s, as kube-apiserver's. Not
+ * emulated: the estimated cost kube-apiserver checks when a CRD is written.
  *
  * @module
  */
