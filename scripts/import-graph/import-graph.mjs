@@ -146,6 +146,7 @@ export const LAYERS = {
     ['errors.ts', 'field-error.ts', 'schema.ts', 'cost.ts'],
     ['library'],
     ['environment.ts'],
+    ['type-check.ts'],
     ['crd.ts', 'policy.ts'],
     ['index.ts'],
   ],

@@ -10,8 +10,8 @@
  * (10,000,000), and either ends the validation with kube-apiserver's message; the cost is
  * counted as cel-go counts it (`cost.ts`).
  *
- * Not emulated: compile-time type checking against the schema (types are checked when the rule
- * runs); `optionalOldSelf` is refused.
+ * Rules are type-checked against their schema node when compiled, as kube-apiserver compiles
+ * them (`type-check.ts`). `optionalOldSelf` is refused.
  *
  * @module
  */
@@ -20,6 +20,7 @@ import { celGoMessage, compileExpression, type Program } from './environment.js'
 import { CelCompileError, CelUnsupportedError } from './errors.js';
 import { fieldError, type FieldError } from './field-error.js';
 import { type CelSchema, toCel, type ValidationRule } from './schema.js';
+import { typeCheckRule } from './type-check.js';
 
 /**
  * A CustomResourceDefinition as far as its validation rules go (`apiextensions.k8s.io/v1`).
@@ -127,7 +128,13 @@ export interface CompiledValidations {
 const TRANSITION = /\boldSelf\b/;
 const stripStrings = (s: string): string => s.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""');
 
-function compileRule(rule: ValidationRule, where: string, mode: 'throw' | 'report'): CompiledRule {
+function compileRule(
+  rule: ValidationRule,
+  where: string,
+  mode: 'throw' | 'report',
+  schema: CelSchema | undefined,
+  root: boolean,
+): CompiledRule {
   const transition = TRANSITION.test(stripStrings(rule.rule));
   if (rule.optionalOldSelf === true)
     throw new CelUnsupportedError('optionalOldSelf', `${where}: evaluate the rule with an old value only`);
@@ -137,6 +144,9 @@ function compileRule(rule: ValidationRule, where: string, mode: 'throw' | 'repor
   };
   const program = compileExpression(rule.rule);
   if (typeof program === 'string') return fail(rule.rule, program);
+  // kube-apiserver compiles with self typed by the schema: an undefined field, a wrong type
+  const typed = schema && typeCheckRule(rule.rule, schema, root);
+  if (typed !== undefined) return fail(rule.rule, typed);
   let message: Program | undefined;
   if (rule.messageExpression !== undefined) {
     const m = compileExpression(rule.messageExpression);
@@ -151,13 +161,21 @@ function compileNode(
   root: boolean,
   where: string,
   mode: 'throw' | 'report',
+  typed = true,
 ): Node | undefined {
+  // under allOf the schema gives no types (structural schemas declare them outside): not checked
   const rules = (schema['x-kubernetes-validations'] ?? []).map((r, i) =>
-    compileRule(r, `${where}.x-kubernetes-validations[${i}]`, mode),
+    compileRule(r, `${where}.x-kubernetes-validations[${i}]`, mode, typed ? schema : undefined, root),
   );
   const properties = new Map<string, Node>();
   for (const [k, s] of Object.entries(schema.properties ?? {})) {
-    const n = compileNode(s, s['x-kubernetes-embedded-resource'] === true, `${where}.properties[${k}]`, mode);
+    const n = compileNode(
+      s,
+      s['x-kubernetes-embedded-resource'] === true,
+      `${where}.properties[${k}]`,
+      mode,
+      typed,
+    );
     if (n) properties.set(k, n);
   }
   const items = schema.items
@@ -166,12 +184,19 @@ function compileNode(
         schema.items['x-kubernetes-embedded-resource'] === true,
         `${where}.items`,
         mode,
+        typed,
       )
     : undefined;
   const ap = schema.additionalProperties;
   const additional =
     typeof ap === 'object'
-      ? compileNode(ap, ap['x-kubernetes-embedded-resource'] === true, `${where}.additionalProperties`, mode)
+      ? compileNode(
+          ap,
+          ap['x-kubernetes-embedded-resource'] === true,
+          `${where}.additionalProperties`,
+          mode,
+          typed,
+        )
       : undefined;
   const allOf = (schema.allOf ?? []).flatMap((s, i) => {
     const n = compileNode(
@@ -179,6 +204,7 @@ function compileNode(
       root,
       `${where}.allOf[${i}]`,
       mode,
+      false,
     );
     return n ? [n] : [];
   });
