@@ -108,22 +108,23 @@ function buildBase(): Environment {
 }
 
 /**
- * Checks `source` with `self` and `oldSelf` of the type `selfType`, after declaring `types`
- * (name → fields, in an order where a type's fields name only types declared before it).
- * Returns the checked type, or the checker's message.
+ * A checker of expressions with `self` and `oldSelf` of the type `selfType`, after declaring
+ * `types` (name → fields, in an order where a type's fields name only types declared before it).
+ * It returns the checked type, or the checker's message.
  */
-export function checkTyped(
-  source: string,
+export function typedChecker(
   types: readonly (readonly [string, Record<string, string>])[],
   selfType: string,
-): { type: string } | { error: string } {
+): (source: string) => { type: string } | { error: string } {
   base ??= buildBase();
   const env = base.clone();
   for (const [name, fields] of types) env.registerType(name, { fields });
   env.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
-  const checked = env.check(source);
-  if (checked.valid) return { type: checked.type ?? 'dyn' };
-  return { error: checked.error?.message.split('\n')[0] ?? 'invalid expression' };
+  return (source) => {
+    const checked = env.check(source);
+    if (checked.valid) return { type: checked.type ?? 'dyn' };
+    return { error: checked.error?.message.split('\n')[0] ?? 'invalid expression' };
+  };
 }
 
 /**

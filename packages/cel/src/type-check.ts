@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { checkTyped } from './environment.js';
+import { typedChecker } from './environment.js';
 import { type CelSchema, escapeProperty } from './schema.js';
 
 /** kube-apiserver's reason for a rule of another type than bool (not prefixed `compilation failed`). */
@@ -98,6 +98,27 @@ function pickDeclaredRoot(properties: Record<string, CelSchema>): Record<string,
   };
 }
 
+type Checker = ReturnType<typeof typedChecker>;
+/** One checker per schema node (and root flag): a node's rules share it. */
+const checkers = new WeakMap<CelSchema, Map<boolean, Checker | undefined>>();
+
+function checkerOf(schema: CelSchema, root: boolean): Checker | undefined {
+  let byRoot = checkers.get(schema);
+  if (!byRoot) checkers.set(schema, (byRoot = new Map<boolean, Checker | undefined>()));
+  if (byRoot.has(root)) return byRoot.get(root);
+  let checker: Checker | undefined;
+  try {
+    const types: [string, Record<string, string>][] = [];
+    const self = declare(schema, root, types);
+    checker = self === undefined ? undefined : typedChecker(types, self);
+  } catch {
+    // a schema the checker cannot declare: left to evaluation, as before
+    checker = undefined;
+  }
+  byRoot.set(root, checker);
+  return checker;
+}
+
 /** cel-go's wording of the checker's messages where this engine's differ. */
 function celGoWording(m: string): string {
   let r: RegExpExecArray | null;
@@ -114,15 +135,9 @@ function celGoWording(m: string): string {
  * gives `self` no type (left to evaluation, as before).
  */
 export function typeCheckRule(rule: string, schema: CelSchema, root: boolean): string | undefined {
-  const types: [string, Record<string, string>][] = [];
-  let self: string | undefined;
-  try {
-    self = declare(schema, root, types);
-  } catch {
-    return undefined;
-  }
-  if (self === undefined) return undefined;
-  const checked = checkTyped(rule, types, self);
+  const check = checkerOf(schema, root);
+  if (check === undefined) return undefined;
+  const checked = check(rule);
   if ('error' in checked) return celGoWording(checked.error);
   // dyn is left to evaluation: this engine types some library results dyn where cel-go does not
   if (checked.type !== 'bool' && checked.type !== 'dyn') return NOT_BOOL;
