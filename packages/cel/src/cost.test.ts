@@ -84,6 +84,57 @@ const CASES: { name: string; obj: unknown; schema: CelSchema; expectCost: Record
     },
   },
   {
+    name: 'escaped strings',
+    ...vals(['l1\nl2', string], ['l1\nl2', string]),
+    expectCost: { "self.val1 == '''l1\nl2'''": 3 },
+  },
+  {
+    name: 'bytes',
+    ...vals(['QUI=', { type: 'string', format: 'byte' }], ['QUI=', { type: 'string', format: 'byte' }]),
+    expectCost: {
+      'self.val1 == self.val2': 5,
+      "self.val1 == b'AB'": 3,
+      'type(self.val1) == bytes': 4,
+      'size(self.val1) == 2': 4,
+    },
+  },
+  {
+    name: 'booleans',
+    ...vals(
+      [true, { type: 'boolean' }],
+      [true, { type: 'boolean' }],
+      [false, { type: 'boolean' }],
+      [false, { type: 'boolean' }],
+    ),
+    expectCost: { 'self.val1 != self.val4': 5, 'type(self.val1) == bool': 4 },
+  },
+  {
+    name: 'enums',
+    obj: { enumStr: 'Pending' },
+    schema: object({ enumStr: string }),
+    expectCost: { "self.enumStr == 'Pending'": 3, "self.enumStr in ['Pending', 'Available']": 2 },
+  },
+  {
+    name: 'listSets',
+    ...vals([['a', 'b', 'c'], list(string)], [['a', 'c', 'b'], list(string)]),
+    expectCost: {
+      "'a' in self.val1": 5,
+      'self.val2[0] in self.val1': 8,
+      "!('x' in self.val1)": 6,
+    },
+  },
+  {
+    name: 'objects',
+    obj: {
+      objs: [
+        { f1: 'a', f2: 'b' },
+        { f1: 'a', f2: 'b' },
+      ],
+    },
+    schema: object({ objs: list(object({ f1: string, f2: string })) }),
+    expectCost: { 'self.objs[0] == self.objs[1]': 7 },
+  },
+  {
     name: 'maps',
     ...vals([{ k1: 'a', k2: 'b' }, map(string)], [{ k2: 'b', k1: 'a' }, map(string)]),
     expectCost: {
