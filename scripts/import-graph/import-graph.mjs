@@ -187,12 +187,13 @@ export const LAYERS = {
     // the entries
     ['index.ts', 'vitest.ts', 'controller.ts'],
   ],
-  // Kubernetes' CEL (issue 23): errors and the schema's values, the libraries, the environment,
+  // Kubernetes' CEL (issue 23): errors, the schema's values and the cost meter, the libraries, the environment,
   // then what evaluates CRD rules and admission policies
   'packages/cel/src': [
-    ['errors.ts', 'field-error.ts', 'schema.ts'],
+    ['errors.ts', 'field-error.ts', 'schema.ts', 'cost.ts'],
     ['library'],
     ['environment.ts'],
+    ['type-check.ts'],
     ['crd.ts', 'policy.ts'],
     ['index.ts'],
   ],

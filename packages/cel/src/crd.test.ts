@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { compileValidations } from './crd.js';
-import { CelUnsupportedError } from './errors.js';
+import { CelCompileError, CelUnsupportedError } from './errors.js';
 import type { CelSchema, ValidationRule } from './schema.js';
 
 const crd = (schema: CelSchema) => ({
@@ -79,5 +79,48 @@ describe('compileValidations', () => {
       },
     ]);
     expect(v.validate({ apiVersion: 'g/v1', spec: { v: 2 } })).toEqual([]);
+  });
+
+  it('type-checks each rule against its schema node, as kube-apiserver compiles it', () => {
+    const reason = (rule: string, properties?: Record<string, CelSchema>): string | undefined => {
+      try {
+        compileValidations(spec([{ rule }], properties));
+        return undefined;
+      } catch (e) {
+        return e instanceof CelCompileError ? e.reason : String(e);
+      }
+    };
+    expect(reason('self.nope == 1')).toBe("undefined field 'nope'");
+    expect(reason('self.s == 1')).toBe("found no matching overload for '_==_' applied to '(string, int)'");
+    expect(reason('self.s')).toBe('cel expression must evaluate to a bool');
+    // well typed: nested objects, lists, maps, int-or-string (dyn), formats
+    const properties: Record<string, CelSchema> = {
+      o: { type: 'object', properties: { n: { type: 'integer' } } },
+      l: { type: 'array', items: { type: 'string' } },
+      m: { type: 'object', additionalProperties: { type: 'integer' } },
+      ios: { 'x-kubernetes-int-or-string': true },
+      t: { type: 'string', format: 'date-time' },
+    };
+    for (const rule of [
+      'self.o.n >= 0 && self.l.all(x, x.startsWith("a")) && self.m.all(k, self.m[k] > 0)',
+      "type(self.ios) == string ? self.ios.endsWith('%') : self.ios >= 0",
+      "self.t > timestamp('2000-01-01T00:00:00Z')",
+    ])
+      expect(reason(rule, properties), rule).toBeUndefined();
+    expect(reason('self.o.x == 1', properties)).toBe("undefined field 'x'");
+    // the root of a resource has apiVersion, kind and metadata.name/generateName, not the rest
+    const root = (rule: string) => () =>
+      compileValidations(crd({ type: 'object', 'x-kubernetes-validations': [{ rule }] }));
+    expect(root("self.metadata.name.startsWith('a') && self.kind != ''")).not.toThrow();
+    expect(root("self.metadata.namespace == 'a'")).toThrow(/undefined field 'namespace'/);
+    // reported on each object instead when compile errors are reported (a stored CRD)
+    expect(
+      compileValidations(spec([{ rule: 'self.nope == 1' }]), { compileErrors: 'report' }).validate({
+        apiVersion: 'g/v1',
+        spec: {},
+      }),
+    ).toEqual([
+      expect.objectContaining({ field: 'spec', detail: "rule compile error: undefined field 'nope'" }),
+    ]);
   });
 });

@@ -5,15 +5,22 @@
  * correlates (object properties, map values, `x-kubernetes-list-type: map` items by key), children
  * after their parent, and kube-apiserver's messages.
  *
- * Not emulated: the cost budget (`PerCallLimit`, `RuntimeCELCostBudget`) and compile-time type
- * checking against the schema (types are checked when the rule runs); `optionalOldSelf` is refused.
+ * The runtime cost budget is kube-apiserver v1.24's: each rule's evaluation stops past
+ * `PerCallLimit` (1,000,000), an object's rules together may spend `RuntimeCELCostBudget`
+ * (10,000,000), and either ends the validation with kube-apiserver's message; the cost is
+ * counted as cel-go counts it (`cost.ts`).
+ *
+ * Rules are type-checked against their schema node when compiled, as kube-apiserver compiles
+ * them (`type-check.ts`). `optionalOldSelf` is refused.
  *
  * @module
  */
+import type { CostMeter } from './cost.js';
 import { celGoMessage, compileExpression, type Program } from './environment.js';
 import { CelCompileError, CelUnsupportedError } from './errors.js';
 import { fieldError, type FieldError } from './field-error.js';
 import { type CelSchema, toCel, type ValidationRule } from './schema.js';
+import { typeCheckRule } from './type-check.js';
 
 /**
  * A CustomResourceDefinition as far as its validation rules go (`apiextensions.k8s.io/v1`).
@@ -56,7 +63,26 @@ export interface CompileOptions {
    * the rule's node, as kube-apiserver reports a stored CRD's broken rule.
    */
   compileErrors?: 'throw' | 'report';
+  /** The cost one rule's evaluation may reach (kube-apiserver's `PerCallLimit`, 1,000,000). */
+  perCallLimit?: number;
+  /** The cost all rules may spend on one object (`RuntimeCELCostBudget`, 10,000,000). */
+  costBudget?: number;
 }
+
+/** kube-apiserver's `PerCallLimit` (`apiextensions-apiserver/pkg/apiserver/schema/cel`, v1.24). */
+const PER_CALL_LIMIT = 1_000_000;
+/** kube-apiserver's `RuntimeCELCostBudget`, per object. */
+const RUNTIME_COST_BUDGET = 10_000_000;
+
+/** What is left of an object's cost budget; `stopped` once a limit ended the validation. */
+interface Budget {
+  remaining: number;
+  stopped: boolean;
+  readonly perCall: number;
+}
+
+const OUT_OF_BUDGET =
+  'validation failed due to running out of cost budget, no further validation rules will be run';
 
 interface CompiledRule {
   readonly rule: ValidationRule;
@@ -102,7 +128,13 @@ export interface CompiledValidations {
 const TRANSITION = /\boldSelf\b/;
 const stripStrings = (s: string): string => s.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, '""');
 
-function compileRule(rule: ValidationRule, where: string, mode: 'throw' | 'report'): CompiledRule {
+function compileRule(
+  rule: ValidationRule,
+  where: string,
+  mode: 'throw' | 'report',
+  schema: CelSchema | undefined,
+  root: boolean,
+): CompiledRule {
   const transition = TRANSITION.test(stripStrings(rule.rule));
   if (rule.optionalOldSelf === true)
     throw new CelUnsupportedError('optionalOldSelf', `${where}: evaluate the rule with an old value only`);
@@ -112,6 +144,9 @@ function compileRule(rule: ValidationRule, where: string, mode: 'throw' | 'repor
   };
   const program = compileExpression(rule.rule);
   if (typeof program === 'string') return fail(rule.rule, program);
+  // kube-apiserver compiles with self typed by the schema: an undefined field, a wrong type
+  const typed = schema && typeCheckRule(rule.rule, schema, root);
+  if (typed !== undefined) return fail(rule.rule, typed);
   let message: Program | undefined;
   if (rule.messageExpression !== undefined) {
     const m = compileExpression(rule.messageExpression);
@@ -126,13 +161,21 @@ function compileNode(
   root: boolean,
   where: string,
   mode: 'throw' | 'report',
+  typed = true,
 ): Node | undefined {
+  // under allOf the schema gives no types (structural schemas declare them outside): not checked
   const rules = (schema['x-kubernetes-validations'] ?? []).map((r, i) =>
-    compileRule(r, `${where}.x-kubernetes-validations[${i}]`, mode),
+    compileRule(r, `${where}.x-kubernetes-validations[${i}]`, mode, typed ? schema : undefined, root),
   );
   const properties = new Map<string, Node>();
   for (const [k, s] of Object.entries(schema.properties ?? {})) {
-    const n = compileNode(s, s['x-kubernetes-embedded-resource'] === true, `${where}.properties[${k}]`, mode);
+    const n = compileNode(
+      s,
+      s['x-kubernetes-embedded-resource'] === true,
+      `${where}.properties[${k}]`,
+      mode,
+      typed,
+    );
     if (n) properties.set(k, n);
   }
   const items = schema.items
@@ -141,12 +184,19 @@ function compileNode(
         schema.items['x-kubernetes-embedded-resource'] === true,
         `${where}.items`,
         mode,
+        typed,
       )
     : undefined;
   const ap = schema.additionalProperties;
   const additional =
     typeof ap === 'object'
-      ? compileNode(ap, ap['x-kubernetes-embedded-resource'] === true, `${where}.additionalProperties`, mode)
+      ? compileNode(
+          ap,
+          ap['x-kubernetes-embedded-resource'] === true,
+          `${where}.additionalProperties`,
+          mode,
+          typed,
+        )
       : undefined;
   const allOf = (schema.allOf ?? []).flatMap((s, i) => {
     const n = compileNode(
@@ -154,6 +204,7 @@ function compileNode(
       root,
       `${where}.allOf[${i}]`,
       mode,
+      false,
     );
     return n ? [n] : [];
   });
@@ -199,6 +250,8 @@ export function compileValidations(
     if (n) nodes.set(v.name, n);
   });
   const group = crd.spec.group;
+  const perCall = options.perCallLimit ?? PER_CALL_LIMIT;
+  const costBudget = options.costBudget ?? RUNTIME_COST_BUDGET;
   return {
     versions: [...nodes.keys()],
     validate(obj, oldObj) {
@@ -207,7 +260,7 @@ export function compileValidations(
       const node = nodes.get(apiVersion.slice(group.length + 1));
       if (!node) return [];
       const errs: FieldError[] = [];
-      validateNode(node, '', obj, oldObj, errs);
+      validateNode(node, '', obj, oldObj, errs, { remaining: costBudget, stopped: false, perCall });
       return errs;
     },
   };
@@ -253,11 +306,19 @@ function withFieldPath(path: string, fieldPath: string): string {
   return p;
 }
 
-function validateNode(node: Node, path: string, obj: unknown, oldObj: unknown, errs: FieldError[]): void {
-  if (obj === null || obj === undefined) return;
+function validateNode(
+  node: Node,
+  path: string,
+  obj: unknown,
+  oldObj: unknown,
+  errs: FieldError[],
+  budget: Budget,
+): void {
+  if (obj === null || obj === undefined || budget.stopped) return;
   const old = oldObj === null ? undefined : oldObj;
-  runRules(node, path, obj, old, errs);
-  for (const a of node.allOf) runRules(a, path, obj, old, errs);
+  runRules(node, path, obj, old, errs, budget);
+  for (const a of node.allOf) runRules(a, path, obj, old, errs, budget);
+  if (budget.stopped) return;
   if (Array.isArray(obj)) {
     if (!node.items) return;
     const oldItems: readonly unknown[] = Array.isArray(old) ? old : [];
@@ -272,7 +333,7 @@ function validateNode(node: Node, path: string, obj: unknown, oldObj: unknown, e
           : oldItems.find(
               (o) => isObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])),
             );
-      validateNode(node.items as Node, `${path}[${i}]`, item, oldItem, errs);
+      validateNode(node.items as Node, `${path}[${i}]`, item, oldItem, errs, budget);
     });
     return;
   }
@@ -283,16 +344,28 @@ function validateNode(node: Node, path: string, obj: unknown, oldObj: unknown, e
   const oldMap = correlatable && isObject(old) ? old : undefined;
   if (node.additional)
     for (const [k, v] of Object.entries(obj))
-      validateNode(node.additional, `${path}[${k}]`, v, oldMap?.[k], errs);
+      validateNode(node.additional, `${path}[${k}]`, v, oldMap?.[k], errs, budget);
   for (const [k, v] of Object.entries(obj)) {
     const sub = node.properties.get(k);
-    if (sub) validateNode(sub, child(path, k), v, oldMap?.[k], errs);
+    if (sub) validateNode(sub, child(path, k), v, oldMap?.[k], errs, budget);
   }
 }
 
-function runRules(node: Node, path: string, obj: unknown, old: unknown, errs: FieldError[]): void {
-  if (node.rules.length === 0) return;
+function runRules(
+  node: Node,
+  path: string,
+  obj: unknown,
+  old: unknown,
+  errs: FieldError[],
+  budget: Budget,
+): void {
+  if (node.rules.length === 0 || budget.stopped) return;
   const type = node.schema.type ?? '';
+  if (budget.remaining <= 0) {
+    errs.push(fieldError(shown(path), type, OUT_OF_BUDGET));
+    budget.stopped = true;
+    return;
+  }
   const self = toCel(obj, node.schema, node.root);
   let oldSelf: unknown;
   const activation = (): Record<string, unknown> => {
@@ -308,12 +381,35 @@ function runRules(node: Node, path: string, obj: unknown, old: unknown, errs: Fi
     if (!c.program) continue;
     if (c.transition && old === undefined) continue;
     let result: unknown;
+    let error: unknown;
+    const meter: CostMeter = { cost: 0, limit: budget.perCall, exceeded: false };
     try {
-      result = c.program(c.transition ? activation() : { self });
+      result = c.program(c.transition ? activation() : { self }, meter);
     } catch (e) {
-      if (e instanceof CelUnsupportedError) throw e;
-      const m = celGoMessage(e);
-      if (m === undefined) throw e;
+      // what is not a CEL error (nor the meter's stop) is a bug or fails closed: thrown as is
+      if (!meter.exceeded && (e instanceof CelUnsupportedError || celGoMessage(e) === undefined)) throw e;
+      error = e;
+    }
+    // kube-apiserver v1.24 (validation.go): the rule's cost first, then its error
+    if (meter.cost > budget.remaining) {
+      errs.push(fieldError(shown(path), type, OUT_OF_BUDGET));
+      budget.stopped = true;
+      return;
+    }
+    budget.remaining -= meter.cost;
+    if (meter.exceeded) {
+      errs.push(
+        fieldError(
+          shown(path),
+          type,
+          `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText}`,
+        ),
+      );
+      budget.stopped = true;
+      return;
+    }
+    if (error !== undefined) {
+      const m = celGoMessage(error) ?? '';
       if (m === 'no such overload')
         errs.push(
           fieldError(

@@ -13,6 +13,7 @@ import {
   TypeError as CelTypeError,
 } from '@marcbachmann/cel-js';
 
+import { type CostMeter, instrument, metered } from './cost.js';
 import { registerAuthz } from './library/authz.js';
 import { registerFormat } from './library/format.js';
 import { registerIP } from './library/ip.js';
@@ -106,8 +107,31 @@ function buildBase(): Environment {
   return env.registerOperator('optional<dyn> == optional<dyn>', (a: Optional, b: Optional) => celEqual(a, b));
 }
 
-/** A compiled expression: evaluate with an activation (variable → value). */
-export type Program = (activation: Record<string, unknown>) => unknown;
+/**
+ * A checker of expressions with `self` and `oldSelf` of the type `selfType`, after declaring
+ * `types` (name → fields, in an order where a type's fields name only types declared before it).
+ * It returns the checked type, or the checker's message.
+ */
+export function typedChecker(
+  types: readonly (readonly [string, Record<string, string>])[],
+  selfType: string,
+): (source: string) => { type: string } | { error: string } {
+  base ??= buildBase();
+  const env = base.clone();
+  for (const [name, fields] of types) env.registerType(name, { fields });
+  env.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
+  return (source) => {
+    const checked = env.check(source);
+    if (checked.valid) return { type: checked.type ?? 'dyn' };
+    return { error: checked.error?.message.split('\n')[0] ?? 'invalid expression' };
+  };
+}
+
+/**
+ * A compiled expression: evaluate with an activation (variable → value); with a meter, its cost
+ * is counted as cel-go counts it and the evaluation stops past the meter's limit (`cost.ts`).
+ */
+export type Program = (activation: Record<string, unknown>, meter?: CostMeter) => unknown;
 
 /** Compiles `source`; returns the program, or the compiler's message. */
 export function compileExpression(source: string, scope: Scope = 'crd'): Program | string {
@@ -130,7 +154,8 @@ export function compileExpression(source: string, scope: Scope = 'crd'): Program
       if (literal !== undefined) re2ToJs(literal);
     }
     const parsed = env.parse(source);
-    return (activation) => parsed(activation) as unknown;
+    instrument(parsed.ast);
+    return (activation, meter) => metered(meter, () => parsed(activation) as unknown);
   } catch (e) {
     if (e instanceof ParseError || e instanceof CelTypeError || e instanceof EvaluationError)
       return compilerMessage(e.message.split('\n')[0] ?? e.message);

@@ -153,4 +153,79 @@ describeEachBackend('CRD x-kubernetes-validations rules are compiled when the CR
       now.body.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'],
     ).toEqual([{ rule: 'self.n >= 0' }]);
   });
+
+  it('type-checks rules against the schema: an undefined field, wrong operand types, not a bool', async () => {
+    const r = await post(
+      crd('typeds', {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.nope == 1' }, { rule: 'self.s == 1' }, { rule: 'self.s' }],
+        properties: { s: { type: 'string' }, o: { type: 'object', properties: { n: { type: 'integer' } } } },
+      }),
+    );
+    expect(r.status, r.text).toBe(422);
+    const at = (i: number) =>
+      `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[${String(i)}].rule`;
+    expect(sorted(r.body.details.causes)).toEqual([
+      {
+        reason: 'FieldValueInvalid',
+        field: at(0),
+        message: expect.stringMatching(compileFailed('self.nope == 1')),
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: at(1),
+        message: expect.stringMatching(compileFailed('self.s == 1')),
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: at(2),
+        message:
+          'Invalid value: apiextensions.ValidationRule{Rule:"self.s", Message:""}: cel expression must evaluate to a bool',
+      },
+    ]);
+    // cel-go's words, on both servers (the real one adds position and caret)
+    expect(sorted(r.body.details.causes)[0].message).toContain("undefined field 'nope'");
+    expect(sorted(r.body.details.causes)[1].message).toContain(
+      "found no matching overload for '_==_' applied to '(string, int)'",
+    );
+  });
+
+  it('accepts well-typed rules: nested objects, lists, maps, int-or-string, a resource root', async () => {
+    const r = await post({
+      ...crd('welltypeds', {
+        type: 'object',
+        'x-kubernetes-validations': [
+          { rule: 'self.o.n >= 0 && self.l.all(x, x.startsWith("a")) && self.m.all(k, self.m[k] > 0)' },
+          { rule: "type(self.ios) == string ? self.ios.endsWith('%') : self.ios >= 0" },
+          { rule: 'has(self.o) && self.o.n == oldSelf.o.n' },
+          { rule: "self.t > timestamp('2000-01-01T00:00:00Z') && size(self.b) < 10" },
+        ],
+        properties: {
+          o: { type: 'object', properties: { n: { type: 'integer' } } },
+          l: { type: 'array', items: { type: 'string' } },
+          m: { type: 'object', additionalProperties: { type: 'integer' } },
+          ios: { 'x-kubernetes-int-or-string': true },
+          t: { type: 'string', format: 'date-time' },
+          b: { type: 'string', format: 'byte' },
+        },
+      }),
+    });
+    expect(r.status, r.text).toBe(201);
+    const name = r.body.metadata.name;
+    const root = structuredClone(r.body);
+    root.metadata = { name, resourceVersion: r.body.metadata.resourceVersion };
+    root.spec.versions[0].schema.openAPIV3Schema['x-kubernetes-validations'] = [
+      { rule: "self.metadata.name.startsWith('w') && self.kind == 'Welltyped' && self.apiVersion != ''" },
+      { rule: 'self.spec.o.n == 1' },
+    ];
+    delete root.status;
+    const u = await waitFor('the CRD updated with root rules', async () => {
+      const g = await call(b.cluster.url, 'GET', `${CRDS}/${name}`, opts());
+      const next = structuredClone(root);
+      next.metadata.resourceVersion = g.body.metadata.resourceVersion;
+      const put = await call(b.cluster.url, 'PUT', `${CRDS}/${name}`, opts(next));
+      return put.status === 409 ? undefined : put;
+    });
+    expect(u.status, u.text).toBe(200);
+  });
 });

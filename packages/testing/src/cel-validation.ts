@@ -5,8 +5,8 @@
  * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema; and, when a CRD is
  * written, the causes of its rules that do not compile ({@link celCrdCauses}).
  *
- * Not emulated: CEL's cost limits (the estimated cost kube-apiserver checks when a CRD is written,
- * the runtime budget per rule and per object) — an over-budget rule runs to the end here.
+ * The runtime cost budget (per rule and per object) is `@rxkube/cel`'s, as kube-apiserver's. Not
+ * emulated: the estimated cost kube-apiserver checks when a CRD is written.
  *
  * @module
  */
@@ -22,6 +22,9 @@ import type { StatusCause } from './status.js';
 import { deepEqual, isObject, type KObj } from './store/object.js';
 
 const compiled = new WeakMap<object, CompiledValidations | null>();
+
+/** kube-apiserver's reason for a rule that is not a bool: not prefixed `compilation failed: `. */
+const NOT_BOOL = 'cel expression must evaluate to a bool';
 
 const BLOCKING = new Set([
   'FieldValueRequired',
@@ -109,19 +112,32 @@ function goQuote(s: string): string {
   return `${out}"`;
 }
 
-/** The compiler's reason when `rule` does not compile; `undefined` when it does. */
-function compileFailure(rule: string): string | undefined {
+/** `schema` without the rules of its own and of its descendants (deep copy). */
+function withoutRules(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutRules);
+  if (!isObject(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) if (k !== 'x-kubernetes-validations') out[k] = withoutRules(v);
+  return out;
+}
+
+/**
+ * The compiler's reason when `rule` does not compile at its schema node (typed by the node, as
+ * kube-apiserver compiles it; `root`: the resource root); `undefined` when it does.
+ */
+function compileFailure(rule: string, schema: Record<string, unknown>, root: boolean): string | undefined {
+  const node = {
+    ...(withoutRules(schema) as Record<string, unknown>),
+    'x-kubernetes-validations': [{ rule }],
+  };
+  // a nested node is compiled as a property of a root, so `self` is not given a resource's fields
+  const openAPIV3Schema = root ? node : { type: 'object', properties: { node } };
   try {
     compileValidations({
       spec: {
         group: 'cel.check',
         names: { kind: 'Check', plural: 'checks' },
-        versions: [
-          {
-            name: 'v1',
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-validations': [{ rule }] } },
-          },
-        ],
+        versions: [{ name: 'v1', schema: { openAPIV3Schema } }],
       },
     });
     return undefined;
@@ -133,14 +149,18 @@ function compileFailure(rule: string): string | undefined {
   }
 }
 
-function schemaCauses(schema: unknown, path: string, causes: StatusCause[]): void {
+const embedded = (s: unknown): boolean => isObject(s) && s['x-kubernetes-embedded-resource'] === true;
+
+function schemaCauses(schema: unknown, path: string, causes: StatusCause[], root = false): void {
   if (!isObject(schema)) return;
   // children first, as kube-apiserver v1.24 lists them (fixtures README)
   const props = schema['properties'];
   if (isObject(props))
-    for (const [k, s] of Object.entries(props)) schemaCauses(s, `${path}.properties[${k}]`, causes);
-  schemaCauses(schema['items'], `${path}.items`, causes);
-  schemaCauses(schema['additionalProperties'], `${path}.additionalProperties`, causes);
+    for (const [k, s] of Object.entries(props))
+      schemaCauses(s, `${path}.properties[${k}]`, causes, embedded(s));
+  schemaCauses(schema['items'], `${path}.items`, causes, embedded(schema['items']));
+  const ap = schema['additionalProperties'];
+  schemaCauses(ap, `${path}.additionalProperties`, causes, embedded(ap));
   const rules = schema['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   rules.forEach((r: unknown, i) => {
@@ -151,12 +171,13 @@ function schemaCauses(schema: unknown, path: string, causes: StatusCause[]): voi
       causes.push({ reason: 'FieldValueRequired', message: 'Required value: rule is not specified', field });
       return;
     }
-    const failure = compileFailure(rule);
+    const failure = compileFailure(rule, schema, root);
     if (failure === undefined) return;
+    const detail = failure === NOT_BOOL ? failure : `compilation failed: ${failure}`;
     causes.push({
       reason: 'FieldValueInvalid',
       // the value is Go's %#v of apiextensions.ValidationRule (1.24: Rule and Message)
-      message: `Invalid value: apiextensions.ValidationRule{Rule:${goQuote(rule)}, Message:${goQuote(message)}}: compilation failed: ${failure}`,
+      message: `Invalid value: apiextensions.ValidationRule{Rule:${goQuote(rule)}, Message:${goQuote(message)}}: ${detail}`,
       field,
     });
   });
@@ -168,8 +189,9 @@ function schemaCauses(schema: unknown, path: string, causes: StatusCause[]): voi
  * `Invalid value: apiextensions.ValidationRule{…}: compilation failed: <compiler's message>` at
  * `….x-kubernetes-validations[i].rule`. The schema is under `spec.validation.openAPIV3Schema`
  * when every version has the same one (the internal version hoists it), else under
- * `spec.versions[i].schema.openAPIV3Schema`. The compiler's message is `@rxkube/cel`'s, not
- * cel-go's; rules are not type-checked against the schema (fixtures README, "Not emulated").
+ * `spec.versions[i].schema.openAPIV3Schema`. Each rule is type-checked against its schema node
+ * (`cel expression must evaluate to a bool` for another result type). The compiler's message is
+ * `@rxkube/cel`'s, not cel-go's (fixtures README, "Not emulated").
  */
 export function celCrdCauses(crd: KObj): StatusCause[] {
   const spec = isObject(crd['spec']) ? crd['spec'] : {};
@@ -180,10 +202,10 @@ export function celCrdCauses(crd: KObj): StatusCause[] {
   const first = versions[0];
   if (first === undefined) return causes;
   if (versions.every((v) => deepEqual(schemaOf(v), schemaOf(first))))
-    schemaCauses(schemaOf(first), 'spec.validation.openAPIV3Schema', causes);
+    schemaCauses(schemaOf(first), 'spec.validation.openAPIV3Schema', causes, true);
   else
     versions.forEach((v, i) =>
-      schemaCauses(schemaOf(v), `spec.versions[${String(i)}].schema.openAPIV3Schema`, causes),
+      schemaCauses(schemaOf(v), `spec.versions[${String(i)}].schema.openAPIV3Schema`, causes, true),
     );
   return causes;
 }
