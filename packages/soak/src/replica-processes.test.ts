@@ -1,6 +1,6 @@
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { KubeClient, loadKubeConfigFile, objectKey } from '@rxkube/kube';
 import { assignBuckets, bucketOf, resolveShardingOptions, ShardRing } from '@rxkube/kube/shard';
 import { waitFor } from '@rxkube/testing';
 import { describeEachBackend } from '@rxkube/testing/vitest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { ReplicaLook, ReplicaRequest } from './replica-process.js';
 import { pool } from './workload.js';
@@ -122,6 +122,13 @@ class ReplicaProcess {
   }
 }
 
+/** A replica's record file, and when it was reaped if it was killed. */
+interface RecordSource {
+  readonly id: string;
+  readonly record: string;
+  readonly deadAt: bigint | undefined;
+}
+
 /** A reconcile as the record files tell it: [start, end) on the shared monotonic clock. */
 interface Interval {
   readonly replica: string;
@@ -137,7 +144,7 @@ interface Interval {
  * replica ends when that process was reaped; one still open in a live replica has not ended.
  * Two starts of one key in one process without an end between them are an overlap too.
  */
-function intervals(replicas: readonly ReplicaProcess[]): { all: Interval[]; sameProcess: string[] } {
+function intervals(replicas: readonly RecordSource[]): { all: Interval[]; sameProcess: string[] } {
   const all: Interval[] = [];
   const sameProcess: string[] = [];
   const FOREVER = 2n ** 63n;
@@ -188,6 +195,42 @@ function overlaps(all: readonly Interval[]): string[] {
   }
   return found;
 }
+
+describe('the record files of the replica processes', () => {
+  it('show an overlap across processes, in one process, and with a killed one until it was reaped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rxkube-records-'));
+    try {
+      const source = (id: string, lines: string, deadAt?: bigint): RecordSource => {
+        const record = join(dir, id);
+        writeFileSync(record, lines);
+        return { id, record, deadAt };
+      };
+      const { all, sameProcess } = intervals([
+        // x: k1 from 10 to 20; k2 cancelled at 35; k3 twice at once; k4 still running when killed
+        // at 100, its last line cut short by the kill.
+        source(
+          'x',
+          'S 10 ns/k1 1\nE 20 ns/k1 1\nS 30 ns/k2 2\nC 35 ns/k2\nS 40 ns/k3 1\nS 41 ns/k3 1\nS 50 ns/k4 1\nE 6',
+          100n,
+        ),
+        // y: k1 after x's end; k2 after the cancel; k4 inside x's life (an overlap), and after it.
+        source(
+          'y',
+          'S 20 ns/k1 3\nE 25 ns/k1 3\nS 35 ns/k2 4\nE 36 ns/k2 4\nS 99 ns/k4 5\nE 99 ns/k4 5\nS 100 ns/k4 6\nE 101 ns/k4 6\n',
+        ),
+      ]);
+      expect(sameProcess).toEqual(['ns/k3: twice at once in x']);
+      expect(overlaps(all)).toEqual(['ns/k3: x and x', 'ns/k4: x and y']);
+      expect(all.filter((i) => i.key === 'ns/k4').map((i) => [i.replica, i.end, i.version])).toEqual([
+        ['x', 100n, undefined],
+        ['y', 99n, '5'],
+        ['y', 101n, '6'],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 // Replicas as processes (each its own Node, Manager, client and watches) over one API server;
 // the test drives their ring clocks in rounds and kills one with SIGKILL.
