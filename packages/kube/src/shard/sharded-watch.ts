@@ -20,7 +20,9 @@
  *   replica stopped being responsible for them (the ring released their fences after draining
  *   their reconciles, which read the Store until then). A watch whose buckets all left is closed.
  * - Until the first list of every watch started at connection ended: `Init`, then the objects as
- *   `InitApply`, then `InitDone` (the Store's `ready`).
+ *   `InitApply`, then `InitDone` (the Store's `ready`). The first watch's objects go on as they
+ *   arrive (the Store transforms them at once: no raw copy of the whole list is held); a watch
+ *   opened while it lists holds its own until `InitDone`.
  *
  * What it does not do: decide which buckets to watch (the ring does), or share one watch between
  * targets (one per target, as `WatchRegistry`).
@@ -117,6 +119,12 @@ interface Group<T extends KubeObject> {
   listing: Map<string, T> | undefined;
   /** Its objects while the connection's first `InitDone` waits for other watches. */
   initial: Map<string, T> | undefined;
+  /**
+   * Opened first, when the connection started (or when no other watch was left): during the
+   * connection's first list its objects go straight on as `InitApply` (the Store keeps them
+   * transformed), instead of being held raw until every watch has listed.
+   */
+  readonly streaming: boolean;
   synced: boolean;
   sub: Subscription;
 }
@@ -147,7 +155,8 @@ interface Group<T extends KubeObject> {
  *
  * ## Memory
  * The Store (the watched buckets' objects); each watcher's reference per object it serves; per
- * watch its bucket set. While the first lists are in progress, those lists' objects.
+ * watch its bucket set. While the first lists are in progress, the objects of the watches opened
+ * after the first (the first's go straight to the Store).
  *
  * @param scheduler time source of the watchers.
  */
@@ -162,10 +171,17 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
 
   const upstream$ = new Rx<WatchEvent<T>>((out) => {
     const groups = new Set<Group<T>>();
-    const current: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } = {
+    const current: {
+      groups: Set<Group<T>>;
+      initial: boolean;
+      mode: ShardFiltering | undefined;
+      /** A streaming watch passed `InitApply`s on since the last `Init` told downstream. */
+      streamed: boolean;
+    } = {
       groups,
       initial: true,
       mode: options.filtering,
+      streamed: false,
     };
     state = current;
     const store = shared.store;
@@ -186,17 +202,36 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
     };
 
     const onEvent = (g: Group<T>, e: WatchEvent<T>): void => {
+      const streaming = g.streaming && current.initial;
       switch (e.type) {
         case 'Init':
+          if (streaming) {
+            // A list that starts again (a relist, or the one watch of a client-side restart):
+            // what the last one passed on is void; the Store's list in progress starts afresh.
+            if (current.streamed) out.next({ type: 'Init' });
+            current.streamed = false;
+            return;
+          }
           g.listing = new Map();
           return;
         case 'InitApply':
+          if (streaming) {
+            if (g.buckets.has(bucketOfObject(e.object))) {
+              current.streamed = true;
+              out.next(e);
+            }
+            return;
+          }
           (g.listing ??= new Map()).set(objectKey(e.object), e.object);
           return;
         case 'InitDone': {
           const listing = g.listing ?? new Map<string, T>();
           g.listing = undefined;
           g.synced = true;
+          if (streaming) {
+            finishInitial();
+            return;
+          }
           if (current.initial) {
             g.initial = new Map([...listing].filter(([, o]) => g.buckets.has(bucketOfObject(o))));
             finishInitial();
@@ -218,6 +253,14 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
         case 'Apply':
         case 'Delete': {
           if (!g.buckets.has(bucketOfObject(e.object))) return;
+          if (streaming) {
+            // Listed, waiting for the other watches: into the Store's list in progress.
+            if (e.type === 'Apply') {
+              current.streamed = true;
+              out.next({ type: 'InitApply', object: e.object });
+            } else store.apply(e);
+            return;
+          }
           if (g.initial !== undefined) {
             if (e.type === 'Apply') g.initial.set(objectKey(e.object), e.object);
             else g.initial.delete(objectKey(e.object));
@@ -242,6 +285,7 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
         buckets,
         listing: undefined,
         initial: undefined,
+        streaming: current.initial && groups.size === 0,
         synced: false,
         sub: new Subscription(),
       };
@@ -280,8 +324,10 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
           if (g.buckets.size === 0) close(g);
           for (const [key, o] of g.initial ?? []) if (lost.has(bucketOfObject(o))) g.initial?.delete(key);
         }
-        // Out of the Store without a Delete to subscribers: not deleted, only no longer ours.
-        for (const object of store.list()) {
+        // Out of the Store without a Delete to subscribers: not deleted, only no longer ours —
+        // and out of its list in progress (what a streaming watch passed on).
+        const held = store.listing ? [...store.list(), ...listed(store)] : store.list();
+        for (const object of held) {
           if (lost.has(bucketOfObject(object))) store.apply({ type: 'Delete', object });
         }
       }
@@ -341,6 +387,13 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
       return state?.groups.size ?? 0;
     },
   };
+}
+
+/** The objects of a Store's list in progress (its `replay()` while listing). */
+function listed<T extends KubeObject>(store: { replay(): Iterable<WatchEvent<T>> }): T[] {
+  const out: T[] = [];
+  for (const e of store.replay()) if (e.type === 'InitApply') out.push(e.object);
+  return out;
 }
 
 /** `source` keeping only the objects `keep` accepts, in list pages and watch lines. */
