@@ -162,7 +162,11 @@ try {
       console.log(
         `run ${r + 1} ${side}: share ${f2(res.share)}, sync ${f0(res.syncMs)} ms, CPU ${f0(res.cpuMs)} ms ` +
           `(sync ${f0(res.cpuSyncMs)}), ${f0(res.events)} events, peak RSS ${f1(res.peakRss / MB)} MB ` +
-          `(baseline ${f1(res.baselineRss / MB)}), retained heap ${f1(res.retainedHeap / MB)} MB; load ${loadavg().map(f2).join(', ')}`,
+          `(baseline ${f1(res.baselineRss / MB)}), retained heap ${f1(res.retainedHeap / MB)} MB` +
+          (res.extra?.waitsEvents !== undefined
+            ? `, waits for input ${f0(res.extra.waitsSync)} in sync, ${f2(res.extra.waitsEvents / res.events)} per event`
+            : '') +
+          `; load ${loadavg().map(f2).join(', ')}`,
       );
     }
   }
