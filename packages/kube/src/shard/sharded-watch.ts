@@ -84,6 +84,12 @@ export interface ShardedWatchOptions<T extends KubeObject = KubeObject> {
   readonly watched$: Observable<readonly number[]>;
   /** `'server'` or `'client'` forces a filtering; default: asked of the server on each connection. */
   readonly filtering?: ShardFiltering;
+  /**
+   * The hashed key of an object when it is not the object's own `key` field — an owned child's is
+   * its owner's uid; `undefined`: in no bucket (dropped). Filtering is then client-side: the
+   * server selects on an object's own fields only.
+   */
+  readonly keyOf?: (object: KubeObject) => string | undefined;
   /** Watcher config of every watch (backoff, page size, recovery, …). */
   readonly watcher?: Omit<WatcherConfig, 'health'>;
   /** Health of each watch. */
@@ -165,8 +171,18 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
   scheduler: SchedulerLike = asyncScheduler,
 ): ShardedWatch<T> {
   const { client, target } = options;
-  const bucketOfObject = (o: KubeObject): number =>
-    bucketOf(options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''), options.buckets);
+  const { keyOf } = options;
+  const bucketOfObject =
+    keyOf !== undefined
+      ? (o: KubeObject): number => {
+          const key = keyOf(o);
+          return key === undefined ? -1 : bucketOf(key, options.buckets);
+        }
+      : (o: KubeObject): number =>
+          bucketOf(
+            options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''),
+            options.buckets,
+          );
   let state: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } | undefined;
 
   const upstream$ = new Rx<WatchEvent<T>>((out) => {
@@ -180,7 +196,7 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
     } = {
       groups,
       initial: true,
-      mode: options.filtering,
+      mode: keyOf !== undefined ? 'client' : options.filtering,
       streamed: false,
     };
     state = current;
@@ -252,7 +268,20 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
         }
         case 'Apply':
         case 'Delete': {
-          if (!g.buckets.has(bucketOfObject(e.object))) return;
+          if (!g.buckets.has(bucketOfObject(e.object))) {
+            // A key that can change (an owned child whose controller owner changed or went) took
+            // the object out of this watch's buckets: it leaves the Store, told as a Delete of the
+            // version held (whose owner is the one to reconcile).
+            if (keyOf === undefined || e.type !== 'Delete') return;
+            if (streaming) store.apply(e);
+            else if (g.initial !== undefined) g.initial.delete(objectKey(e.object));
+            else {
+              const held = store.get(objectKey(e.object));
+              if (held !== undefined && g.buckets.has(bucketOfObject(held)))
+                out.next({ type: 'Delete', object: held });
+            }
+            return;
+          }
           if (streaming) {
             // Listed, waiting for the other watches: into the Store's list in progress.
             if (e.type === 'Apply') {
@@ -300,6 +329,7 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
           ...(selector !== undefined ? { shardSelector: selector } : {}),
         }),
         (o) => g.buckets.has(bucketOfObject(o)),
+        keyOf !== undefined,
       );
       g.sub = watcher<T>(
         source,
@@ -396,21 +426,30 @@ function listed<T extends KubeObject>(store: { replay(): Iterable<WatchEvent<T>>
   return out;
 }
 
-/** `source` keeping only the objects `keep` accepts, in list pages and watch lines. */
+/**
+ * `source` keeping only the objects `keep` accepts, in list pages and watch lines. With `moves`
+ * (an object's key can change), a modification that is no longer kept goes on as a deletion, and
+ * every deletion goes on: the object may have been kept before.
+ */
 function keeping<T extends KubeObject>(
   source: ListWatchSource<T>,
   keep: (object: T) => boolean,
+  moves = false,
 ): ListWatchSource<T> {
   return {
     ...(source.streamingLists !== undefined ? { streamingLists: source.streamingLists } : {}),
     list: (params) => source.list(params).pipe(map((page) => ({ ...page, items: page.items.filter(keep) }))),
     watch: (params) =>
-      source
-        .watch(params)
-        .pipe(
-          filter(
-            (e) => (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') || keep(e.object),
-          ),
+      source.watch(params).pipe(
+        map((e) =>
+          moves && e.type === 'MODIFIED' && !keep(e.object) ? { ...e, type: 'DELETED' as const } : e,
         ),
+        filter(
+          (e) =>
+            (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') ||
+            (moves && e.type === 'DELETED') ||
+            keep(e.object),
+        ),
+      ),
   };
 }
