@@ -9,6 +9,9 @@
 //   pnpm --filter @rxkube/kube bench:shard                    # 100,000 objects, 200,000 events
 //   BENCH_OBJECTS=20000 BENCH_EVENTS=40000 pnpm --filter @rxkube/kube bench:shard
 //   BENCH_SIDES=rxkube,server-4 BENCH_RUNS=3 …                # subset / repetitions (median)
+//
+// server-1 and client-1 are one sharded replica holding every bucket: the sharded watch's own
+// cost beside the plain watcher + Store, with the same objects and events.
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,6 +35,8 @@ const BUCKETS = 64;
 const SIDE_DEFS = {
   'client-node': ['client-node.mjs', 1, undefined],
   rxkube: ['rxkube.mjs', 1, undefined],
+  'server-1': ['shard.mjs', 1, 'server'],
+  'client-1': ['shard.mjs', 1, 'client'],
   'server-2': ['shard.mjs', 2, 'server'],
   'server-4': ['shard.mjs', 4, 'server'],
   'client-2': ['shard.mjs', 2, 'client'],
@@ -157,7 +162,11 @@ try {
       console.log(
         `run ${r + 1} ${side}: share ${f2(res.share)}, sync ${f0(res.syncMs)} ms, CPU ${f0(res.cpuMs)} ms ` +
           `(sync ${f0(res.cpuSyncMs)}), ${f0(res.events)} events, peak RSS ${f1(res.peakRss / MB)} MB ` +
-          `(baseline ${f1(res.baselineRss / MB)}), retained heap ${f1(res.retainedHeap / MB)} MB; load ${loadavg().map(f2).join(', ')}`,
+          `(baseline ${f1(res.baselineRss / MB)}), retained heap ${f1(res.retainedHeap / MB)} MB` +
+          (res.extra?.waitsEvents !== undefined
+            ? `, waits for input ${f0(res.extra.waitsSync)} in sync, ${f2(res.extra.waitsEvents / res.events)} per event`
+            : '') +
+          `; load ${loadavg().map(f2).join(', ')}`,
       );
     }
   }

@@ -14,6 +14,9 @@ const FILTERING = process.env.BENCH_SHARD_FILTERING;
 const BUCKETS = 64;
 
 await runSide(async ({ kubeconfigPath, namespace, synced, modified, fail }) => {
+  // Times the process slept waiting for input: a sparse stream wakes it once per few events.
+  const waits0 = process.resourceUsage().voluntaryContextSwitches;
+  let waitsSynced;
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const client = KubeClient.fromKubeConfig(kc);
@@ -32,6 +35,7 @@ await runSide(async ({ kubeconfigPath, namespace, synced, modified, fail }) => {
     next: (e) => {
       if (e.type === 'InitDone') {
         live = true;
+        waitsSynced = process.resourceUsage().voluntaryContextSwitches - waits0;
         synced();
       } else if (e.type === 'Apply' && live) modified();
     },
@@ -44,6 +48,11 @@ await runSide(async ({ kubeconfigPath, namespace, synced, modified, fail }) => {
       for (const o of watch.store.list()) sum += Number(o.metadata.resourceVersion);
       return sum;
     },
-    extra: () => ({ buckets: mine.length, filtering: watch.filtering }),
+    extra: () => ({
+      buckets: mine.length,
+      filtering: watch.filtering,
+      waitsSync: waitsSynced,
+      waitsEvents: process.resourceUsage().voluntaryContextSwitches - waits0 - (waitsSynced ?? 0),
+    }),
   };
 });

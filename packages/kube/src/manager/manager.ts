@@ -47,6 +47,7 @@ import { controller } from '../controller/controller.js';
 import type { ControllerPlan } from '../controller/validate-options.js';
 import { planController } from '../controller/validate-options.js';
 import { ownerScopeRefusalByDiscovery } from '../controller/owner-scopes.js';
+import { groupOf } from '../controller/watches.js';
 import type { EnsureCrdOptions, EnsureCrdResult } from '../crd/ensure-crd.js';
 import type { CrdInput } from '../crd/load-crd.js';
 import { EventRecorder } from '../events/event-recorder.js';
@@ -820,17 +821,38 @@ export class Manager {
    * Keys of the watch targets that are only ever the primary of sharded controllers (not `single`,
    * not watched by any other role): their watches carry only this replica's buckets.
    */
-  private shardedTargets(): ReadonlySet<string> {
-    const sharded = new Set<string>();
+  /**
+   * The watch targets that carry only this replica's buckets: a sharded controller's primary
+   * (mapped to `undefined`), and with `key: 'uid'` its owned kinds (mapped to the primary kind:
+   * a child is in its controller owner's bucket) — each only when no other role, or owner kind,
+   * watches the same target.
+   */
+  private shardedTargets(): ReadonlyMap<string, ResourceType | undefined> {
+    const roles = new Map<string, Set<string>>();
+    const sharded = new Map<string, ResourceType | undefined>();
     const other = new Set<string>();
+    const byOwner = this.sharding?.ring.options.key === 'uid';
+    const note = (key: string, role: string, owner: ResourceType | undefined, ok: boolean): void => {
+      let seen = roles.get(key);
+      if (seen === undefined) roles.set(key, (seen = new Set()));
+      seen.add(role);
+      if (ok) sharded.set(key, owner);
+      else other.add(key);
+    };
     for (const c of this.controllers) {
       const plan = this.plan(c);
       const primaryOnly = this.everywhere(c) && c.options.single !== true;
-      for (const t of plan.primary.targets) (primaryOnly ? sharded : other).add(watchTargetKey(t));
-      for (const kind of [...plan.owned, ...plan.mapped]) {
-        for (const t of kind.targets) other.add(watchTargetKey(t));
+      for (const t of plan.primary.targets) note(watchTargetKey(t), 'primary', undefined, primaryOnly);
+      const owner = c.options.for;
+      const ownerRole = `owned by ${groupOf(owner.apiVersion)}/${owner.kind}`;
+      for (const kind of plan.owned) {
+        for (const t of kind.targets) note(watchTargetKey(t), ownerRole, owner, primaryOnly && byOwner);
+      }
+      for (const kind of plan.mapped) {
+        for (const t of kind.targets) note(watchTargetKey(t), 'mapped', undefined, false);
       }
     }
+    for (const [key, seen] of roles) if (seen.size > 1) other.add(key);
     for (const key of other) sharded.delete(key);
     return sharded;
   }

@@ -24,11 +24,12 @@ import { asyncScheduler, EMPTY, filter, from, merge, mergeMap } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
 import type { ControllerOptions } from '../controller/options.js';
+import { groupOf } from '../controller/watches.js';
 import type { ProbeCheck } from '../ops/probes.js';
 import type { StoreReader } from '../reflector/store-reader.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import { watchTargetKey } from '../reflector/watch-registry.js';
-import type { KubeObject, ObjectRef } from '../types.js';
+import type { KubeObject, ObjectRef, ResourceType } from '../types.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import type { WatcherHealth } from '../watcher/health.js';
 import { observeRing } from './metrics.js';
@@ -128,11 +129,13 @@ export class ManagerSharding {
 
   /**
    * The sharded watch of `target` when it is one of `sharded` (target keys), else `undefined`;
-   * one per target.
+   * one per target. A target mapped to a kind is the owned kind of a controller of that primary
+   * kind: its objects are in the bucket of their controller owner's uid (client-side: the server
+   * cannot select on it), and one with no such owner is in none. Mapped to `undefined`: a primary.
    */
   watch(
     target: WatchTarget,
-    sharded: ReadonlySet<string>,
+    sharded: ReadonlyMap<string, ResourceType | undefined>,
     extras: {
       readonly watcher?: Omit<WatcherConfig, 'health'>;
       readonly health?: (health: WatcherHealth) => void;
@@ -141,10 +144,12 @@ export class ManagerSharding {
   ): ShardedWatch | undefined {
     const key = watchTargetKey(target);
     if (!sharded.has(key)) return undefined;
+    const owner = sharded.get(key);
     let w = this.watches.get(key);
     if (w === undefined) {
       w = shardedWatch(
         {
+          ...(owner !== undefined ? { keyOf: (o: KubeObject) => controllerOwnerUid(o, owner) } : {}),
           client: this.client,
           target,
           buckets: this.ring.options.buckets,
@@ -190,6 +195,14 @@ export class ManagerSharding {
     );
     return { admit, reconcileOn: merge(acquired$, options.reconcileOn ?? EMPTY) };
   }
+}
+
+/** The uid of `child`'s controller owner reference of `owner`'s group and kind, if any. */
+function controllerOwnerUid(child: KubeObject, owner: ResourceType): string | undefined {
+  const group = groupOf(owner.apiVersion);
+  return child.metadata.ownerReferences?.find(
+    (r) => r.controller === true && r.kind === owner.kind && groupOf(r.apiVersion) === group,
+  )?.uid;
 }
 
 function refOf(type: { readonly apiVersion: string; readonly kind: string }, o: KubeObject): ObjectRef {

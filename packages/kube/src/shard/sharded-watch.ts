@@ -20,7 +20,9 @@
  *   replica stopped being responsible for them (the ring released their fences after draining
  *   their reconciles, which read the Store until then). A watch whose buckets all left is closed.
  * - Until the first list of every watch started at connection ended: `Init`, then the objects as
- *   `InitApply`, then `InitDone` (the Store's `ready`).
+ *   `InitApply`, then `InitDone` (the Store's `ready`). The first watch's objects go on as they
+ *   arrive (the Store transforms them at once: no raw copy of the whole list is held); a watch
+ *   opened while it lists holds its own until `InitDone`.
  *
  * What it does not do: decide which buckets to watch (the ring does), or share one watch between
  * targets (one per target, as `WatchRegistry`).
@@ -82,6 +84,12 @@ export interface ShardedWatchOptions<T extends KubeObject = KubeObject> {
   readonly watched$: Observable<readonly number[]>;
   /** `'server'` or `'client'` forces a filtering; default: asked of the server on each connection. */
   readonly filtering?: ShardFiltering;
+  /**
+   * The hashed key of an object when it is not the object's own `key` field — an owned child's is
+   * its owner's uid; `undefined`: in no bucket (dropped). Filtering is then client-side: the
+   * server selects on an object's own fields only.
+   */
+  readonly keyOf?: (object: KubeObject) => string | undefined;
   /** Watcher config of every watch (backoff, page size, recovery, …). */
   readonly watcher?: Omit<WatcherConfig, 'health'>;
   /** Health of each watch. */
@@ -117,6 +125,12 @@ interface Group<T extends KubeObject> {
   listing: Map<string, T> | undefined;
   /** Its objects while the connection's first `InitDone` waits for other watches. */
   initial: Map<string, T> | undefined;
+  /**
+   * Opened first, when the connection started (or when no other watch was left): during the
+   * connection's first list its objects go straight on as `InitApply` (the Store keeps them
+   * transformed), instead of being held raw until every watch has listed.
+   */
+  readonly streaming: boolean;
   synced: boolean;
   sub: Subscription;
 }
@@ -147,7 +161,8 @@ interface Group<T extends KubeObject> {
  *
  * ## Memory
  * The Store (the watched buckets' objects); each watcher's reference per object it serves; per
- * watch its bucket set. While the first lists are in progress, those lists' objects.
+ * watch its bucket set. While the first lists are in progress, the objects of the watches opened
+ * after the first (the first's go straight to the Store).
  *
  * @param scheduler time source of the watchers.
  */
@@ -156,16 +171,33 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
   scheduler: SchedulerLike = asyncScheduler,
 ): ShardedWatch<T> {
   const { client, target } = options;
-  const bucketOfObject = (o: KubeObject): number =>
-    bucketOf(options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''), options.buckets);
+  const { keyOf } = options;
+  const bucketOfObject =
+    keyOf !== undefined
+      ? (o: KubeObject): number => {
+          const key = keyOf(o);
+          return key === undefined ? -1 : bucketOf(key, options.buckets);
+        }
+      : (o: KubeObject): number =>
+          bucketOf(
+            options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''),
+            options.buckets,
+          );
   let state: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } | undefined;
 
   const upstream$ = new Rx<WatchEvent<T>>((out) => {
     const groups = new Set<Group<T>>();
-    const current: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } = {
+    const current: {
+      groups: Set<Group<T>>;
+      initial: boolean;
+      mode: ShardFiltering | undefined;
+      /** A streaming watch passed `InitApply`s on since the last `Init` told downstream. */
+      streamed: boolean;
+    } = {
       groups,
       initial: true,
-      mode: options.filtering,
+      mode: keyOf !== undefined ? 'client' : options.filtering,
+      streamed: false,
     };
     state = current;
     const store = shared.store;
@@ -186,17 +218,36 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
     };
 
     const onEvent = (g: Group<T>, e: WatchEvent<T>): void => {
+      const streaming = g.streaming && current.initial;
       switch (e.type) {
         case 'Init':
+          if (streaming) {
+            // A list that starts again (a relist, or the one watch of a client-side restart):
+            // what the last one passed on is void; the Store's list in progress starts afresh.
+            if (current.streamed) out.next({ type: 'Init' });
+            current.streamed = false;
+            return;
+          }
           g.listing = new Map();
           return;
         case 'InitApply':
+          if (streaming) {
+            if (g.buckets.has(bucketOfObject(e.object))) {
+              current.streamed = true;
+              out.next(e);
+            }
+            return;
+          }
           (g.listing ??= new Map()).set(objectKey(e.object), e.object);
           return;
         case 'InitDone': {
           const listing = g.listing ?? new Map<string, T>();
           g.listing = undefined;
           g.synced = true;
+          if (streaming) {
+            finishInitial();
+            return;
+          }
           if (current.initial) {
             g.initial = new Map([...listing].filter(([, o]) => g.buckets.has(bucketOfObject(o))));
             finishInitial();
@@ -217,7 +268,28 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
         }
         case 'Apply':
         case 'Delete': {
-          if (!g.buckets.has(bucketOfObject(e.object))) return;
+          if (!g.buckets.has(bucketOfObject(e.object))) {
+            // A key that can change (an owned child whose controller owner changed or went) took
+            // the object out of this watch's buckets: it leaves the Store, told as a Delete of the
+            // version held (whose owner is the one to reconcile).
+            if (keyOf === undefined || e.type !== 'Delete') return;
+            if (streaming) store.apply(e);
+            else if (g.initial !== undefined) g.initial.delete(objectKey(e.object));
+            else {
+              const held = store.get(objectKey(e.object));
+              if (held !== undefined && g.buckets.has(bucketOfObject(held)))
+                out.next({ type: 'Delete', object: held });
+            }
+            return;
+          }
+          if (streaming) {
+            // Listed, waiting for the other watches: into the Store's list in progress.
+            if (e.type === 'Apply') {
+              current.streamed = true;
+              out.next({ type: 'InitApply', object: e.object });
+            } else store.apply(e);
+            return;
+          }
           if (g.initial !== undefined) {
             if (e.type === 'Apply') g.initial.set(objectKey(e.object), e.object);
             else g.initial.delete(objectKey(e.object));
@@ -242,6 +314,7 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
         buckets,
         listing: undefined,
         initial: undefined,
+        streaming: current.initial && groups.size === 0,
         synced: false,
         sub: new Subscription(),
       };
@@ -256,6 +329,7 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
           ...(selector !== undefined ? { shardSelector: selector } : {}),
         }),
         (o) => g.buckets.has(bucketOfObject(o)),
+        keyOf !== undefined,
       );
       g.sub = watcher<T>(
         source,
@@ -280,8 +354,10 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
           if (g.buckets.size === 0) close(g);
           for (const [key, o] of g.initial ?? []) if (lost.has(bucketOfObject(o))) g.initial?.delete(key);
         }
-        // Out of the Store without a Delete to subscribers: not deleted, only no longer ours.
-        for (const object of store.list()) {
+        // Out of the Store without a Delete to subscribers: not deleted, only no longer ours —
+        // and out of its list in progress (what a streaming watch passed on).
+        const held = store.listing ? [...store.list(), ...listed(store)] : store.list();
+        for (const object of held) {
           if (lost.has(bucketOfObject(object))) store.apply({ type: 'Delete', object });
         }
       }
@@ -343,21 +419,37 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
   };
 }
 
-/** `source` keeping only the objects `keep` accepts, in list pages and watch lines. */
+/** The objects of a Store's list in progress (its `replay()` while listing). */
+function listed<T extends KubeObject>(store: { replay(): Iterable<WatchEvent<T>> }): T[] {
+  const out: T[] = [];
+  for (const e of store.replay()) if (e.type === 'InitApply') out.push(e.object);
+  return out;
+}
+
+/**
+ * `source` keeping only the objects `keep` accepts, in list pages and watch lines. With `moves`
+ * (an object's key can change), a modification that is no longer kept goes on as a deletion, and
+ * every deletion goes on: the object may have been kept before.
+ */
 function keeping<T extends KubeObject>(
   source: ListWatchSource<T>,
   keep: (object: T) => boolean,
+  moves = false,
 ): ListWatchSource<T> {
   return {
     ...(source.streamingLists !== undefined ? { streamingLists: source.streamingLists } : {}),
     list: (params) => source.list(params).pipe(map((page) => ({ ...page, items: page.items.filter(keep) }))),
     watch: (params) =>
-      source
-        .watch(params)
-        .pipe(
-          filter(
-            (e) => (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') || keep(e.object),
-          ),
+      source.watch(params).pipe(
+        map((e) =>
+          moves && e.type === 'MODIFIED' && !keep(e.object) ? { ...e, type: 'DELETED' as const } : e,
         ),
+        filter(
+          (e) =>
+            (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') ||
+            (moves && e.type === 'DELETED') ||
+            keep(e.object),
+        ),
+      ),
   };
 }
