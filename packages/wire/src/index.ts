@@ -1,0 +1,8 @@
+/**
+ * `@rxkube/wire`: Kubernetes' wire vocabulary, in one place both sides of the wire import — the
+ * client (`@rxkube/kube`), the embedded API server (`@rxkube/testing`) and the CEL evaluator
+ * (`@rxkube/cel`) — so neither has to depend on the other for it. No dependencies, no I/O.
+ *
+ * @packageDocumentation
+ */
+export { bucketOf, bucketRange, fnv1a64, fnv1a64InRange } from './fnv.js';
