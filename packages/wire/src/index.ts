@@ -6,3 +6,4 @@
  * @packageDocumentation
  */
 export { bucketOf, bucketRange, fnv1a64, fnv1a64InRange } from './fnv.js';
+export { parseQuantity, type Quantity, type QuantityFormat } from './quantity.js';
