@@ -7,3 +7,4 @@
  */
 export { bucketOf, bucketRange, fnv1a64, fnv1a64InRange } from './fnv.js';
 export { parseQuantity, type Quantity, type QuantityFormat } from './quantity.js';
+export type { Status, StatusCause, StatusDetails } from './status.js';
