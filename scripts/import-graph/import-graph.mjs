@@ -150,7 +150,10 @@ export const LAYERS = {
     ['index.ts'],
   ],
   // Kubernetes' wire vocabulary (issue 20), shared by kube, testing and cel: leaves, then the entry
-  'packages/wire/src': [['fnv.ts', 'quantity.ts', 'status.ts'], ['index.ts']],
+  'packages/wire/src': [
+    ['fnv.ts', 'json-schema-props.ts', 'policy-rule.ts', 'quantity.ts', 'status.ts'],
+    ['index.ts'],
+  ],
   'packages/cli/src': [
     ['errors.ts'],
     ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts', 'webhook-manifests.ts'],

@@ -8,3 +8,5 @@
 export { bucketOf, bucketRange, fnv1a64, fnv1a64InRange } from './fnv.js';
 export { parseQuantity, type Quantity, type QuantityFormat } from './quantity.js';
 export type { Status, StatusCause, StatusDetails } from './status.js';
+export type { JSONSchemaProps } from './json-schema-props.js';
+export type { PolicyRule } from './policy-rule.js';
