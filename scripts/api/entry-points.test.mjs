@@ -21,6 +21,9 @@ const ROOT_COUNTS = {
   '@rxkube/core': 41,
   // the CRD rules and admission-policy evaluators, their inputs, verdicts and typed errors
   '@rxkube/cel': 19,
+  // the wire types kube, testing and cel share (Status, JSONSchemaProps, PolicyRule,
+  // LabelSelector), quantities, the FNV-1a shard hash
+  '@rxkube/wire': 15,
 };
 
 const entries = entryPoints();

@@ -197,6 +197,11 @@ export const LAYERS = {
     ['crd.ts', 'policy.ts'],
     ['index.ts'],
   ],
+  // Kubernetes' wire vocabulary (issue 20), shared by kube, testing and cel: leaves, then the entry
+  'packages/wire/src': [
+    ['fnv.ts', 'json-schema-props.ts', 'label-selector.ts', 'policy-rule.ts', 'quantity.ts', 'status.ts'],
+    ['index.ts'],
+  ],
   'packages/cli/src': [
     ['errors.ts'],
     ['module-options.ts', 'flags.ts', 'connect.ts', 'manifests.ts', 'webhook-manifests.ts'],

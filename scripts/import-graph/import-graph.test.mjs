@@ -44,6 +44,7 @@ describe('import cycles', () => {
     'packages/kube/src',
     'packages/core/src',
     'packages/cel/src',
+    'packages/wire/src',
     'packages/testing/src',
     'packages/cli/src',
     'packages/examples',

@@ -143,7 +143,7 @@ describe('installed with npm into an empty project outside the workspace', () =>
     expect(stdout).toMatch(/^typecheck ok: [1-9]\d* consumer files, [1-9]\d* rxkube declaration files/);
   }, 180_000);
 
-  it.each([['core.ts'], ['kube-watch.ts'], ['kube.ts'], ['testing.ts']])(
+  it.each([['core.ts'], ['kube-watch.ts'], ['kube.ts'], ['testing.ts'], ['wire.ts']])(
     'runs %s',
     async (file) => {
       // Killed (with any child) well before the test's timeout, so a hung consumer fails the test

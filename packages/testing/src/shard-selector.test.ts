@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { fnv1a64, parseShardSelector } from './shard-selector.js';
+import { fnv1a64 } from '@rxkube/wire';
+
+import { parseShardSelector } from './shard-selector.js';
 
 /** FNV-1a 64 in BigInt, byte by byte: the reference. */
 function reference(text: string): bigint {

@@ -10,36 +10,10 @@
  * @module
  */
 
-/**
- * One entry of `details.causes`.
- *
- * ## Example
- * ```ts
- * const cause: StatusCause = { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.size' };
- * ```
- */
-export interface StatusCause {
-  reason?: string;
-  message: string;
-  field?: string;
-}
+import type { StatusCause, StatusDetails } from '@rxkube/wire';
 
-/**
- * `details` of a Status.
- *
- * ## Example
- * ```ts
- * const details: StatusDetails = { name: 'settings', kind: 'configmaps' }; // of a 404 for a ConfigMap
- * ```
- */
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
+// The wire types are @rxkube/wire's, shared with the client (@rxkube/kube).
+export type { StatusCause, StatusDetails } from '@rxkube/wire';
 
 /**
  * A `metav1.Status` as sent on the wire.
@@ -107,14 +81,14 @@ export function failure(
 }
 
 function orderDetails(d: StatusDetails): StatusDetails {
-  const out: StatusDetails = {};
-  if (d.name !== undefined) out.name = d.name;
-  if (d.group !== undefined && d.group !== '') out.group = d.group;
-  if (d.kind !== undefined) out.kind = d.kind;
-  if (d.uid !== undefined) out.uid = d.uid;
-  if (d.causes !== undefined) out.causes = d.causes;
-  if (d.retryAfterSeconds !== undefined) out.retryAfterSeconds = d.retryAfterSeconds;
-  return out;
+  return {
+    ...(d.name !== undefined ? { name: d.name } : {}),
+    ...(d.group !== undefined && d.group !== '' ? { group: d.group } : {}),
+    ...(d.kind !== undefined ? { kind: d.kind } : {}),
+    ...(d.uid !== undefined ? { uid: d.uid } : {}),
+    ...(d.causes !== undefined ? { causes: d.causes } : {}),
+    ...(d.retryAfterSeconds !== undefined ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
+  };
 }
 
 /** `configmaps` or `leases.coordination.k8s.io`. */
@@ -202,15 +176,21 @@ export interface KindName {
 
 /** Formats `a: b` or `[a: b, c: d]` the way field.ErrorList.ToAggregate does (identical errors once). */
 export function causesMessage(causes: readonly StatusCause[]): string {
-  const parts = [...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)))];
+  const parts = [
+    ...new Set(causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')))),
+  ];
   return parts.length === 1 ? (parts[0] ?? '') : `[${parts.join(', ')}]`;
 }
 
 /** 422 Invalid naming the Kind: `ConfigMap "x" is invalid: metadata.name: …`. */
 export function invalid(k: KindName, name: string | undefined, causes: readonly StatusCause[]): StatusBody {
   const q = k.group === '' ? k.kind : `${k.kind}.${k.group}`;
-  const details: StatusDetails = { group: k.group, kind: k.kind, causes: [...causes] };
-  if (name !== undefined && name !== '') details.name = name;
+  const details: StatusDetails = {
+    ...(name !== undefined && name !== '' ? { name } : {}),
+    group: k.group,
+    kind: k.kind,
+    causes: [...causes],
+  };
   return failure(422, 'Invalid', `${q} "${name ?? ''}" is invalid: ${causesMessage(causes)}`, details);
 }
 
@@ -330,8 +310,7 @@ export function forbidden(
   const res = r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
   const subject = r.name ? `${qualified(r)} "${r.name}"` : qualified(r);
   const scope = r.namespace ? `in the namespace "${r.namespace}"` : 'at the cluster scope';
-  const details: StatusDetails = { group: r.group, kind: r.resource };
-  if (r.name) details.name = r.name;
+  const details: StatusDetails = { ...(r.name ? { name: r.name } : {}), group: r.group, kind: r.resource };
   return failure(
     403,
     'Forbidden',

@@ -6,20 +6,10 @@
  * @module
  */
 import type { Environment } from '@marcbachmann/cel-js';
+import { parseQuantity } from '@rxkube/wire';
 
 import { evaluationError } from './errors.js';
 
-const PATTERN =
-  /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
-const BINARY: Record<string, bigint> = {
-  Ki: 2n ** 10n,
-  Mi: 2n ** 20n,
-  Gi: 2n ** 30n,
-  Ti: 2n ** 40n,
-  Pi: 2n ** 50n,
-  Ei: 2n ** 60n,
-};
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const LOOSE = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 const REGEX_ERROR =
   "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
@@ -33,22 +23,13 @@ export class Quantity {
     readonly text: string,
   ) {}
 
-  /** Parses Kubernetes' quantity syntax; throws cel-go's error text. */
+  /** Parses Kubernetes' quantity syntax (`@rxkube/wire`'s parser); throws cel-go's error text. */
   static parse(s: string): Quantity {
-    const m = PATTERN.exec(s);
-    if (!m) throw evaluationError(LOOSE.test(s) ? "unable to parse quantity's suffix" : REGEX_ERROR);
-    const [int = '', frac = ''] = (m[1] ?? '').split('.');
-    let num = BigInt((int.replace(/^[+-]/, '') || '0') + frac);
-    if (int.startsWith('-')) num = -num;
-    let den = 10n ** BigInt(frac.length);
-    const suffix = m[2] ?? '';
-    if (suffix in BINARY) num *= BINARY[suffix] ?? 1n;
-    else {
-      const exp = suffix in DECIMAL ? (DECIMAL[suffix] ?? 0) : suffix ? Number(suffix.slice(1)) : 0;
-      if (exp >= 0) num *= 10n ** BigInt(exp);
-      else den *= 10n ** BigInt(-exp);
+    const q = parseQuantity(s);
+    if (q === undefined) {
+      throw evaluationError(LOOSE.test(s) ? "unable to parse quantity's suffix" : REGEX_ERROR);
     }
-    return Quantity.of(num, den, s);
+    return new Quantity(q.num, q.den, s);
   }
 
   static of(num: bigint, den: bigint, text: string): Quantity {
@@ -88,7 +69,7 @@ export function registerQuantity(env: Environment): Environment {
         'kubernetes.Quantity == kubernetes.Quantity',
         (a: Quantity, b: Quantity) => a.compare(b) === 0,
       )
-      .registerFunction('isQuantity(string): bool', (s: string) => PATTERN.test(s))
+      .registerFunction('isQuantity(string): bool', (s: string) => parseQuantity(s) !== undefined)
       .registerFunction('kubernetes.Quantity.sign(): int', (q: Quantity) =>
         BigInt(q.num > 0n ? 1 : q.num < 0n ? -1 : 0),
       )

@@ -4,37 +4,12 @@
  *
  * @module
  */
+import type { JSONSchemaProps } from '@rxkube/wire';
+
 import type { ObjectMeta } from '../types.js';
 
-/**
- * An OpenAPI v3 schema of a CRD version (`JSONSchemaProps`), the structural subset plus the
- * `x-kubernetes-*` extensions.
- *
- * ## Example
- * ```ts
- * const schema: JSONSchemaProps = {
- *   type: 'object',
- *   properties: { spec: { type: 'object', properties: { size: { type: 'integer' } }, required: ['size'] } },
- * };
- * const version: CustomResourceDefinitionVersion = { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } };
- * ```
- */
-export interface JSONSchemaProps {
-  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
-  description?: string;
-  format?: string;
-  properties?: Record<string, JSONSchemaProps>;
-  required?: string[];
-  items?: JSONSchemaProps;
-  additionalProperties?: JSONSchemaProps | boolean;
-  enum?: unknown[];
-  nullable?: boolean;
-  default?: unknown;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  [keyword: string]: unknown;
-}
+// The schema is @rxkube/wire's, shared with the embedded API server.
+export type { JSONSchemaProps } from '@rxkube/wire';
 
 /**
  * One entry of `spec.versions`.

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import type { PolicyRule as WirePolicyRule } from '@rxkube/wire';
+
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
 import type { ControllerOptions } from '../controller/options.js';
@@ -14,7 +16,9 @@ import type { KubeObject } from '../types.js';
 import type { WebhookDescription } from '../webhook/webhook-server.js';
 
 /**
- * An rbac.authorization.k8s.io/v1 PolicyRule (resource rules only).
+ * An rbac.authorization.k8s.io/v1 PolicyRule, resource rules only: `@rxkube/wire`'s `PolicyRule`
+ * (the one the embedded API server's authorizer reads) with `apiGroups` and `resources` required
+ * and no `nonResourceURLs`, which a Role bound in a namespace cannot grant.
  *
  * ## Example
  * ```ts
@@ -22,12 +26,8 @@ import type { WebhookDescription } from '../webhook/webhook-server.js';
  * mgr.add<Widget>('widget', { for: widgetType, permissions: [createConfigMaps] }, reconcile);
  * ```
  */
-export interface PolicyRule {
-  readonly apiGroups: readonly string[];
-  readonly resources: readonly string[];
-  readonly verbs: readonly string[];
-  readonly resourceNames?: readonly string[];
-}
+export type PolicyRule = Required<Pick<WirePolicyRule, 'apiGroups' | 'resources' | 'verbs'>> &
+  Pick<WirePolicyRule, 'resourceNames'>;
 
 /**
  * A controller's options as given to `Manager.add`: the manager supplies the rest.

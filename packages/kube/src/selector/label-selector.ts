@@ -10,53 +10,14 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
+import type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } from '@rxkube/wire';
 
 import { InvalidSelectorError } from './invalid-selector-error.js';
 import { parseFieldSelector } from './field-selector.js';
 import { goQuote, labelValueErrors, qualifiedNameErrors } from './names.js';
 
-/**
- * The operator of a {@link LabelSelectorRequirement} (`metav1.LabelSelectorOperator`).
- *
- * ## Example
- * ```ts
- * const op: LabelSelectorOperator = 'NotIn';
- * ```
- */
-export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-
-/**
- * One `matchExpressions` entry (`metav1.LabelSelectorRequirement`): `values` non-empty for `In` and
- * `NotIn`, absent or empty for `Exists` and `DoesNotExist`.
- *
- * ## Example
- * ```ts
- * const requirement: LabelSelectorRequirement = { key: 'tier', operator: 'In', values: ['web', 'db'] };
- * ```
- */
-export interface LabelSelectorRequirement {
-  readonly key: string;
-  readonly operator: LabelSelectorOperator;
-  readonly values?: readonly string[];
-}
-
-/**
- * A `metav1.LabelSelector`, as in a Deployment's `spec.selector` or a custom resource's spec: every
- * `matchLabels` entry and every `matchExpressions` requirement must hold. `{}` selects everything.
- *
- * ## Example
- * ```ts
- * const selector: LabelSelector = {
- *   matchLabels: { app: 'web' },
- *   matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }],
- * };
- * labelMatcher(selector)({ app: 'web', tier: 'cache' }); // true
- * ```
- */
-export interface LabelSelector {
-  readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly LabelSelectorRequirement[];
-}
+// The object form's types are @rxkube/wire's.
+export type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } from '@rxkube/wire';
 
 /**
  * A label selector in any form users hold one: the text form (`app=web,tier in (a,b)`), a

@@ -38,10 +38,11 @@ export function forbiddenStatus(group: string, resource: string, name: string, e
   if (group === '' && resource === '') message = `forbidden: ${err}`;
   else if (name === '') message = `${qualified} is forbidden: ${err}`;
   else message = `${qualified} ${goQuote(name)} is forbidden: ${err}`;
-  const details: StatusDetails = {};
-  if (name !== '') details.name = name;
-  if (group !== '') details.group = group;
-  if (resource !== '') details.kind = resource;
+  const details: StatusDetails = {
+    ...(name !== '' ? { name } : {}),
+    ...(group !== '' ? { group } : {}),
+    ...(resource !== '' ? { kind: resource } : {}),
+  };
   return failure(403, 'Forbidden', message, details);
 }
 

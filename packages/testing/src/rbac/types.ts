@@ -5,32 +5,16 @@
  *
  * @module
  */
+import type { PolicyRule } from '@rxkube/wire';
+
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
 
 /** The API group of the RBAC kinds. */
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
-/**
- * An rbac.authorization.k8s.io/v1 PolicyRule.
- *
- * ## Example
- * ```ts
- * const readConfigMaps: PolicyRule = {
- *   apiGroups: [''],
- *   resources: ['configmaps'],
- *   verbs: ['get', 'list', 'watch'],
- * };
- * const objects = rbacGrant('reader', [readConfigMaps], { namespace: 'default' });
- * ```
- */
-export interface PolicyRule {
-  readonly verbs: readonly string[];
-  readonly apiGroups?: readonly string[];
-  readonly resources?: readonly string[];
-  readonly resourceNames?: readonly string[];
-  readonly nonResourceURLs?: readonly string[];
-}
+// The rule is @rxkube/wire's, shared with the client (@rxkube/kube/manager).
+export type { PolicyRule } from '@rxkube/wire';
 
 /**
  * A binding's subject.

@@ -67,7 +67,7 @@ describe('validateOwnerReferences (objectmeta.go ValidateOwnerReferences)', () =
     );
     expect(causes[1]?.field).toBe('metadata.ownerReferences');
     // the real server prints pointer addresses; ours are arbitrary too
-    expect(causes[1]?.message.replace(/0xc[0-9a-f]+/g, '0x…')).toBe(
+    expect(causes[1]?.message?.replace(/0xc[0-9a-f]+/g, '0x…')).toBe(
       'Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"1", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}, v1.OwnerReference{APIVersion:"v1", Kind:"X", Name:"x", UID:"2", Controller:(*bool)(0x…), BlockOwnerDeletion:(*bool)(nil)}, v1.OwnerReference{APIVersion:"v1", Kind:"Z", Name:"z", UID:"4", Controller:(*bool)(0x…), BlockOwnerDeletion:(*bool)(nil)}}: Only one reference can have Controller set to true. Found "true" in references for x and z',
     );
   });

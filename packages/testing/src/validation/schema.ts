@@ -9,51 +9,15 @@
  *
  * @module
  */
+import type { JSONSchemaProps } from '@rxkube/wire';
+
 import { clone, isObject, jsonTypeName, type JsonObject } from '../apply/json-value.js';
 import { goQuote, goValue, invalidCause, requiredCause, type FieldCause } from './names.js';
 
 export type { FieldCause } from './names.js';
 
-/**
- * A CRD's `openAPIV3Schema` (the structural subset the server validates, prunes and defaults with).
- *
- * ## Example
- * ```ts
- * const schema: JSONSchemaProps = {
- *   type: 'object',
- *   properties: { spec: { type: 'object', required: ['size'], properties: { size: { type: 'integer', minimum: 1 } } } },
- * };
- * validateAgainstSchema({ spec: { size: 0 } }, schema); // [{ reason: 'FieldValueInvalid', field: 'spec.size', ... }]
- * ```
- */
-export type JSONSchemaProps = {
-  type?: string;
-  properties?: Record<string, JSONSchemaProps>;
-  required?: string[];
-  items?: JSONSchemaProps;
-  additionalProperties?: boolean | JSONSchemaProps;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  multipleOf?: number;
-  exclusiveMinimum?: boolean;
-  exclusiveMaximum?: boolean;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  minItems?: number;
-  maxItems?: number;
-  format?: string;
-  nullable?: boolean;
-  default?: unknown;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-list-map-keys'?: string[];
-  description?: string;
-  [k: string]: unknown;
-};
+// The schema is @rxkube/wire's, shared with the client (@rxkube/kube/crd).
+export type { JSONSchemaProps } from '@rxkube/wire';
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 

@@ -8,8 +8,11 @@
  * 1024 or not whole prints as decimal (`CanonicalizeBytes`). The `DecimalExponent` format
  * (`1e3`) is parsed but printed as decimal SI (`1k`): not checked against the real server.
  *
+ * The syntax is `@rxkube/wire`'s `parseQuantity`, shared with `@rxkube/cel`'s quantity library.
+ *
  * @module
  */
+import { parseQuantity as parseExact } from '@rxkube/wire';
 
 /** A parsed quantity. */
 export interface Quantity {
@@ -18,7 +21,6 @@ export interface Quantity {
   readonly format: 'DecimalSI' | 'BinarySI';
 }
 
-const BINARY: Readonly<Record<string, number>> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
 const DECIMAL: Readonly<Record<string, number>> = {
   n: -9,
   u: -6,
@@ -33,32 +35,18 @@ const DECIMAL: Readonly<Record<string, number>> = {
 };
 const DECIMAL_SUFFIX = new Map(Object.entries(DECIMAL).map(([s, e]) => [e, s]));
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
 /** `ParseQuantity`; `undefined` for text that is not a quantity. */
 export function parseQuantity(text: unknown): Quantity | undefined {
   if (typeof text === 'number') return parseQuantity(String(text));
   if (typeof text !== 'string') return undefined;
-  const m = QUANTITY.exec(text.trim());
-  if (m === null) return undefined;
-  const [, sign = '', digits = '', suffix = ''] = m;
-  const [whole = '', fraction = ''] = digits.split('.');
-  const mantissa = BigInt(`${whole}${fraction}` || '0');
-  let numerator = mantissa * 10n ** 9n;
-  let denominator = 10n ** BigInt(fraction.length);
-  let format: Quantity['format'] = 'DecimalSI';
-  if (suffix in BINARY) {
-    numerator *= 1024n ** BigInt(BINARY[suffix] ?? 0);
-    format = 'BinarySI';
-  } else {
-    const exponent = suffix in DECIMAL ? (DECIMAL[suffix] ?? 0) : Number(suffix.slice(1));
-    if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
-    else denominator *= 10n ** BigInt(-exponent);
-  }
+  const q = parseExact(text.trim());
+  if (q === undefined) return undefined;
   // rounded up to a whole nano-unit, as the real server does
-  let nanos = numerator / denominator + (numerator % denominator === 0n ? 0n : 1n);
-  if (sign === '-') nanos = -nanos;
-  return { nanos, format };
+  const negative = q.num < 0n;
+  const scaled = (negative ? -q.num : q.num) * 10n ** 9n;
+  const nanos = scaled / q.den + (scaled % q.den === 0n ? 0n : 1n);
+  return { nanos: negative ? -nanos : nanos, format: q.format === 'BinarySI' ? 'BinarySI' : 'DecimalSI' };
 }
 
 /** `Quantity.String()`: the canonical text. */
