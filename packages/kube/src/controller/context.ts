@@ -54,12 +54,12 @@ export interface ContextDeps<T extends KubeObject> {
 
 /**
  * Builds the context of one reconcile of `key` over `object`; `signalOf` gives `ctx.signal`.
- * The context is a {@link Context}: its data and methods are own data properties (closures, so
- * `const { apply } = ctx` keeps working), while `signal`, `client` and `log` are accessors on the
- * class prototype, made when first read. Most reconciles read none of them: the AbortController
- * (and the abort Event when the reconcile settles), twelve closures and two objects per reconcile
- * are spared (issue 21). Accessors on a prototype cost nothing per object; accessors in an object
- * literal did (~1.3 µs against ~0.1 µs: V8 defines each at run time).
+ * The context is a {@link Context}: `object`, `key`, `store` and `cache` are own data properties;
+ * `signal` and every other member are accessors on the class prototype, made when first read
+ * (a member's closures all at once, by {@link contextMembers}). Most reconciles read none of
+ * them: the AbortController (and the abort Event when the reconcile settles) and some twenty
+ * closures per reconcile are spared (issue 21). Accessors on a prototype cost nothing per object;
+ * accessors in an object literal did (~1.3 µs against ~0.1 µs: V8 defines each at run time).
  */
 export function reconcileContext<T extends KubeObject>(
   deps: ContextDeps<T>,
@@ -67,10 +67,18 @@ export function reconcileContext<T extends KubeObject>(
   object: T,
   signalOf: () => AbortSignal = () => new AbortController().signal,
 ): ReconcileContext<T> {
+  return new Context<T>(deps, key, object, signalOf);
+}
+
+/** The members of a context made on first read; `theSignal` is the context's `signal`. */
+function contextMembers<T extends KubeObject>(
+  deps: ContextDeps<T>,
+  key: string,
+  object: T,
+  theSignal: () => AbortSignal,
+): Members<T> {
   const { kinds, tracker } = deps;
   const raw = deps.client ?? (missing ??= missingClient());
-  let lazySignal: AbortSignal | undefined;
-  const theSignal = (): AbortSignal => (lazySignal ??= signalOf());
   /** `call()`, rejecting with the signal's reason as soon as it aborts (the reconcile is over). */
   const guarded = <R>(call: () => Promise<R>): Promise<R> => {
     const signal = theSignal();
@@ -168,13 +176,11 @@ export function reconcileContext<T extends KubeObject>(
     warn: (m, f) => deps.log.warn?.(m, { key, ...f }),
     error: (m, f) => deps.log.error?.(m, { key, ...f }),
   });
-  const ctx: ReconcileContext<T> = new Context<T>(theSignal, makeClient, makeLog, {
-    object,
-    key,
-    store: kinds.primary.store,
+  const members: Members<T> = {
+    client: makeClient(),
+    log: makeLog(),
     owned,
     storeOf: (resource) => deps.cache.storeOf(resource),
-    cache: deps.cache,
     status: (desired) => {
       if (deps.status === undefined) {
         return throwError(
@@ -231,8 +237,8 @@ export function reconcileContext<T extends KubeObject>(
     applyChildren: (desired, options = {}) => {
       const children: Pick<Client, 'discovery' | 'apply' | 'delete' | 'list'> = {
         discovery: client.discovery,
-        apply: (body, o) => ctx.apply(body, o),
-        delete: ((ref: ObjectRef, o?: DeleteOptions) => ctx.delete(ref, o)) as Client['delete'],
+        apply: (body, o) => members.apply(body, o),
+        delete: ((ref: ObjectRef, o?: DeleteOptions) => members.delete(ref, o)) as Client['delete'],
         list: (type, o) => guarded(() => client.list(type, sig(o))),
       };
       return applyChildren(children, object, desired, {
@@ -245,65 +251,86 @@ export function reconcileContext<T extends KubeObject>(
         ...options,
       });
     },
-  });
-  return ctx;
+  };
+  return members;
 }
 
-/** The members of a {@link Context} that are own data properties. */
-type ContextData<T extends KubeObject> = Omit<ReconcileContext<T>, 'signal' | 'client' | 'log'>;
+/** The members of a {@link Context} made on first read. */
+type Members<T extends KubeObject> = Omit<
+  ReconcileContext<T>,
+  'object' | 'key' | 'store' | 'cache' | 'signal'
+>;
 
 /**
- * A reconcile's context: {@link ContextData} copied as own properties (always in one order, so
- * every context shares one hidden class), `signal`, `client` and `log` made on first read.
+ * A reconcile's context: four own data properties, everything else made when first read. The
+ * accessors return the same value on every read, so `const { apply, client } = ctx` works.
  */
 class Context<T extends KubeObject> implements ReconcileContext<T> {
-  readonly object: T;
-  readonly key: string;
-  readonly store: ContextData<T>['store'];
-  readonly owned: ContextData<T>['owned'];
-  readonly storeOf: ContextData<T>['storeOf'];
+  readonly store: ReconcileContext<T>['store'];
   readonly cache: CacheReader;
-  readonly status: ContextData<T>['status'];
-  readonly record: ContextData<T>['record'];
-  readonly apply: ContextData<T>['apply'];
-  readonly patch: ContextData<T>['patch'];
-  readonly create: ContextData<T>['create'];
-  readonly delete: ContextData<T>['delete'];
-  readonly applyChildren: ContextData<T>['applyChildren'];
-  private lazyClient: Client | undefined = undefined;
-  private lazyLog: ControllerLogger | undefined = undefined;
+  private lazySignal: AbortSignal | undefined = undefined;
+  private built: Members<T> | undefined = undefined;
 
   constructor(
+    private readonly deps: ContextDeps<T>,
+    readonly key: string,
+    readonly object: T,
     private readonly signalOf: () => AbortSignal,
-    private readonly clientOf: () => Client,
-    private readonly logOf: () => ControllerLogger,
-    data: ContextData<T>,
   ) {
-    this.object = data.object;
-    this.key = data.key;
-    this.store = data.store;
-    this.owned = data.owned;
-    this.storeOf = data.storeOf;
-    this.cache = data.cache;
-    this.status = data.status;
-    this.record = data.record;
-    this.apply = data.apply;
-    this.patch = data.patch;
-    this.create = data.create;
-    this.delete = data.delete;
-    this.applyChildren = data.applyChildren;
+    this.store = deps.kinds.primary.store;
+    this.cache = deps.cache;
   }
 
   get signal(): AbortSignal {
-    return this.signalOf();
+    return (this.lazySignal ??= this.signalOf());
+  }
+
+  private get members(): Members<T> {
+    return (this.built ??= contextMembers(this.deps, this.key, this.object, () => this.signal));
   }
 
   get client(): Client {
-    return (this.lazyClient ??= this.clientOf());
+    return this.members.client;
   }
 
   get log(): ControllerLogger {
-    return (this.lazyLog ??= this.logOf());
+    return this.members.log;
+  }
+
+  get owned(): Members<T>['owned'] {
+    return this.members.owned;
+  }
+
+  get storeOf(): Members<T>['storeOf'] {
+    return this.members.storeOf;
+  }
+
+  get status(): Members<T>['status'] {
+    return this.members.status;
+  }
+
+  get record(): Members<T>['record'] {
+    return this.members.record;
+  }
+
+  get apply(): Members<T>['apply'] {
+    return this.members.apply;
+  }
+
+  get patch(): Members<T>['patch'] {
+    return this.members.patch;
+  }
+
+  get create(): Members<T>['create'] {
+    return this.members.create;
+  }
+
+  get delete(): Members<T>['delete'] {
+    return this.members.delete;
+  }
+
+  get applyChildren(): Members<T>['applyChildren'] {
+    return this.members.applyChildren;
   }
 }
 

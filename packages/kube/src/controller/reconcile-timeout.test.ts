@@ -208,7 +208,7 @@ describe('controller: ctx.signal, ctx.client and ctx.log are made when read (iss
       expect(a.log).toBe(a.log);
       expect(a.client).not.toBe(b.client);
       expect(b.log).not.toBe(a.log);
-      // destructured members keep working (own properties, not prototype methods)
+      // destructured members keep working (the accessors return one value per context)
       const { key, object, owned, signal } = b;
       expect([key, object.metadata.name, typeof owned, signal.aborted]).toEqual([
         'ns/b',
