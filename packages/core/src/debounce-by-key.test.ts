@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Observable, Subject } from 'rxjs';
+import { Observable, Subject, tap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -248,6 +248,93 @@ describe('debounceByKey', () => {
       );
       expectObservable(fed).toBe(expected, { ...values, m: 'm' });
     });
+  });
+
+  it('tells options.onPending the keys it holds on each change, before the leaving value is emitted', () => {
+    const ts = newScheduler();
+    const log: string[] = [];
+    const onPending = (keys: number): void => void log.push(`${ts.now()}: ${keys} held`);
+    ts.run(({ hot, expectObservable }) => {
+      // x arrives at 1 (1 key), y at 3 (2 keys), x again at 4 (still 2); y leaves at 6, x at 7
+      const source = hot('  -a-yb----|', values);
+      const expected = '    ------yb-|';
+      const out = source.pipe(
+        debounceByKey(keyOf, 3, { onPending }, ts),
+        tap((v) => log.push(`${ts.now()}: ${v}`)),
+      );
+      expectObservable(out).toBe(expected, values);
+    });
+    expect(log).toEqual(['1: 1 held', '3: 2 held', '6: 1 held', '6: y1', '7: 0 held', '7: x2']);
+  });
+
+  it('tells options.onPending of a flush on completion, one key at a time', () => {
+    const ts = newScheduler();
+    const seen: [number, number][] = [];
+    ts.run(({ hot, expectObservable }) => {
+      const source = hot('  -a-y|', values);
+      const out = source.pipe(debounceByKey(keyOf, 3, { onPending: (n) => seen.push([ts.now(), n]) }, ts));
+      expectObservable(out).toBe('    ----(ay|)', values);
+    });
+    expect(seen).toEqual([
+      [1, 1],
+      [3, 2],
+      [4, 1],
+      [4, 0],
+    ]);
+  });
+
+  it('with dueTime 0 tells options.onPending each new key of a burst and each key it emits', () => {
+    const ts = newScheduler();
+    const seen: [number, number][] = [];
+    ts.run(({ hot, expectObservable }) => {
+      // b and y replace pending values of keys x and y: no change; c alone at 8
+      const source = hot('  -(azby)-c-|', values);
+      const out = source.pipe(debounceByKey(keyOf, 0, { onPending: (n) => seen.push([ts.now(), n]) }, ts));
+      expectObservable(out).toBe('    -(by)---c-|', values);
+    });
+    expect(seen).toEqual([
+      [1, 1],
+      [1, 2],
+      [1, 1],
+      [1, 0],
+      [8, 1],
+      [8, 0],
+    ]);
+  });
+
+  it('with dueTime 0 counts a key fed back while its burst is emitted as held again', () => {
+    const ts = newScheduler();
+    const seen: number[] = [];
+    ts.run(({ hot, expectObservable }) => {
+      const feedback = new Subject<string>();
+      const source = hot('  -a----|', values);
+      const merged = new Observable<string>((subscriber) => {
+        const s1 = feedback.subscribe(subscriber);
+        const s2 = source.subscribe(subscriber);
+        return () => {
+          s1.unsubscribe();
+          s2.unsubscribe();
+        };
+      });
+      const out = merged.pipe(debounceByKey(keyOf, 0, { onPending: (n) => seen.push(n) }, ts));
+      const fed = new Observable<string>((subscriber) =>
+        out.subscribe({
+          next: (v) => {
+            subscriber.next(v);
+            if (v === 'x1') feedback.next('x2');
+          },
+          error: (e: unknown) => subscriber.error(e),
+          complete: () => subscriber.complete(),
+        }),
+      );
+      expectObservable(fed).toBe('    -(ab)-|', values);
+    });
+    // x1 held, then emitted (0), x2 fed back (1), emitted on the next action (0)
+    expect(seen).toEqual([1, 0, 1, 0]);
+  });
+
+  it('throws InvalidArgumentError when options.onPending is not a function', () => {
+    expect(() => debounceByKey(keyOf, 0, { onPending: 1 as never })).toThrow(InvalidArgumentError);
   });
 
   it('forwards an error naming keyOf when keyOf throws, and drops pending values', () => {

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from './invalid-argument-error.js';
 import {
   assertCallback,
   assertDuration,
+  assertOptionalCallback,
   assertOptions,
   assertSchedulerLike,
 } from './internal/timed-checks.js';
@@ -29,6 +30,12 @@ export interface DebounceByKeyOptions {
    * `maxWait` (lodash's `maxWait`), so a hot key is never starved. Unbounded when left out.
    */
   readonly maxWait?: number;
+  /**
+   * Called with the number of keys holding a pending value each time it changes (before the
+   * value that leaves is emitted); `0` means nothing is held. Not called on unsubscribe or error.
+   * Must not throw. What a caller tracking idleness needs without keying every value twice.
+   */
+  readonly onPending?: (keys: number) => void;
 }
 
 interface Pending<K, T> extends TimedSlot {
@@ -72,6 +79,9 @@ const OPERATOR = 'debounceByKey';
  *   (the one `runByKey` uses; the thrown value as `cause`) is sent downstream.
  * - concurrency: synchronous values emitted by a downstream feedback loop while a batch of due keys
  *   is being emitted wait for the next tick, even with `dueTime` 0.
+ * - `options.onPending`: told the number of keys holding a value whenever it changes — a new key
+ *   arrives, or a key's value is about to be emitted (also in a completion's flush) — so a caller
+ *   can tell when nothing is held without keying each value again around the operator.
  *
  * ## Guarantees
  * - At most one pending value per key; the latest value always wins; no value is emitted twice.
@@ -112,13 +122,16 @@ export function debounceByKey<T, K>(
   }
   assertSchedulerLike(OPERATOR, scheduler);
   const wait = maxWait ?? Infinity;
+  const onPending = options?.onPending;
+  assertOptionalCallback(OPERATOR, 'options.onPending', onPending);
 
-  if (dueTime === 0) return burstDebounce(keyOf, scheduler);
+  if (dueTime === 0) return burstDebounce(keyOf, scheduler, onPending);
   return (source) =>
     new Observable<T>((subscriber) => {
       const pending = new Map<K, Pending<K, T>>();
       const queue = new TimedQueue<Pending<K, T>>(scheduler, (slot) => {
         pending.delete(slot.key);
+        onPending?.(pending.size);
         subscriber.next(slot.value);
       });
       let done = false;
@@ -152,6 +165,7 @@ export function debounceByKey<T, K>(
               };
               pending.set(key, slot);
               queue.arm(slot);
+              onPending?.(pending.size);
             } else {
               entry.value = value;
               const due = now + dueTime;
@@ -167,7 +181,11 @@ export function debounceByKey<T, K>(
             queue.clear();
             const flush = [...pending.values()];
             pending.clear();
-            for (const entry of flush) subscriber.next(entry.value);
+            let left = flush.length;
+            for (const entry of flush) {
+              onPending?.(--left);
+              subscriber.next(entry.value);
+            }
             subscriber.complete();
           },
         }),
@@ -181,11 +199,17 @@ export function debounceByKey<T, K>(
  * the default `asyncScheduler` the flush runs on `asapScheduler` (a microtask), so a burst costs
  * no `setInterval` and no clock read; any other scheduler (a test's) keeps its own 0 ms action.
  */
-function burstDebounce<T, K>(keyOf: (value: T) => K, scheduler: SchedulerLike): MonoTypeOperatorFunction<T> {
+function burstDebounce<T, K>(
+  keyOf: (value: T) => K,
+  scheduler: SchedulerLike,
+  onPending: ((keys: number) => void) | undefined,
+): MonoTypeOperatorFunction<T> {
   const tick = scheduler === asyncScheduler ? asapScheduler : scheduler;
   return (source) =>
     new Observable<T>((subscriber) => {
       let pending = new Map<K, T>();
+      /** Keys held: `pending`'s and those of the burst being emitted not emitted yet. */
+      let held = 0;
       let flush: Subscription | undefined;
       let done = false;
       const emit = (): void => {
@@ -195,6 +219,7 @@ function burstDebounce<T, K>(keyOf: (value: T) => K, scheduler: SchedulerLike): 
         pending = new Map<K, T>();
         for (const value of burst.values()) {
           if (done) return;
+          if (onPending !== undefined) onPending(--held);
           subscriber.next(value);
         }
       };
@@ -216,7 +241,12 @@ function burstDebounce<T, K>(keyOf: (value: T) => K, scheduler: SchedulerLike): 
               return;
             }
             // a key already pending keeps its place (first arrival) and takes the newer value
-            pending.set(key, value);
+            if (onPending === undefined) pending.set(key, value);
+            else {
+              const size = pending.size;
+              pending.set(key, value);
+              if (pending.size !== size) onPending(++held);
+            }
             flush ??= tick.schedule(emit);
           },
           error: (err: unknown) => {
@@ -229,7 +259,10 @@ function burstDebounce<T, K>(keyOf: (value: T) => K, scheduler: SchedulerLike): 
             flush = undefined;
             const burst = pending;
             pending = new Map<K, T>();
-            for (const value of burst.values()) subscriber.next(value);
+            for (const value of burst.values()) {
+              if (onPending !== undefined) onPending(--held);
+              subscriber.next(value);
+            }
             subscriber.complete();
           },
         }),

@@ -214,6 +214,10 @@ export type StatusOf<T extends KubeObject> =
 /**
  * What a reconcile gets besides its request.
  *
+ * Everything but `object`, `key`, `store` and `cache` is made when first read (accessors: most
+ * reconciles read none of them), so a copy made with spread (`{ ...ctx }`) carries only those
+ * four; read the others from `ctx` (destructuring, `const { apply, signal } = ctx`, works).
+ *
  * ## Example
  * ```ts
  * const reconcile = (request: ObjectRef, ctx: ReconcileContext<Widget>) =>

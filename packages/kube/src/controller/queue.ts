@@ -13,7 +13,7 @@ import {
   TokenBucket,
 } from '@rxkube/core';
 import type { Action, ApplierOptions, ReconcileResult } from '@rxkube/core';
-import { defer, finalize, from, takeUntil, tap } from 'rxjs';
+import { defer, finalize, from, takeUntil } from 'rxjs';
 import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 
 import type { ObjectRef } from '../types.js';
@@ -42,27 +42,24 @@ export function queue(
 ): Observable<ReconcileResult<ObjectRef, string>> {
   const { plan, scheduler } = deps;
   return defer(() => {
-    const debouncing = new Set<string>();
     const debounced = deps.idle.source();
+    // The idle tracker only reads whether a count is 0: tell it on 0 ↔ non-0 only, not per
+    // event. The debounce counts the keys it holds itself (one keyOf per event, no tap around it).
+    let holding = false;
+    const onPending = (keys: number): void => {
+      if (keys > 0 === holding) return;
+      holding = keys > 0;
+      debounced.set(keys);
+    };
+    const maxWait = plan.debounce.maxWaitMs;
     let queued$ = requests$.pipe(
-      // The idle tracker only reads whether a count is 0: tell it on 0 ↔ non-0 only, not per event.
-      tap((r) => {
-        debouncing.add(objectKey(r));
-        if (debouncing.size === 1) debounced.set(1);
-      }),
       debounceByKey(
         keyOf,
         plan.debounce.ms,
-        plan.debounce.maxWaitMs !== undefined ? { maxWait: plan.debounce.maxWaitMs } : {},
+        maxWait !== undefined ? { maxWait, onPending } : { onPending },
         scheduler,
       ),
-      tap((r) => {
-        if (debouncing.delete(objectKey(r)) && debouncing.size === 0) debounced.set(0);
-      }),
-      finalize(() => {
-        debouncing.clear();
-        debounced.release();
-      }),
+      finalize(() => debounced.release()),
     );
     // After the debounce: stopping intake drops the triggers it still holds.
     if (deps.shutdown !== undefined) queued$ = queued$.pipe(takeUntil(from(deps.shutdown)));

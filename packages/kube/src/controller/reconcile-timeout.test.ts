@@ -172,6 +172,57 @@ describe('controller: ctx.signal read late (issue 21: the abort is kept until a 
   });
 });
 
+describe('controller: ctx.signal, ctx.client and ctx.log are made when read (issue 21)', () => {
+  it('a reconcile that reads none of them makes no AbortController; each is one per context', () => {
+    const made: AbortController[] = [];
+    const Original = globalThis.AbortController;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        made.push(this);
+      }
+    };
+    try {
+      const counted: (UserCodeHook | 'panic')[] = [];
+      const contexts: ReconcileContext<KubeObject>[] = [];
+      const ts = testScheduler();
+      ts.run(({ hot, cold, expectObservable }) => {
+        const primary = hot<WatchEvent>('(IabD)', { I, D, a: ia('a'), b: ia('b') });
+        const results$ = controller(options(primary, counted), ts).run((_req, ctx) => {
+          contexts.push(ctx);
+          return cold('(d|)', { d: Action.awaitChange() });
+        });
+        expectObservable(results$.pipe(map(short)), '^ 5ms !').toBe('(ab)', {
+          a: 'ns/a:success',
+          b: 'ns/b:success',
+        });
+      });
+      expect(contexts).toHaveLength(2);
+      expect(made).toHaveLength(0);
+      const [a, b] = contexts as [ReconcileContext<KubeObject>, ReconcileContext<KubeObject>];
+      // read after settling: made then, already aborted, the same object on every read
+      expect(a.signal.aborted).toBe(true);
+      expect(made).toHaveLength(1);
+      expect(a.signal).toBe(a.signal);
+      expect(a.client).toBe(a.client);
+      expect(a.log).toBe(a.log);
+      expect(a.client).not.toBe(b.client);
+      expect(b.log).not.toBe(a.log);
+      // destructured members keep working (the accessors return one value per context)
+      const { key, object, owned, signal } = b;
+      expect([key, object.metadata.name, typeof owned, signal.aborted]).toEqual([
+        'ns/b',
+        'b',
+        'function',
+        true,
+      ]);
+      expect(counted).toEqual([]);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+});
+
 describe('controller: a timed-out reconcile unwinds before its key runs again', () => {
   // Real timers on purpose: the unwinding of an aborted async reconcile happens in promise
   // callbacks (microtasks), which a TestScheduler flush never runs. Nothing is asserted on time.

@@ -235,6 +235,8 @@ export class WriteTracker {
    * produced. Each echo is taken once; taking the latest releases the entry.
    */
   takeEcho(object: Named, resource?: ResourceType): OwnEcho | undefined {
+    // Nothing remembered (the common case, once per event): no clock read, no id built.
+    if (this.entries.size === 0) return undefined;
     this.sweep();
     const id = writeId(resource ?? object, object.metadata);
     const entry = this.entries.get(id);
@@ -253,6 +255,7 @@ export class WriteTracker {
    * Forgets the object either way.
    */
   takeDeleteEcho(object: Named, resource?: ResourceType): OwnEcho | undefined {
+    if (this.entries.size === 0) return undefined;
     this.sweep();
     const id = writeId(resource ?? object, object.metadata);
     const entry = this.entries.get(id);
@@ -268,6 +271,8 @@ export class WriteTracker {
    * `object` itself.
    */
   latest<T extends Named>(object: T, resource?: ResourceType): T {
+    // Nothing remembered (the common case, once per reconcile): no clock read, no id built.
+    if (this.entries.size === 0) return object;
     this.sweep();
     const entry = this.entries.get(writeId(resource ?? object, object.metadata));
     const rv = object.metadata.resourceVersion;
@@ -326,6 +331,7 @@ export class WriteTracker {
   }
 
   private sweep(): void {
+    if (this.entries.size === 0) return;
     const deadline = this.scheduler.now() - this.ttlMs;
     for (const [id, entry] of this.entries) {
       if (entry.at > deadline) return;
