@@ -199,7 +199,16 @@ export const LAYERS = {
   ],
   // Kubernetes' wire vocabulary (issue 20), shared by kube, testing and cel: leaves, then the entry
   'packages/wire/src': [
-    ['fnv.ts', 'json-schema-props.ts', 'label-selector.ts', 'policy-rule.ts', 'quantity.ts', 'status.ts'],
+    [
+      'fnv.ts',
+      'json-schema-props.ts',
+      'label-names.ts',
+      'label-selector.ts',
+      'policy-rule.ts',
+      'quantity.ts',
+      'status.ts',
+    ],
+    ['label-requirements.ts'],
     ['index.ts'],
   ],
   'packages/cli/src': [

@@ -1,0 +1,103 @@
+/**
+ * Label key and value checks of `k8s.io/apimachinery/pkg/util/validation` (`IsQualifiedName`,
+ * `IsValidLabelValue`), with its messages, for the label-selector parser. Not exported from the
+ * package.
+ *
+ * @module
+ */
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+
+const dns1123Subdomain = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
+const qualifiedName = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
+const labelValue = new RegExp(`^${LABEL_VALUE_FMT}$`);
+
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
+const maxLen = (n: number): string => `must be no more than ${n} characters`;
+
+/** Go's `len(string)`: UTF-8 bytes. */
+const byteLength = (s: string): number => new TextEncoder().encode(s).length;
+
+const NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 253) errs.push(maxLen(253));
+  if (!dns1123Subdomain.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** `IsQualifiedName` (label keys): the error strings, empty when valid. */
+export function qualifiedNameErrors(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0] ?? '';
+  } else if (parts.length === 2) {
+    const prefix = parts[0] ?? '';
+    name = parts[1] ?? '';
+    if (prefix.length === 0) errs.push('prefix part must be non-empty');
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      `a qualified name ${regexError(NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
+  }
+  if (name.length === 0) errs.push('name part must be non-empty');
+  else if (byteLength(name) > 63) errs.push(`name part ${maxLen(63)}`);
+  if (!qualifiedName.test(name)) {
+    errs.push(`name part ${regexError(NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  }
+  return errs;
+}
+
+/** `IsValidLabelValue`: the error strings, empty when valid (`''` is valid). */
+export function labelValueErrors(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > 63) errs.push(maxLen(63));
+  if (!labelValue.test(value)) {
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** Go's `%q` of a string (printable text kept, control characters escaped). */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (ch === '"') out += '\\"';
+    else if (ch === '\\') out += '\\\\';
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
