@@ -145,8 +145,9 @@ export const LAYERS = {
   // it, the HTTP front, the server, then the test kit around a running server. A file listed on its
   // own ranks apart from its folder: it is what lower layers of the server read from that folder.
   'packages/testing/src': [
-    // Status errors, users, the object store, JSON values, Go's quoting and field causes
-    ['status.ts', 'auth.ts', 'store', 'apply/json-value.ts', 'validation/names.ts'],
+    // Status errors, users, the object store, JSON values, Go's quoting and field causes; the
+    // manifest reader (files, folders, YAML streams, Lists) that rxkube run -f shares
+    ['status.ts', 'auth.ts', 'store', 'apply/json-value.ts', 'validation/names.ts', 'manifests'],
     // selector parsing, Go's JSON syntax errors, the recorded OpenAPI schemas, Table printers' cells;
     // what every cluster offers (the Cluster port); the recorded transcripts; fault plans
     [
