@@ -145,8 +145,9 @@ export const LAYERS = {
   // it, the HTTP front, the server, then the test kit around a running server. A file listed on its
   // own ranks apart from its folder: it is what lower layers of the server read from that folder.
   'packages/testing/src': [
-    // Status errors, users, the object store, JSON values, Go's quoting and field causes
-    ['status.ts', 'auth.ts', 'store', 'apply/json-value.ts', 'validation/names.ts'],
+    // Status errors, users, the object store, JSON values, Go's quoting and field causes; the
+    // manifest reader (files, folders, YAML streams, Lists) that rxkube run -f shares
+    ['status.ts', 'auth.ts', 'store', 'apply/json-value.ts', 'validation/names.ts', 'manifests'],
     // selector parsing, Go's JSON syntax errors, the recorded OpenAPI schemas, Table printers' cells;
     // what every cluster offers (the Cluster port); the recorded transcripts; fault plans
     [
@@ -199,7 +200,16 @@ export const LAYERS = {
   ],
   // Kubernetes' wire vocabulary (issue 20), shared by kube, testing and cel: leaves, then the entry
   'packages/wire/src': [
-    ['fnv.ts', 'json-schema-props.ts', 'label-selector.ts', 'policy-rule.ts', 'quantity.ts', 'status.ts'],
+    [
+      'fnv.ts',
+      'json-schema-props.ts',
+      'label-names.ts',
+      'label-selector.ts',
+      'policy-rule.ts',
+      'quantity.ts',
+      'status.ts',
+    ],
+    ['label-requirements.ts'],
     ['index.ts'],
   ],
   'packages/cli/src': [

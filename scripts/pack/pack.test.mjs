@@ -154,11 +154,12 @@ describe('installed with npm into an empty project outside the workspace', () =>
     60_000,
   );
 
-  it('@rxkube/kube/watch loads only core, rxjs and yaml; @rxkube/kube loads prom-client and pino only for a Manager', async () => {
+  it('@rxkube/kube/watch loads only core, wire, rxjs and yaml; @rxkube/kube loads prom-client and pino only for a Manager', async () => {
     const loaded = async (...args) => JSON.parse((await node(['loaded-packages.mjs', ...args])).stdout);
     const watch = await loaded('@rxkube/kube/watch');
-    // no pino, prom-client, client-node or @opentelemetry/api (installed here: prom-client's dependency)
-    expect(watch).toEqual(['@rxkube/core', '@rxkube/kube', 'rxjs', 'yaml']);
+    // no pino, prom-client, client-node or @opentelemetry/api (installed here: prom-client's dependency);
+    // @rxkube/wire (no dependencies) holds the label-selector parser a watch's selector is checked with
+    expect(watch).toEqual(['@rxkube/core', '@rxkube/kube', '@rxkube/wire', 'rxjs', 'yaml']);
     // the root entry loads them when they are first used (src/internal/lazy-modules.ts), not at import
     const root = await loaded('@rxkube/kube');
     expect(root).not.toContain('prom-client');

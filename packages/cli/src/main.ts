@@ -57,7 +57,8 @@ const USAGE = `usage:
 connection:
   --embedded              start rxkube's in-memory API server (@rxkube/testing) and use it
   --port N                port of the embedded API server (default: a free one)
-  -f, --filename FILE     apply this manifest first (repeatable; CRDs wait until Established)
+  -f, --filename PATH     apply this manifest, or a folder's, first (repeatable; Lists expanded;
+                          CRDs wait until Established)
   --kubeconfig PATH       use this kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)
 run:
   --watch                 restart the operator when files next to the module change

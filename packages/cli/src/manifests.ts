@@ -6,11 +6,10 @@
  *
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { KubeClient, ObjectLike } from '@rxkube/kube';
 import { ensureCrd } from '@rxkube/kube';
-import { parseAllDocuments } from 'yaml';
+import { ManifestReadError, readManifestDocuments, type ManifestDocument } from '@rxkube/testing/manifests';
 
 import { CliError } from './errors.js';
 
@@ -32,55 +31,53 @@ export interface Manifest {
 }
 
 /**
- * Parses every document of the given files; empty documents are skipped.
+ * Parses every document of the given files and folders (a folder's `.yaml`, `.yml` and `.json`
+ * files in name order, as `kubectl apply -f dir/`); empty documents are skipped and `List` kinds
+ * expanded (origin `list.yaml#1.items[0]`). The reader is `@rxkube/testing/manifests`', which the
+ * embedded server's `readManifests` shares.
  *
  * ## Example
  * ```ts
  * const manifests = readManifests(['crd.yaml', 'sample.yaml']);
  * ```
- * @throws {CliError} `InvalidManifest` naming the file and document for unreadable YAML or a
- *   document without `apiVersion`, `kind` and `metadata.name`.
+ * @throws {CliError} `InvalidManifest` naming the file and document for a missing or unreadable
+ *   file, unreadable YAML or a document without `apiVersion`, `kind` and `metadata.name`.
  */
 export function readManifests(files: readonly string[], cwd = process.cwd()): Manifest[] {
-  const out: Manifest[] = [];
-  for (const f of files) {
-    const path = resolve(cwd, f);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new CliError('InvalidManifest', `cannot read manifest ${path}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    parseAllDocuments(text).forEach((doc, i) => {
-      const origin = `${f}#${i + 1}`;
-      if (doc.errors.length > 0) {
-        throw new CliError(
-          'InvalidManifest',
-          `manifest ${origin} is not valid YAML: ${doc.errors[0]?.message ?? ''}`,
-        );
-      }
-      const value: unknown = doc.toJS();
-      if (value === null || value === undefined) return;
-      const o = value as Partial<ObjectLike> & { metadata?: { name?: unknown; generateName?: unknown } };
-      if (
-        typeof o !== 'object' ||
-        typeof o.apiVersion !== 'string' ||
-        typeof o.kind !== 'string' ||
-        typeof o.metadata !== 'object' ||
-        (typeof o.metadata.name !== 'string' && typeof o.metadata.generateName !== 'string')
-      ) {
-        throw new CliError(
-          'InvalidManifest',
-          `manifest ${origin} is not a Kubernetes object: it needs apiVersion, kind and metadata.name`,
-        );
-      }
-      out.push({ object: o, origin });
-    });
+  let documents: ManifestDocument[];
+  try {
+    documents = readManifestDocuments(files, cwd);
+  } catch (error) {
+    if (!(error instanceof ManifestReadError)) throw error;
+    const origin = error.origin ?? error.path;
+    throw error.failure === 'invalid-yaml'
+      ? new CliError('InvalidManifest', `manifest ${origin} is not valid YAML: ${error.detail}`)
+      : error.failure === 'not-an-object'
+        ? new CliError('InvalidManifest', notAnObject(origin))
+        : new CliError(
+            'InvalidManifest',
+            `cannot read manifest ${resolve(cwd, error.path)}: ${error.detail}`,
+            {
+              cause: error.cause,
+            },
+          );
   }
-  return out;
+  return documents.map(({ object, origin }) => {
+    const o = object as Partial<ObjectLike> & { metadata?: { name?: unknown; generateName?: unknown } };
+    if (
+      typeof o.apiVersion !== 'string' ||
+      typeof o.kind !== 'string' ||
+      typeof o.metadata !== 'object' ||
+      (typeof o.metadata.name !== 'string' && typeof o.metadata.generateName !== 'string')
+    ) {
+      throw new CliError('InvalidManifest', notAnObject(origin));
+    }
+    return { object: o, origin };
+  });
 }
+
+const notAnObject = (origin: string): string =>
+  `manifest ${origin} is not a Kubernetes object: it needs apiVersion, kind and metadata.name`;
 
 const rank = (m: Manifest): number =>
   m.object.kind === 'Namespace' ? 0 : m.object.kind === 'CustomResourceDefinition' ? 1 : 2;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { KubeClient, KubeObject, Manager, WatchTarget } from '@rxkube/kube';
+import { labelMatcher } from '@rxkube/kube/selector';
 
 import type { SoakController } from './operators.js';
 
@@ -39,11 +40,7 @@ const keyOf = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.meta
 
 function matches(o: KubeObject, namespace: string | undefined, labelSelector: string | undefined): boolean {
   if (namespace !== undefined && o.metadata.namespace !== namespace) return false;
-  if (labelSelector === undefined) return true;
-  return labelSelector.split(',').every((term) => {
-    const [k, v] = term.split('=');
-    return o.metadata.labels?.[k ?? ''] === v;
-  });
+  return labelSelector === undefined || labelMatcher(labelSelector)(o.metadata.labels);
 }
 
 /** Compares every Store and every controller's record with `state`; `limit` caps listed mismatches. */

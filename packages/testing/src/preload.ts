@@ -6,18 +6,15 @@
  * validation; the first refusal stops the start with a {@link PreloadError} naming the object.
  *
  * Also reads manifests from files and folders (`.yaml`, `.yml`, `.json`; several YAML documents per
- * file; `List` kinds expanded) for the CLI.
+ * file; `List` kinds expanded) for the CLI, with the reader of `manifests/` that `rxkube run -f`
+ * shares.
  *
  * @module
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-
-import { parseAllDocuments } from 'yaml';
-
 import type { Engine } from './handlers/engine.js';
 import type { Registry } from './registry/registry.js';
 import { ApiError } from './status.js';
+import { ManifestReadError, readManifestDocuments, type ManifestDocument } from './manifests/index.js';
 import type { KObj } from './store/object.js';
 import { clone, isObject } from './store/object.js';
 
@@ -146,43 +143,20 @@ export interface Manifests {
  * @throws PreloadError naming the file when it cannot be read or parsed.
  */
 export function readManifests(paths: readonly string[]): Manifests {
-  const files: string[] = [];
-  for (const p of paths) {
-    let isDir: boolean;
-    try {
-      isDir = statSync(p).isDirectory();
-    } catch (e) {
-      throw new PreloadError(`-f ${p}: no such file or folder`, e);
-    }
-    if (!isDir) files.push(p);
-    else
-      for (const f of readdirSync(p).sort())
-        if (/\.(ya?ml|json)$/.test(f) && statSync(join(p, f)).isFile()) files.push(join(p, f));
+  let documents: ManifestDocument[];
+  try {
+    documents = readManifestDocuments(paths);
+  } catch (e) {
+    if (!(e instanceof ManifestReadError)) throw e;
+    throw e.failure === 'not-found'
+      ? new PreloadError(`-f ${e.path}: no such file or folder`, e.cause)
+      : new PreloadError(`${e.path}: ${e.detail}`, e.cause);
   }
   const out: Manifests = { crds: [], objects: [] };
-  const add = (v: unknown, file: string): void => {
-    if (v === null || v === undefined) return;
-    if (!isObject(v)) throw new PreloadError(`${file}: a document is not an object`);
-    if (typeof v['kind'] === 'string' && v['kind'].endsWith('List') && Array.isArray(v['items'])) {
-      for (const item of v['items']) add(item, file);
-      return;
-    }
-    const o = { ...v, metadata: isObject(v['metadata']) ? v['metadata'] : {} } as KObj;
+  for (const { object } of documents) {
+    const o = { ...object, metadata: isObject(object['metadata']) ? object['metadata'] : {} } as KObj;
     if (o['kind'] === 'CustomResourceDefinition') out.crds.push(o);
     else out.objects.push(o);
-  };
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new PreloadError(`${file}: ${e instanceof Error ? e.message : String(e)}`, e);
-    }
-    for (const doc of parseAllDocuments(text)) {
-      if (doc.errors.length > 0)
-        throw new PreloadError(`${file}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
-      add(doc.toJS(), file);
-    }
   }
   return out;
 }

@@ -11,3 +11,14 @@ export type { Status, StatusCause, StatusDetails } from './status.js';
 export type { JSONSchemaProps } from './json-schema-props.js';
 export type { PolicyRule } from './policy-rule.js';
 export type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } from './label-selector.js';
+export {
+  formatLabelRequirements,
+  LabelSelectorFieldError,
+  LabelSelectorSyntaxError,
+  labelRequirementError,
+  labelRequirementMatches,
+  labelSelectorRequirements,
+  parseLabelRequirements,
+  type LabelRequirement,
+  type LabelRequirementOperator,
+} from './label-requirements.js';

@@ -1,7 +1,7 @@
 /**
  * `metav1.LabelSelector`, the object form of a label selector (a Deployment's `spec.selector`, a
- * custom resource's spec): the types only. The text grammar's parser and matcher are not
- * here yet: the client's and the embedded server's are still two.
+ * custom resource's spec): the types only. The text grammar's parser, the matcher and the
+ * conversion of this form to requirements are in `label-requirements.ts`.
  *
  * @module
  */
@@ -47,7 +47,7 @@ export interface LabelSelectorRequirement {
  *   matchLabels: { app: 'web' },
  *   matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }],
  * };
- *  * ```
+ * ```
  */
 export interface LabelSelector {
   readonly matchLabels?: Readonly<Record<string, string>>;

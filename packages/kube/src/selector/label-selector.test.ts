@@ -150,9 +150,9 @@ describe('parseFieldSelector: the grammar of fields.ParseSelector', () => {
 });
 
 /**
- * The kube matcher and the embedded server's (`@rxkube/testing`, a separate implementation the
- * server answers with) agree: on acceptance, on the message of a refusal, and on what a selector
- * selects. The table mixes valid selectors, each refusal path of the parser, and label sets with
+ * The kube matcher and the embedded server's (`@rxkube/testing`, which answers with it) agree: on
+ * acceptance, on the message of a refusal, and on what a selector selects. Both wrap
+ * `@rxkube/wire`'s parser now; this checks that neither wrapper changes its words. The table mixes valid selectors, each refusal path of the parser, and label sets with
  * missing, empty and integer values.
  */
 describe('differential: kube vs @rxkube/testing selectors', () => {

@@ -7,6 +7,9 @@
  *
  * @module
  */
+import { LabelSelectorFieldError, labelRequirementMatches, labelSelectorRequirements } from '@rxkube/wire';
+import type { LabelSelector } from '@rxkube/wire';
+
 import type { StatusCause } from '../../status.js';
 import type { Json, KObj } from '../../store/object.js';
 import { deepEqual, isObject } from '../../store/object.js';
@@ -14,6 +17,26 @@ import { deploymentSelectorImmutable } from '../../validation/services.js';
 import type { ResourceType } from '../types.js';
 import { builtin, labelsOf } from './builtin.js';
 import { defaultPodTemplate } from './pod-spec.js';
+
+/**
+ * `ValidatePodTemplateSpecForReplicaSet`'s test: `metav1.LabelSelectorAsSelector(spec.selector)`
+ * (`matchLabels` and `matchExpressions`) matches the template's labels. A selector the conversion
+ * refuses is judged by its `matchLabels` alone, as before.
+ */
+function selectsTemplate(
+  selector: Record<string, unknown>,
+  matchLabels: Readonly<Record<string, string>>,
+  tlabels: Readonly<Record<string, string>> | undefined,
+): boolean {
+  try {
+    return labelSelectorRequirements(selector as LabelSelector).every((r) =>
+      labelRequirementMatches(r, tlabels),
+    );
+  } catch (e) {
+    if (!(e instanceof LabelSelectorFieldError)) throw e;
+    return Object.entries(matchLabels).every(([k, v]) => tlabels?.[k] === v);
+  }
+}
 
 function deploymentValidate(o: KObj): StatusCause[] {
   const causes: StatusCause[] = [];
@@ -29,7 +52,7 @@ function deploymentValidate(o: KObj): StatusCause[] {
   const matches =
     selector !== undefined &&
     Object.keys(matchLabels).length + (Array.isArray(selector['matchExpressions']) ? 1 : 0) > 0 &&
-    Object.entries(matchLabels).every(([k, v]) => tlabels?.[k] === v);
+    selectsTemplate(selector, matchLabels, tlabels);
   if (!matches) {
     const shown = tlabels
       ? `map[string]string{${Object.entries(tlabels)

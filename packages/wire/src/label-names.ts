@@ -1,6 +1,9 @@
 /**
  * Label key and value checks of `k8s.io/apimachinery/pkg/util/validation` (`IsQualifiedName`,
- * `IsValidLabelValue`), with its messages, for the selector parser. Not exported from the package.
+ * `IsValidLabelValue`), with its messages, for the label-selector parser. Not exported from the
+ * package.
+ *
+ * @module
  */
 
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
