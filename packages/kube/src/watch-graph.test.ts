@@ -13,10 +13,11 @@ import { describe, expect, it } from 'vitest';
 import { loadedPackages } from './internal/module-graph.test.helper.js';
 
 describe('the module graph of @rxkube/kube/watch', () => {
-  it('loads rxjs, yaml, @rxkube/core and Node built-ins only', () => {
+  // @rxkube/wire (no dependencies) parses label selectors when a watch is registered
+  it('loads rxjs, yaml, @rxkube/core, @rxkube/wire and Node built-ins only', () => {
     const packages = loadedPackages(fileURLToPath(new URL('./watch.ts', import.meta.url)));
     const names = [...packages.keys()].filter((s) => !s.startsWith('node:')).sort();
-    expect(names).toEqual(['@rxkube/core', 'rxjs', 'yaml']);
+    expect(names).toEqual(['@rxkube/core', '@rxkube/wire', 'rxjs', 'yaml']);
   });
 
   it('the root entry loads neither pino nor prom-client at import, only when a Manager, metrics or a logger is made', () => {
