@@ -696,7 +696,9 @@ export class ShardRing {
           spec: this.spec(fence.spec, duration),
         });
       }
-      return this.memberValid();
+      // Stopped (or killed) while the write was in flight: the bucket is not opened; the fence
+      // names us until our membership expires, as any fence of a dead member.
+      return this.running && this.memberValid();
     } catch (error) {
       if (isConflict(error) || isAlreadyExists(error)) return false;
       throw error;
