@@ -48,7 +48,11 @@ describe('FlightRecorder', () => {
 
   it('replaces a line too long for the cap by one without its object', () => {
     const lines: string[] = [];
-    const recorder = new FlightRecorder({ sink: (l) => lines.push(l), maxBytes: 2048 });
+    // virtual time: the wall clock may pass a millisecond between start and event (t: 1)
+    const recorder = new FlightRecorder(
+      { sink: (l) => lines.push(l), maxBytes: 2048 },
+      new VirtualTimeScheduler(),
+    );
     recorder.start({ name: 'op', controllers: ['c'] });
     recorder.event(CM, { type: 'Apply', object: cm('huge', 5000) });
     expect(lines).toHaveLength(2);
