@@ -51,9 +51,6 @@ export const REPLICA_FAULTS = ['kill', 'restartSameIdentity', 'restartNewIdentit
 /** A replica fault. */
 export type ReplicaFault = (typeof REPLICA_FAULTS)[number];
 
-/** The first replica faults of every run, in this order. */
-const FIRST_FAULTS: readonly ReplicaFault[] = ['join', 'kill'];
-
 /** What a multi-replica soak measured and found. */
 export interface ShardedSoakReport {
   readonly config: SoakConfig;
@@ -144,8 +141,6 @@ export async function runShardedSoak(
   /** Killed replicas: stopped without releasing; their Managers are closed at the end. */
   const dead: Replica[] = [];
   let serial = 0;
-  const faultRandom = new Random(config.seed + 1);
-  let faultsDone = 0;
   /** The storm's writes: on a failure they stop, and are awaited before the client closes. */
   let writes: Promise<void> | undefined;
   let aborted = false;
@@ -295,10 +290,7 @@ export async function runShardedSoak(
   }
 
   async function replicaFault(): Promise<void> {
-    // A join and a kill first, so every run kills a replica however short its storm; then at
-    // random, from a stream of their own: how the storm interleaves does not change the faults.
-    let fault = FIRST_FAULTS[faultsDone] ?? faultRandom.pick(REPLICA_FAULTS);
-    faultsDone++;
+    let fault = random.pick(REPLICA_FAULTS);
     // Fewer replicas than at the start: a kill or a leave becomes a join (the count stays near N).
     if ((fault === 'kill' || fault === 'leave') && alive.length < Math.max(1, config.replicas))
       fault = 'join';
