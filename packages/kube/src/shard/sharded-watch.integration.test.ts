@@ -214,6 +214,95 @@ describeEachBackend(
         60_000,
       );
     }
+
+    // Server-side, each range gained has its own watch: a name deleted and created again in another
+    // bucket reaches the Store through two connections, in no common order. The old incarnation's
+    // late change and deletion must not replace or remove the new one (kube-apiserver v1.24 has no
+    // shardSelector: client-side there is one watch, and one order).
+    b.itOn('embedded', 'the embedded server implements KEP-5866: one watch per gained range')(
+      "(server-side) a name re-created in another watch's bucket: the old incarnation's late events leave the new one alone",
+      async () => {
+        const ns = 'sharded-watch-incarnations';
+        await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+        const bucket = (o: KubeObject): number => bucketOf(o.metadata.uid ?? '', BUCKETS);
+        const key = `${ns}/cm-x`;
+        const old = await client.create<Cm>({
+          ...CM,
+          metadata: { name: 'cm-x', namespace: ns },
+          data: { v: '0' },
+        });
+        const a = bucket(old);
+        // A marker in the same bucket: once its change is in the Store, so is all before it on that watch.
+        let marker: Cm;
+        for (let i = 0; ; i++) {
+          marker = await client.create<Cm>({ ...CM, metadata: { name: `marker-${i}`, namespace: ns } });
+          if (bucket(marker) === a) break;
+        }
+        const watched$ = new BehaviorSubject<readonly number[]>([a]);
+        const w = shardedWatch<Cm>({
+          client,
+          target: { resource: CM, namespace: ns },
+          buckets: BUCKETS,
+          key: 'uid',
+          watched$,
+          filtering: 'server',
+        });
+        const events: WatchEvent<Cm>[] = [];
+        const sub = w.events$.subscribe((e) => events.push(e));
+        try {
+          await waitFor('the first list', () => w.synced, { timeoutMs: 30_000 });
+          expect(w.store.get(key)?.metadata.uid).toBe(old.metadata.uid);
+          // The watch of bucket `a` stops sending: what follows reaches it late.
+          expect(b.apiServer.faults.stallWatches()).toBe(1);
+          await client.patch(
+            { ...CM, namespace: ns, name: 'cm-x' },
+            { type: 'merge', body: { data: { v: '1' } } },
+          );
+          let current = old;
+          while (bucket(current) === a) {
+            await client.delete({ ...CM, namespace: ns, name: 'cm-x' });
+            current = await client.create<Cm>({
+              ...CM,
+              metadata: { name: 'cm-x', namespace: ns },
+              data: { v: '2' },
+            });
+          }
+          // Its new bucket gained: a second watch lists it, and the Store holds the new incarnation.
+          events.length = 0;
+          watched$.next([a, bucket(current)]);
+          await waitFor(
+            'the new incarnation',
+            () => w.store.get(key)?.metadata.uid === current.metadata.uid,
+            {
+              timeoutMs: 30_000,
+            },
+          );
+          expect(w.watches).toBe(2);
+          // The first watch reconnects and receives the old one's change and deletion, then the marker's.
+          expect(b.apiServer.faults.dropWatches()).toBeGreaterThanOrEqual(1);
+          await client.patch(
+            { ...CM, namespace: ns, name: marker.metadata.name ?? '' },
+            { type: 'merge', body: { data: { v: 'after' } } },
+          );
+          await waitFor('the marker changed', () => w.store.get(objectKey(marker))?.data?.['v'] === 'after', {
+            timeoutMs: 30_000,
+          });
+          expect(w.store.get(key)?.metadata.uid).toBe(current.metadata.uid);
+          expect(w.store.get(key)?.data).toEqual({ v: '2' });
+          // Told once: the new incarnation's Apply (no Delete of the name, no older version).
+          expect(
+            events.flatMap((e) =>
+              e.type !== 'Init' && e.type !== 'InitDone' && objectKey(e.object) === key
+                ? [`${e.type} ${e.object.metadata.uid ?? ''}`]
+                : [],
+            ),
+          ).toEqual([`Apply ${current.metadata.uid ?? ''}`]);
+        } finally {
+          sub.unsubscribe();
+        }
+      },
+      60_000,
+    );
   },
   { controllerManager: false, realTimeoutMs: 120_000 },
 );

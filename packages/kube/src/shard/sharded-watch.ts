@@ -24,6 +24,11 @@
  *   arrive (the Store transforms them at once: no raw copy of the whole list is held); a watch
  *   opened while it lists holds its own until `InitDone`.
  *
+ * - A name deleted and created again usually changes bucket (`key: 'uid'`), and so, server-side,
+ *   watch: the two watches' events reach the Store in no common order. Only the newer
+ *   incarnation is kept (resourceVersions compared as KEP-5504 orders them); the older one's late
+ *   change or deletion leaves it alone.
+ *
  * What it does not do: decide which buckets to watch (the ring does), or share one watch between
  * targets (one per target, as `WatchRegistry`).
  *
@@ -33,6 +38,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { asyncScheduler, filter, map, Observable as Rx, Subscription } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
+import { compareResourceVersions } from '../internal/resource-version.js';
 import type { SharedWatch } from '../reflector/share-watch.js';
 import { shareWatch } from '../reflector/share-watch.js';
 import type { StoreOptions } from '../reflector/store.js';
@@ -210,8 +216,18 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
       if (!current.initial || current.mode === undefined) return;
       for (const g of groups) if (!g.synced) return;
       current.initial = false;
+      // Each watch listed its own buckets at its own time: a name deleted and created again in
+      // another bucket meanwhile is in two lists, under two uids; the newer stays.
+      const held = new Map<string, T>();
+      if (store.listing && [...groups].some((g) => (g.initial?.size ?? 0) > 0))
+        for (const object of listed(store)) held.set(objectKey(object), object);
       for (const g of groups) {
-        for (const object of g.initial?.values() ?? []) out.next({ type: 'InitApply', object });
+        for (const object of g.initial?.values() ?? []) {
+          const key = objectKey(object);
+          if (supersededBy(object, held.get(key), false)) continue;
+          held.set(key, object);
+          out.next({ type: 'InitApply', object });
+        }
         g.initial = undefined;
       }
       out.next({ type: 'InitDone' });
@@ -255,7 +271,11 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
           }
           for (const [key, object] of listing) {
             if (!g.buckets.has(bucketOfObject(object))) continue;
-            if (store.get(key)?.metadata.resourceVersion !== object.metadata.resourceVersion) {
+            const held = store.get(key);
+            if (
+              held?.metadata.resourceVersion !== object.metadata.resourceVersion &&
+              !supersededBy(object, held, false)
+            ) {
               out.next({ type: 'Apply', object });
             }
           }
@@ -295,8 +315,11 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
             else g.initial.delete(objectKey(e.object));
             return;
           }
+          const held = store.get(objectKey(e.object));
           // A Delete of what the Store does not hold (a relist's diff came first) says nothing.
-          if (e.type === 'Delete' && store.get(objectKey(e.object)) === undefined) return;
+          if (e.type === 'Delete' && held === undefined) return;
+          // Another incarnation of the name, watched by another watch: see `supersededBy`.
+          if (supersededBy(e.object, held, e.type === 'Delete')) return;
           out.next(e);
           return;
         }
@@ -417,6 +440,23 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
       return state?.groups.size ?? 0;
     },
   };
+}
+
+/**
+ * Whether an event's `object` must leave alone what the Store holds under its name: `held` is
+ * another incarnation (another uid). With `key: 'uid'` a name deleted and created again usually
+ * moves to another bucket, and server-side another watch (one per range gained) carries it: the
+ * two connections' events arrive in no common order, so the new incarnation's `ADDED` can come
+ * before the old one's last `MODIFIED` or its `DELETED`. The old incarnation's deletion precedes
+ * the new one's creation, so every version of the old is older (KEP-5504): an older version of
+ * another uid is not applied, and a deletion of another uid never removes what is held. Where
+ * resourceVersions are not comparable (not decimal), a later arrival replaces, as before.
+ */
+function supersededBy(object: KubeObject, held: KubeObject | undefined, deleting: boolean): boolean {
+  if (held === undefined || held.metadata.uid === object.metadata.uid) return false;
+  if (deleting) return true;
+  const order = compareResourceVersions(object.metadata.resourceVersion, held.metadata.resourceVersion);
+  return order !== undefined && order <= 0;
 }
 
 /** The objects of a Store's list in progress (its `replay()` while listing). */
