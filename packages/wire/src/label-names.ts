@@ -31,6 +31,33 @@ const byteLength = (s: string): number => new TextEncoder().encode(s).length;
 const NAME_MSG =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
+const DNS1123_LABEL_ERROR = regexError(
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+  DNS1123_LABEL_FMT,
+  'my-name',
+  '123-abc',
+);
+const DNS1123_SUBDOMAIN_ERROR = regexError(
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+  DNS1123_SUBDOMAIN_FMT,
+  'example.com',
+);
+const LABEL_VALUE_ERROR = regexError(
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+  LABEL_VALUE_FMT,
+  'MyValue',
+  'my_value',
+  '12345',
+);
+
+/** The shape of Go's `Is…` checks: a byte-length limit, then the pattern with its message. */
+function patternErrors(value: string, max: number, pattern: RegExp, error: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > max) errs.push(maxLen(max));
+  if (!pattern.test(value)) errs.push(error);
+  return errs;
+}
+
 /**
  * `IsDNS1123Label` (Namespace and Service names, a Service port's name): the error strings,
  * empty when valid.
@@ -42,19 +69,7 @@ const NAME_MSG =
  * ```
  */
 export function dns1123LabelErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLen(63));
-  if (!dns1123Label.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        DNS1123_LABEL_FMT,
-        'my-name',
-        '123-abc',
-      ),
-    );
-  }
-  return errs;
+  return patternErrors(value, 63, dns1123Label, DNS1123_LABEL_ERROR);
 }
 
 /**
@@ -68,18 +83,7 @@ export function dns1123LabelErrors(value: string): string[] {
  * ```
  */
 export function dns1123SubdomainErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLen(253));
-  if (!dns1123Subdomain.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN_FMT,
-        'example.com',
-      ),
-    );
-  }
-  return errs;
+  return patternErrors(value, 253, dns1123Subdomain, DNS1123_SUBDOMAIN_ERROR);
 }
 
 /**
@@ -126,20 +130,7 @@ export function qualifiedNameErrors(value: string): string[] {
  * ```
  */
 export function labelValueErrors(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLen(63));
-  if (!labelValue.test(value)) {
-    errs.push(
-      regexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        LABEL_VALUE_FMT,
-        'MyValue',
-        'my_value',
-        '12345',
-      ),
-    );
-  }
-  return errs;
+  return patternErrors(value, 63, labelValue, LABEL_VALUE_ERROR);
 }
 
 /** Go's `%q` of a string (printable text kept, control characters escaped). */
