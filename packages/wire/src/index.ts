@@ -10,6 +10,12 @@ export { parseQuantity, type Quantity, type QuantityFormat } from './quantity.js
 export type { Status, StatusCause, StatusDetails } from './status.js';
 export type { JSONSchemaProps } from './json-schema-props.js';
 export type { PolicyRule } from './policy-rule.js';
+export {
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  labelValueErrors,
+  qualifiedNameErrors,
+} from './label-names.js';
 export type { LabelSelector, LabelSelectorOperator, LabelSelectorRequirement } from './label-selector.js';
 export {
   formatLabelRequirements,

@@ -580,6 +580,17 @@ describe('controller (marbles, fake watches)', () => {
     expect(bad({ debounce: { ms: 10, maxWaitMs: 5 } })).toThrow(InvalidArgumentError);
     expect(bad({ namespaceLanes: { idleMs: -1 } })).toThrow(/options\.namespaceLanes\.idleMs/);
     expect(bad({ namespace: '' })).toThrow(/options\.namespace must be a non-empty string/);
+    // the finalizer's own checks (finalizer()'s, at this door: its run-time stage trusts them)
+    const cleanup = (): Observable<never> => NEVER;
+    expect(bad({ finalizer: { name: 'cleanup', cleanup } })).toThrow(
+      /finalizer: name must be a domain-qualified/,
+    );
+    expect(bad({ finalizer: { name: 'example.com/x', cleanup, stuck: { failures: 0 } } })).toThrow(
+      /finalizer: options\.stuck\.failures must be an integer >= 1/,
+    );
+    expect(bad({ finalizer: { name: 'example.com/x', cleanup, stuck: { afterMs: -1 } } })).toThrow(
+      /options\.stuck\.afterMs/,
+    );
     expect(() => controller(base(registry)).run(undefined as never)).toThrow(
       /controller\.run: reconcile must be a function/,
     );

@@ -60,16 +60,11 @@ export interface EventInstance {
   readonly lastAt: number;
 }
 
-/** Throws `InvalidArgumentError` naming what is wrong with an Event request. */
+/**
+ * Throws `InvalidArgumentError` naming what is wrong with an Event request: the door check of
+ * `EventRecorder.record`, which builds the request object itself.
+ */
 export function validateRequest(req: EventRequest): void {
-  if (req === null || typeof req !== 'object') {
-    throw new InvalidArgumentError(
-      'recordEvents',
-      'request',
-      req,
-      'must be an object { regarding, type, reason, action, note }',
-    );
-  }
   if (req.type !== 'Normal' && req.type !== 'Warning') {
     throw new InvalidArgumentError('recordEvents', 'request.type', req.type, 'must be "Normal" or "Warning"');
   }
@@ -117,14 +112,6 @@ export function referenceOf(regarding: KubeObject | EventObjectReference): Event
 
 export function identity(ref: EventObjectReference): string {
   return ref.uid ?? `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}/${ref.name}`;
-}
-
-export function describeKey(req: EventRequest): string {
-  try {
-    return `${identity(referenceOf(req.regarding))}|${String(req.type)}|${String(req.reason)}|${String(req.action)}`;
-  } catch {
-    return `(invalid)|${String(req?.type)}|${String(req?.reason)}|${String(req?.action)}`;
-  }
 }
 
 /** `<name>.<hex>`, client-go style (`%v.%x` of UnixNano), unique per recorder via `seq`. */

@@ -357,15 +357,7 @@ describe('recordEvents', () => {
     });
   });
 
-  it('a bad request becomes a failed outcome; bad options throw when built', () => {
-    const ts = newScheduler();
-    ts.run(({ hot, cold, expectObservable }) => {
-      const { port } = fakePort(cold, ts);
-      const bad = { ...req(obj('w')), reason: '' };
-      expectObservable(hot('-a|', { a: bad }).pipe(recordEvents(port, base, ts), map(short))).toBe('-f|', {
-        f: 'failed:1',
-      });
-    });
+  it('bad options throw when built', () => {
     const port = { create: () => [], patch: () => [] } as unknown as Pick<Client, 'create' | 'patch'>;
     expect(() => recordEvents(port, { ...base, reportingController: '' })).toThrow(InvalidArgumentError);
     expect(() => recordEvents(port, { ...base, windowMs: -1 })).toThrow('options.windowMs');
@@ -410,6 +402,12 @@ describe('EventRecorder', () => {
       expect(() =>
         recorder.record({ metadata: { name: 'x' } }, { type: 'Normal', reason: 'R', action: 'A', note: '' }),
       ).toThrow('request.regarding');
+      expect(() => recorder.record(obj('w'), { type: 'Normal', reason: '', action: 'A', note: '' })).toThrow(
+        'request.reason',
+      );
+      expect(() =>
+        recorder.record(obj('w'), { type: 'Normal', reason: 'R', action: 'A', note: 1 as unknown as string }),
+      ).toThrow('request.note');
     });
   });
 });

@@ -12,7 +12,6 @@ import type { Client } from '../client/client.js';
 import type { EventApi, EventInstance, EventRequest } from './event-body.js';
 import {
   FIELD_MAX,
-  describeKey,
   eventBody,
   eventName,
   eventRef,
@@ -21,9 +20,7 @@ import {
   isNotFoundError,
   referenceOf,
   seriesPatch,
-  validateRequest,
 } from './event-body.js';
-import type { EventObjectReference } from './event-types.js';
 
 /**
  * What the recorder did; failures are values, the recorder never errors.
@@ -314,14 +311,8 @@ export function recordEvents(
       const onRequest = (req: EventRequest): void => {
         const now = scheduler.now();
         sweep(now);
-        let regarding: EventObjectReference;
-        try {
-          validateRequest(req);
-          regarding = referenceOf(req.regarding);
-        } catch (error) {
-          subscriber.next({ type: 'failed', key: describeKey(req), count: 1, error });
-          return;
-        }
+        // Inside: EventRecorder.record validated the request at the door (docs/design.md).
+        const regarding = referenceOf(req.regarding);
         const key = `${identity(regarding)}|${req.type}|${req.reason}|${req.action}`;
         const existing = entries.get(key);
         if (

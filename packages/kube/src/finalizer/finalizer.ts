@@ -241,25 +241,6 @@ export function finalizer<T extends KubeObject>(
       'must be a non-empty string',
     );
   }
-  const patchOptions = manager !== undefined ? { fieldManager: manager } : {};
-  return finalizerOver(
-    name,
-    options,
-    (ref, ops) => client.patch<T>(ref, { type: 'json', body: ops }, patchOptions),
-    scheduler,
-  );
-}
-
-/**
- * {@link finalizer} over a patch function of the caller's: the controller's finalizer stage passes
- * its client's patch wrapped in the write tracker (internal: not exported by the entry).
- */
-export function finalizerOver<T extends KubeObject>(
-  name: string,
-  options: Omit<FinalizerOptions<T>, 'client' | 'fieldManager'>,
-  patch: (ref: ObjectRef, ops: readonly JsonPatchOperation[]) => ObservableInput<T>,
-  scheduler: SchedulerLike = asyncScheduler,
-): FinalizerReconcile<T> {
   if (typeof name !== 'string' || name.length > 253 || !QUALIFIED_NAME.test(name)) {
     throw new InvalidArgumentError(
       'finalizer',
@@ -298,6 +279,32 @@ export function finalizerOver<T extends KubeObject>(
   if (!Number.isInteger(maxTracked) || maxTracked < 1) {
     throw new InvalidArgumentError('finalizer', 'options.maxTracked', maxTracked, 'must be an integer >= 1');
   }
+
+  const patchOptions = manager !== undefined ? { fieldManager: manager } : {};
+  return finalizerOver(
+    name,
+    options,
+    (ref, ops) => client.patch<T>(ref, { type: 'json', body: ops }, patchOptions),
+    scheduler,
+  );
+}
+
+/**
+ * {@link finalizer} over a patch function of the caller's: the controller's finalizer stage passes
+ * its client's patch wrapped in the write tracker (internal: not exported by the entry).
+ */
+export function finalizerOver<T extends KubeObject>(
+  name: string,
+  options: Omit<FinalizerOptions<T>, 'client' | 'fieldManager'>,
+  patch: (ref: ObjectRef, ops: readonly JsonPatchOperation[]) => ObservableInput<T>,
+  scheduler: SchedulerLike = asyncScheduler,
+): FinalizerReconcile<T> {
+  // Inside: finalizer() checked these at the door; the controller's finalizer stage passes the
+  // name and thresholds its options check ran through finalizer(), and functions of its own.
+  const { apply, cleanup } = options;
+  const stuckFailures = options.stuck?.failures ?? 5;
+  const stuckAfterMs = options.stuck?.afterMs ?? 300_000;
+  const maxTracked = options.maxTracked ?? 10_000;
 
   const streaks = new Map<string, Streak>();
 

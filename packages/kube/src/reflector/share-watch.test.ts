@@ -102,12 +102,4 @@ describe('shareWatch', () => {
       expectSubscriptions(upstream.subscriptions).toBe(['^---------!', '------------^--!']);
     });
   });
-
-  it('refuses a non-Observable upstream and a negative grace period', () => {
-    expect(() => shareWatch({} as never)).toThrow(/shareWatch: upstream must be an Observable/);
-    const ts = newScheduler();
-    expect(() => shareWatch(ts.createColdObservable<WatchEvent>('-'), { gracePeriodMs: -1 })).toThrow(
-      /shareWatch: options\.gracePeriodMs must be a finite number >= 0/,
-    );
-  });
 });

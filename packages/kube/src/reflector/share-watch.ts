@@ -8,7 +8,6 @@ import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import { asyncScheduler, Observable as RxObservable, Subscription } from 'rxjs';
 
 import type { KubeObject, WatchEvent } from '../types.js';
-import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 import { reflector } from './reflector.js';
 import type { StoreOptions } from './store.js';
 import { Store } from './store.js';
@@ -86,19 +85,9 @@ export function shareWatch<T extends KubeObject>(
   options: ShareWatchOptions<T> = {},
   scheduler: SchedulerLike = asyncScheduler,
 ): SharedWatch<T> {
-  if (!(upstream instanceof RxObservable)) {
-    throw new InvalidArgumentError(
-      'shareWatch',
-      'upstream',
-      upstream,
-      'must be an Observable of WatchEvents',
-    );
-  }
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError('shareWatch', 'options', options, 'must be an object or undefined');
-  }
+  // Inside: only WatchRegistry and the sharded watch call this, with their own Observable and
+  // options WatchRegistry's constructor has checked (docs/design.md, "Validate at the door").
   const gracePeriodMs = options.gracePeriodMs ?? 0;
-  assertNumber('shareWatch', 'options.gracePeriodMs', gracePeriodMs, 0, false);
   const store = new Store<T>(options.store);
   const subscribers = new Set<Subscriber<WatchEvent<T>>>();
   let connection: Subscription | undefined;

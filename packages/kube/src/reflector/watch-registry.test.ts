@@ -70,4 +70,16 @@ describe('WatchRegistry', () => {
     });
     expect(() => registry.watch({} as never)).toThrow(/WatchRegistry\.watch: target must have resource/);
   });
+
+  it('refuses a negative grace period when built, not at the first watch', () => {
+    const factory = (): never => {
+      throw new Error('unused');
+    };
+    for (const gracePeriodMs of [-1, Number.NaN, '5']) {
+      expect(() => new WatchRegistry(factory, { gracePeriodMs } as never)).toThrow(
+        /WatchRegistry: options\.gracePeriodMs must be a finite number >= 0/,
+      );
+    }
+    expect(new WatchRegistry(factory, { gracePeriodMs: 0 }).size).toBe(0);
+  });
 });

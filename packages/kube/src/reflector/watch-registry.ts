@@ -11,7 +11,7 @@ import { asyncScheduler, Observable } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
-import { InvalidArgumentError } from '../internal/invalid-argument.js';
+import { assertNumber, InvalidArgumentError } from '../internal/invalid-argument.js';
 import { assertSelectors } from '../selector/label-selector.js';
 import type { WatcherConfig } from '../watcher/config.js';
 import { resolveWatcherConfig } from '../watcher/config.js';
@@ -149,6 +149,7 @@ export class WatchRegistry {
       throw new InvalidArgumentError('WatchRegistry', 'options', options, 'must be an object or undefined');
     }
     const { watcher: config = {}, health, ...share } = options;
+    assertNumber('WatchRegistry', 'options.gracePeriodMs', share.gracePeriodMs ?? 0, 0, false);
     this.share = share;
     assertScheduler('WatchRegistry', scheduler);
     if (typeof source === 'function') {

@@ -786,4 +786,14 @@ describe('watcher: arguments', () => {
     expect(() => watcher({} as never)).toThrow(/watcher: source must be a ListWatchSource/);
     expect(() => watcher(src, {}, {} as never)).toThrow(/watcher: scheduler must be an RxJS SchedulerLike/);
   });
+
+  it('checks a client watch the same way, once, before anything is built', () => {
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap' };
+    const notAClient = {} as never;
+    expect(() => watcher(notAClient, cm, { pageSize: 0 })).toThrow(/watcher: config\.pageSize must be/);
+    expect(() => watcher(notAClient, cm, {}, {} as never)).toThrow(
+      /watcher: scheduler must be an RxJS SchedulerLike/,
+    );
+    expect(() => watcher(notAClient, cm)).toThrow(/listWatchSource: client must be a KubeClient/);
+  });
 });

@@ -16,7 +16,7 @@ import { asyncScheduler, Observable } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
 import type { KubeObject, ResourceType, WatchEvent } from '../types.js';
-import type { WatcherConfig } from './config.js';
+import type { ResolvedWatcherConfig, WatcherConfig } from './config.js';
 import { resolveWatcherConfig } from './config.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import { assertSelectors } from '../selector/label-selector.js';
@@ -141,7 +141,7 @@ export function watcher<T extends KubeObject>(
       options;
     // Check everything now, so a bad option throws here rather than at subscription.
     assertSelectors('watcher', 'options.', options);
-    resolveWatcherConfig('watcher', config);
+    const resolved = resolveWatcherConfig('watcher', config);
     assertScheduler('watcher', scheduler);
     const source = listWatchSource<T>(first as KubeClient, resource, {
       ...(namespace !== undefined ? { namespace } : {}),
@@ -151,13 +151,13 @@ export function watcher<T extends KubeObject>(
       ...(metadataOnly !== undefined ? { metadataOnly } : {}),
       ...(maxLineBytes !== undefined ? { maxLineBytes } : {}),
     });
-    return watchSource(source, config, scheduler);
+    return watchSource(source, resolved, scheduler);
   }
-  return watchSource(
-    first as ListWatchSource<T>,
-    second,
-    (third as SchedulerLike | undefined) ?? asyncScheduler,
-  );
+  const scheduler = (third as SchedulerLike | undefined) ?? asyncScheduler;
+  const resolved = resolveWatcherConfig('watcher', second);
+  assertSource('watcher', first);
+  assertScheduler('watcher', scheduler);
+  return watchSource(first as ListWatchSource<T>, resolved, scheduler);
 }
 
 function isResourceType(value: unknown): value is ResourceType {
@@ -169,14 +169,12 @@ function isResourceType(value: unknown): value is ResourceType {
   );
 }
 
+/** Inside: both paths of {@link watcher} checked the source, config and scheduler. */
 function watchSource<T extends KubeObject>(
   source: ListWatchSource<T>,
-  config: WatcherConfig | undefined,
+  resolved: ResolvedWatcherConfig,
   scheduler: SchedulerLike,
 ): Observable<WatchEvent<T>> {
-  const resolved = resolveWatcherConfig('watcher', config);
-  assertSource('watcher', source);
-  assertScheduler('watcher', scheduler);
   return new Observable<WatchEvent<T>>((subscriber) => {
     const machine = new WatcherMachine<T>(source, resolved, scheduler, subscriber);
     machine.start();

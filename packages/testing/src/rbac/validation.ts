@@ -9,18 +9,12 @@
  *
  * @module
  */
+import { dns1123SubdomainErrors, labelValueErrors, qualifiedNameErrors } from '@rxkube/wire';
+
 import type { StatusCause } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
-import {
-  goQuote,
-  invalidCause,
-  isDNS1123Subdomain,
-  isQualifiedName,
-  isValidLabelValue,
-  requiredCause,
-  validateObjectName,
-} from '../validation/names.js';
+import { goQuote, invalidCause, requiredCause, validateObjectName } from '../validation/names.js';
 import { RBAC_GROUP, roleRefOf } from './types.js';
 
 const goStrings = (v: unknown): string =>
@@ -100,13 +94,13 @@ function validateSelector(selector: unknown, path: string): StatusCause[] {
       convertible = false;
     }
     const key = typeof req['key'] === 'string' ? req['key'] : '';
-    for (const msg of isQualifiedName(key)) causes.push(invalidCause(`${at}.key`, key, msg));
+    for (const msg of qualifiedNameErrors(key)) causes.push(invalidCause(`${at}.key`, key, msg));
   });
   const matchLabels = isObject(s['matchLabels']) ? s['matchLabels'] : {};
   for (const [k, v] of Object.entries(matchLabels)) {
-    for (const msg of isQualifiedName(k)) causes.push(invalidCause(`${path}.matchLabels`, k, msg));
+    for (const msg of qualifiedNameErrors(k)) causes.push(invalidCause(`${path}.matchLabels`, k, msg));
     if (typeof v === 'string')
-      for (const msg of isValidLabelValue(v)) causes.push(invalidCause(`${path}.matchLabels`, v, msg));
+      for (const msg of labelValueErrors(v)) causes.push(invalidCause(`${path}.matchLabels`, v, msg));
   }
   if (!convertible) causes.push(invalidCause(path, 'null', 'invalid label selector.'));
   return causes;
@@ -147,7 +141,8 @@ function validateSubjects(o: KObj, namespaced: boolean): StatusCause[] {
     switch (kind) {
       case 'ServiceAccount':
         if (name !== '')
-          for (const msg of isDNS1123Subdomain(name)) causes.push(invalidCause(`${path}.name`, name, msg));
+          for (const msg of dns1123SubdomainErrors(name))
+            causes.push(invalidCause(`${path}.name`, name, msg));
         if (apiGroup !== '') causes.push(notSupported(`${path}.apiGroup`, apiGroup, ['']));
         if (!namespaced && (typeof s['namespace'] !== 'string' || s['namespace'] === ''))
           causes.push(requiredCause(`${path}.namespace`));

@@ -8,10 +8,12 @@
  *
  * @module
  */
+import { qualifiedNameErrors } from '@rxkube/wire';
+
 import type { StatusCause } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
-import { goQuote, invalidCause, isQualifiedName } from './names.js';
+import { goQuote, invalidCause } from './names.js';
 
 /** `ReportingInstanceLengthLimit`, `ActionLengthLimit`, `ReasonLengthLimit`. */
 const SHORT_LIMIT = 128;
@@ -46,7 +48,7 @@ export function legacyEventCauses(e: KObj): StatusCause[] {
     causes.push(invalidCause('involvedObject.namespace', ioNs, 'does not match event.namespace'));
   const controller = str(e['reportingComponent']);
   if (controller === '') causes.push(required('reportingController'));
-  for (const msg of isQualifiedName(controller))
+  for (const msg of qualifiedNameErrors(controller))
     causes.push(invalidCause('reportingController', controller, msg));
   const instance = str(e['reportingInstance']);
   if (instance === '') causes.push(required('reportingInstance'));

@@ -1,13 +1,21 @@
 /**
  * Name and key validation with the exact messages of kube-apiserver v1.24
  * (`k8s.io/apimachinery/pkg/util/validation` and `.../api/validation`), plus the small Go
- * formatting helpers (`%q`, `%v`) that those messages are built with.
+ * formatting helpers (`%q`, `%v`) that those messages are built with. The name checks themselves
+ * (`IsDNS1123Label`, `IsDNS1123Subdomain`, `IsQualifiedName`, `IsValidLabelValue`) are
+ * `@rxkube/wire`'s, which the label-selector parser uses too; `IsConfigMapKey` is here.
  *
  * What it does not do: decide the HTTP answer. The server turns the returned causes into a
  * `422 Invalid` Status (`<Kind> "<name>" is invalid: <field>: <message>`).
  *
  * @module
  */
+import {
+  dns1123LabelErrors,
+  dns1123SubdomainErrors,
+  labelValueErrors,
+  qualifiedNameErrors,
+} from '@rxkube/wire';
 
 /**
  * One entry of `Status.details.causes` from field validation: what failed, on which field, in
@@ -38,124 +46,17 @@ export interface FieldCause {
  */
 export type NameRule = 'subdomain' | 'label' | 'path-segment';
 
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
-const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
 const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
-
-const dns1123Label = new RegExp(`^${DNS1123_LABEL_FMT}$`);
-const dns1123Subdomain = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
-const qualifiedName = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
-const labelValue = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const configMapKey = new RegExp(`^${CONFIG_MAP_KEY_FMT}$`);
-
-/** Go's `validation.RegexError`: the message, examples and the regex. */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
-}
-
-function maxLenError(length: number): string {
-  return `must be no more than ${length} characters`;
-}
-
-/** Byte length as Go's `len(string)` counts it (UTF-8). */
-function byteLength(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
-}
-
-/** `IsDNS1123Label`: the error strings (empty when valid). */
-export function isDNS1123Label(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!dns1123Label.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
-        DNS1123_LABEL_FMT,
-        'my-name',
-        '123-abc',
-      ),
-    );
-  }
-  return errs;
-}
-
-/** `IsDNS1123Subdomain`: the error strings (empty when valid). */
-export function isDNS1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
-  if (!dns1123Subdomain.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        DNS1123_SUBDOMAIN_FMT,
-        'example.com',
-      ),
-    );
-  }
-  return errs;
-}
-
-/** `IsQualifiedName` (label and annotation keys): the error strings (empty when valid). */
-export function isQualifiedName(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  let name: string;
-  const nameMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-  if (parts.length === 1) {
-    name = parts[0] ?? '';
-  } else if (parts.length === 2) {
-    const prefix = parts[0] ?? '';
-    name = parts[1] ?? '';
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
-  } else {
-    return [
-      `a qualified name ${regexError(nameMsg, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
-    ];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (byteLength(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!qualifiedName.test(name)) {
-    errs.push(`name part ${regexError(nameMsg, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
-  }
-  return errs;
-}
-
-/** `IsValidLabelValue`: the error strings (empty when valid; the empty string is valid). */
-export function isValidLabelValue(value: string): string[] {
-  const errs: string[] = [];
-  if (byteLength(value) > 63) errs.push(maxLenError(63));
-  if (!labelValue.test(value)) {
-    errs.push(
-      regexError(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-        LABEL_VALUE_FMT,
-        'MyValue',
-        'my_value',
-        '12345',
-      ),
-    );
-  }
-  return errs;
-}
 
 /** `IsConfigMapKey` (ConfigMap and Secret data keys): the error strings (empty when valid). */
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > 253) errs.push(maxLenError(253));
+  if (Buffer.byteLength(value, 'utf8') > 253) errs.push('must be no more than 253 characters');
   if (!configMapKey.test(value)) {
+    // Go's validation.RegexError(msg, fmt, examples...)
     errs.push(
-      regexError(
-        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
-        CONFIG_MAP_KEY_FMT,
-        'key.name',
-        'KEY_NAME',
-        'key-name',
-      ),
+      `a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '${CONFIG_MAP_KEY_FMT}')`,
     );
   }
   if (value === '.') errs.push(`must not be '.'`);
@@ -182,9 +83,9 @@ function maskTrailingDash(name: string): string {
 function nameErrors(name: string, rule: NameRule, prefix: boolean): string[] {
   switch (rule) {
     case 'subdomain':
-      return isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+      return dns1123SubdomainErrors(prefix ? maskTrailingDash(name) : name);
     case 'label':
-      return isDNS1123Label(prefix ? maskTrailingDash(name) : name);
+      return dns1123LabelErrors(prefix ? maskTrailingDash(name) : name);
     case 'path-segment':
       return isValidPathSegmentName(name, prefix);
   }
@@ -303,9 +204,9 @@ export function validateLabels(
 ): FieldCause[] {
   const causes: FieldCause[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
-    for (const msg of isQualifiedName(k)) causes.push(invalidCause(field, k, msg));
+    for (const msg of qualifiedNameErrors(k)) causes.push(invalidCause(field, k, msg));
     if (typeof v === 'string')
-      for (const msg of isValidLabelValue(v)) causes.push(invalidCause(field, v, msg));
+      for (const msg of labelValueErrors(v)) causes.push(invalidCause(field, v, msg));
   }
   return causes;
 }

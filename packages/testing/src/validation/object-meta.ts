@@ -13,9 +13,11 @@
  *
  * @module
  */
+import { qualifiedNameErrors } from '@rxkube/wire';
+
 import type { StatusCause } from '../status.js';
 import type { NameRule } from './names.js';
-import { goQuote, invalidCause, isQualifiedName, validateLabels, validateObjectName } from './names.js';
+import { goQuote, invalidCause, validateLabels, validateObjectName } from './names.js';
 
 /** How a type's registry strategy validates `metadata` (kube-apiserver v1.24, measured per kind). */
 export interface MetaValidation {
@@ -66,7 +68,7 @@ export function validateAnnotations(annotations: unknown, field = 'metadata.anno
   const causes: StatusCause[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(record(annotations))) {
-    for (const msg of isQualifiedName(k.toLowerCase())) causes.push(invalidCause(field, k, msg));
+    for (const msg of qualifiedNameErrors(k.toLowerCase())) causes.push(invalidCause(field, k, msg));
     total += byteLength(k) + (typeof v === 'string' ? byteLength(v) : 0);
   }
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT) {
@@ -136,7 +138,7 @@ export function validateOwnerReferences(refs: unknown, field = 'metadata.ownerRe
 export function validateFinalizers(finalizers: unknown, field = 'metadata.finalizers'): StatusCause[] {
   const causes: StatusCause[] = [];
   const list = strings(finalizers);
-  for (const f of list) for (const msg of isQualifiedName(f)) causes.push(invalidCause(field, f, msg));
+  for (const f of list) for (const msg of qualifiedNameErrors(f)) causes.push(invalidCause(field, f, msg));
   if (list.includes('orphan') && list.includes('foregroundDeletion')) {
     causes.push({
       reason: 'FieldValueInvalid',

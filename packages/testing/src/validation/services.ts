@@ -9,10 +9,12 @@
  *
  * @module
  */
+import { dns1123LabelErrors } from '@rxkube/wire';
+
 import type { StatusCause } from '../status.js';
 import type { KObj } from '../store/object.js';
 import { isObject } from '../store/object.js';
-import { goQuote, invalidCause, isDNS1123Label, validateLabels } from './names.js';
+import { goQuote, invalidCause, validateLabels } from './names.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -51,7 +53,7 @@ export function serviceCauses(o: KObj): StatusCause[] {
     if (ports.length > 1 && name === '')
       causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `${at}.name` });
     else if (name !== '') {
-      for (const msg of isDNS1123Label(name)) causes.push(invalidCause(`${at}.name`, name, msg));
+      for (const msg of dns1123LabelErrors(name)) causes.push(invalidCause(`${at}.name`, name, msg));
       if (names.has(name))
         causes.push({
           reason: 'FieldValueDuplicate',
