@@ -9,11 +9,13 @@
 //   pnpm --filter @rxkube/kube bench:shard                    # 100,000 objects, 200,000 events
 //   BENCH_OBJECTS=20000 BENCH_EVENTS=40000 pnpm --filter @rxkube/kube bench:shard
 //   BENCH_SIDES=rxkube,server-4 BENCH_RUNS=3 …                # subset / repetitions (median)
+//   BENCH_CPU_PROF=1 …                                       # children write .cpuprofile files (to the temp dir)
 //
 // server-1 and client-1 are one sharded replica holding every bucket: the sharded watch's own
 // cost beside the plain watcher + Store, with the same objects and events.
 import { fork } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { mkdirSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -43,6 +45,7 @@ const SIDE_DEFS = {
   'client-4': ['shard.mjs', 4, 'client'],
 };
 const SIDES = sidesFromEnv(Object.keys(SIDE_DEFS));
+const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const NAMESPACE = 'bench';
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 15 * 60_000);
 
@@ -83,8 +86,15 @@ async function runSide(side, objectBuckets) {
   let expectedEvents = 0;
   for (let k = 0; k < EVENTS; k++) if (isMine(k % OBJECTS)) expectedEvents++;
   while (server.openWatches > 0) await sleep(5);
+  const execArgv = ['--expose-gc'];
+  if (CPU_PROF) {
+    const dir = join(tmpdir(), 'rxkube-bench-profiles');
+    mkdirSync(dir, { recursive: true });
+    console.log(`${side}: CPU profile in ${dir}`);
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${side}-${Date.now()}.cpuprofile`);
+  }
   const child = fork(join(here, 'sides', script), [], {
-    execArgv: ['--expose-gc'],
+    execArgv,
     env: {
       ...process.env,
       BENCH_URL: server.url,

@@ -24,6 +24,9 @@ describe('fnv1a64', () => {
   it('hashes UTF-8 bytes', () => {
     expect(fnv1a64('é')).toBe(fnv1a64('\u00e9'));
     expect(fnv1a64('é')).not.toBe(fnv1a64('e'));
+    // ASCII first, then not: hashed from the UTF-8 bytes of the whole text
+    expect(fnv1a64('uid-\u00e9')).toBe(reference('uid-\u00e9'));
+    expect(fnv1a64('uid-\u{1f600}')).toBe(reference('uid-\u{1f600}'));
   });
 
   it('equals the BigInt reference on any string, ASCII or not, and any bucket count', () => {

@@ -11,27 +11,28 @@ const TWO_32 = 4294967296;
 const SPACE = 1n << 64n;
 const encoder = new TextEncoder();
 
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
+let hashHi = 0;
+let hashLo = 0;
 
 /**
- * FNV-1a 64 as two 32-bit halves, computed on four 16-bit limbs in small integers (no BigInt, no
- * float modulo: this runs once per key of every reconcile, and once per object of every sharded
- * list and watch event of the embedded server). The prime 0x100000001b3 is 2^40 + 0x1b3: limb 0 ×
- * 0x1b3, plus limb 2 × 0x100.
+ * FNV-1a 64 of `text`'s UTF-8 bytes into `hashHi`, `hashLo` (two 32-bit halves), computed on four
+ * 16-bit limbs in small integers (no BigInt, no float modulo, no allocation: this runs once per
+ * key of every reconcile, and once per object of every sharded list and watch event). The prime
+ * 0x100000001b3 is 2^40 + 0x1b3: limb 0 × 0x1b3, plus limb 2 × 0x100. ASCII (every uid and
+ * namespace) is hashed from its char codes; other text from its UTF-8 encoding.
  */
-function fnvHalves(text: string): [hi: number, lo: number] {
+function fnvHalves(text: string): void {
   let h0 = 0x2325;
   let h1 = 0x8422;
   let h2 = 0x9ce4;
   let h3 = 0xcbf2;
-  const ascii = isAscii(text);
-  const bytes: ArrayLike<number> | undefined = ascii ? undefined : encoder.encode(text);
-  const length = bytes === undefined ? text.length : bytes.length;
-  for (let i = 0; i < length; i++) {
-    h0 ^= bytes === undefined ? text.charCodeAt(i) : (bytes[i] ?? 0);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) {
+      fnvBytes(encoder.encode(text));
+      return;
+    }
+    h0 ^= c;
     const t0 = h0 * 0x1b3;
     const t1 = h1 * 0x1b3 + (t0 >>> 16);
     const t2 = h2 * 0x1b3 + (t1 >>> 16) + h0 * 0x100;
@@ -41,7 +42,29 @@ function fnvHalves(text: string): [hi: number, lo: number] {
     h2 = t2 & 0xffff;
     h3 = t3 & 0xffff;
   }
-  return [h3 * 0x10000 + h2, h1 * 0x10000 + h0];
+  hashHi = h3 * 0x10000 + h2;
+  hashLo = h1 * 0x10000 + h0;
+}
+
+/** {@link fnvHalves} of bytes. */
+function fnvBytes(bytes: Uint8Array): void {
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+  for (const byte of bytes) {
+    h0 ^= byte;
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (t1 >>> 16) + h0 * 0x100;
+    const t3 = h3 * 0x1b3 + (t2 >>> 16) + h1 * 0x100;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
+    h3 = t3 & 0xffff;
+  }
+  hashHi = h3 * 0x10000 + h2;
+  hashLo = h1 * 0x10000 + h0;
 }
 
 /**
@@ -54,8 +77,8 @@ function fnvHalves(text: string): [hi: number, lo: number] {
  * ```
  */
 export function fnv1a64(text: string): bigint {
-  const [hi, lo] = fnvHalves(text);
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  fnvHalves(text);
+  return (BigInt(hashHi) << 32n) | BigInt(hashLo);
 }
 
 /**
@@ -69,7 +92,9 @@ export function fnv1a64(text: string): bigint {
  * ```
  */
 export function fnv1a64InRange(text: string, start: bigint, end: bigint): boolean {
-  const [hi, lo] = fnvHalves(text);
+  fnvHalves(text);
+  const hi = hashHi;
+  const lo = hashLo;
   const atLeast = (n: bigint): boolean => {
     const bhi = Number(n >> 32n);
     return hi > bhi || (hi === bhi && lo >= Number(n & 0xffffffffn));
@@ -89,7 +114,9 @@ export function fnv1a64InRange(text: string, start: bigint, end: bigint): boolea
  * ```
  */
 export function bucketOf(key: string, buckets: number): number {
-  const [hi, lo] = fnvHalves(key);
+  fnvHalves(key);
+  const hi = hashHi;
+  const lo = hashLo;
   // floor((hi·2^32 + lo)·B / 2^64), exact in doubles for B ≤ 2^20.
   if (buckets <= 1 << 20) return Math.floor((hi * buckets + Math.floor((lo * buckets) / TWO_32)) / TWO_32);
   return Number((fnv1a64(key) * BigInt(buckets)) >> 64n);

@@ -43,6 +43,7 @@ import type { SharedWatch } from '../reflector/share-watch.js';
 import { shareWatch } from '../reflector/share-watch.js';
 import type { StoreOptions } from '../reflector/store.js';
 import type { WatchTarget } from '../reflector/watch-registry.js';
+import type { RawWatchEvent } from '../transport/raw-watch-event.js';
 import type { KubeObject, WatchEvent } from '../types.js';
 import { objectKey } from '../types.js';
 import type { WatcherConfig } from '../watcher/config.js';
@@ -178,17 +179,21 @@ export function shardedWatch<T extends KubeObject = KubeObject>(
 ): ShardedWatch<T> {
   const { client, target } = options;
   const { keyOf } = options;
-  const bucketOfObject =
-    keyOf !== undefined
-      ? (o: KubeObject): number => {
-          const key = keyOf(o);
-          return key === undefined ? -1 : bucketOf(key, options.buckets);
-        }
-      : (o: KubeObject): number =>
-          bucketOf(
-            options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''),
-            options.buckets,
-          );
+  const hashedKey =
+    keyOf ??
+    ((o: KubeObject): string =>
+      options.key === 'uid' ? (o.metadata.uid ?? '') : (o.metadata.namespace ?? ''));
+  // An object's bucket is asked twice in a row: by `keeping` as its line arrives, then by
+  // `onEvent` as the watcher passes it on. The last answer is kept for the same object.
+  let lastObject: KubeObject | undefined;
+  let lastBucket = -1;
+  const bucketOfObject = (o: KubeObject): number => {
+    if (o === lastObject) return lastBucket;
+    const key = hashedKey(o);
+    lastBucket = key === undefined ? -1 : bucketOf(key, options.buckets);
+    lastObject = o;
+    return lastBucket;
+  };
   let state: { groups: Set<Group<T>>; initial: boolean; mode: ShardFiltering | undefined } | undefined;
 
   const upstream$ = new Rx<WatchEvent<T>>((out) => {
@@ -479,17 +484,20 @@ function keeping<T extends KubeObject>(
   return {
     ...(source.streamingLists !== undefined ? { streamingLists: source.streamingLists } : {}),
     list: (params) => source.list(params).pipe(map((page) => ({ ...page, items: page.items.filter(keep) }))),
+    // One operator where keys cannot move (each layer costs per event).
     watch: (params) =>
-      source.watch(params).pipe(
-        map((e) =>
-          moves && e.type === 'MODIFIED' && !keep(e.object) ? { ...e, type: 'DELETED' as const } : e,
-        ),
-        filter(
-          (e) =>
-            (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') ||
-            (moves && e.type === 'DELETED') ||
-            keep(e.object),
-        ),
-      ),
+      moves
+        ? source.watch(params).pipe(
+            map((e) => (e.type === 'MODIFIED' && !keep(e.object) ? { ...e, type: 'DELETED' as const } : e)),
+            filter((e) => !isObjectEvent(e) || e.type === 'DELETED' || keep(e.object)),
+          )
+        : source.watch(params).pipe(filter((e) => !isObjectEvent(e) || keep(e.object))),
   };
+}
+
+/** A watch line that carries an object of the watched kind (not a BOOKMARK, ERROR or MALFORMED). */
+function isObjectEvent<T extends KubeObject>(
+  e: RawWatchEvent<T>,
+): e is Extract<RawWatchEvent<T>, { type: 'ADDED' | 'MODIFIED' | 'DELETED' }> {
+  return e.type === 'ADDED' || e.type === 'MODIFIED' || e.type === 'DELETED';
 }
