@@ -286,7 +286,7 @@ describeEachBackend('the estimated cost of CRD rules is checked when the CRD is 
     }
   });
 
-  it('accepts self.all(x, x.startsWith("a")) on an unbounded list of strings', async () => {
+  it("accepts self.all(x, x.startsWith('a')) on an unbounded list of strings", async () => {
     const r = await post(crd('literalstarts', list(str(), undefined, 'self.all(x, x.startsWith("a"))')));
     expect(r.status, r.text).toBe(201);
   });
