@@ -312,7 +312,8 @@ export class Coster {
         const o = this.cost(operand);
         const i = this.cost(index);
         const k = o.type.kind;
-        if (k !== 'list' && k !== 'map') throw new NotEstimated('index of dyn');
+        if (k !== 'list' && k !== 'map' && k !== 'dyn') throw new NotEstimated(`index of ${k}`);
+        // on dyn both index_list and index_map fit (an int index); the last one's path is kept
         return {
           cost: rAdd(rAdd(o.cost, i.cost), ONE),
           type: o.type.elem ?? DYN,

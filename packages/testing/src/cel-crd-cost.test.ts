@@ -228,6 +228,12 @@ const BOUNDED: Record<string, (n: number) => any> = {
   transition: (n) => list(str(20), n, 'self.all(x, x in oldSelf)'),
   intorstringops: (n) =>
     list({ 'x-kubernetes-int-or-string': true }, n, 'self.all(x, x < x || x + x == x || x.contains("a"))'),
+  index: (n) =>
+    list(list(str(n), 3), 3, 'self[0][1].contains(self[1][0]) && self[2].exists(x, x == self[0][0])'),
+  mapindex: (n) => map(str(n), 5, 'self["a"].matches(self["b"]) || self["c"] + self["d"] == self["e"]'),
+  // an index of dyn has no size: comparing two of them costs more than any limit
+  dynindex: (n) => list({ 'x-kubernetes-int-or-string': true }, n, 'self.all(x, x["a"] == x[0])'),
+  dynindexint: (n) => list({ 'x-kubernetes-int-or-string': true }, n, 'self.all(x, x[0] > 1)'),
   // a rule on the resource's root: metadata.name is a string of unknown length
   root: (n) => ({
     $root: ['self.metadata.name.startsWith("a") && self.spec.l.all(x, x.startsWith(self.metadata.name))'],
