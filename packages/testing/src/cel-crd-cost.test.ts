@@ -353,6 +353,38 @@ describeEachBackend('the estimated cost of CRD rules is checked when the CRD is 
     expect(now.body.spec.versions[0].schema.openAPIV3Schema.properties.spec.maxItems).toBe(1999999);
   });
 
+  it('checks each version with a schema of its own, under spec.versions[i]', async () => {
+    const body = crd('versioneds', list(int, 2000000, 'self.all(x, x > 0)'));
+    const v1 = body.spec.versions[0];
+    const v2 = structuredClone(v1);
+    v2.name = 'v2';
+    v2.storage = false;
+    v2.schema.openAPIV3Schema.properties.spec.maxItems = 1999999;
+    const v3 = structuredClone(v1);
+    v3.name = 'v3';
+    v3.storage = false;
+    v3.schema.openAPIV3Schema.properties.spec.maxItems = 3000000;
+    body.spec.versions = [v1, v2, v3];
+    const r = await post(body);
+    expect(r.status, r.text).toBe(422);
+    const at = (i: number) =>
+      `spec.versions[${String(i)}].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule`;
+    expect(sorted(r.body.details.causes)).toEqual(
+      sorted([
+        {
+          reason: 'FieldValueForbidden',
+          field: at(0),
+          message: `Forbidden: estimated rule cost exceeds budget by factor of 1.000000x ${ADVICE}`,
+        },
+        {
+          reason: 'FieldValueForbidden',
+          field: at(2),
+          message: `Forbidden: estimated rule cost exceeds budget by factor of 1.5x ${ADVICE}`,
+        },
+      ]),
+    );
+  });
+
   it('refuses a rule just over the limit with the factor to six places', async () => {
     const r = await post(crd('literalovers', list(int, 2000000, 'self.all(x, x > 0)')));
     expect(r.status, r.text).toBe(422);
