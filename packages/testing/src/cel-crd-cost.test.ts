@@ -243,6 +243,110 @@ const BOUNDED: Record<string, (n: number) => any> = {
     list({ 'x-kubernetes-int-or-string': true }, n, 'self.all(x, type(x) == string && x.startsWith("a"))'),
 };
 
+/** A small deterministic generator (mulberry32), so the random rules are the same on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Well-typed random rules over one schema (strings, lists, maps, objects, bytes, dates,
+ * int-or-string), each then written at its bound and one above: what the hand-written cases do
+ * not combine.
+ */
+function randomRule(next: () => number, depth = 0, scope: string[] = []): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
+  const str = (): string =>
+    pick([
+      'self.s',
+      'self.t',
+      '"abc"',
+      'self.s.lowerAscii()',
+      'self.t + "x"',
+      'self.o[0].a',
+      '(self.b ? self.s : self.t)',
+      'self.s.substring(1)',
+      'string(self.by)',
+      'self.t.trim()',
+      'self.l[0]',
+      ...scope.filter((v) => v.startsWith('x')),
+    ]);
+  const int = (): string =>
+    pick([
+      'self.i',
+      'size(self.s)',
+      'self.t.size()',
+      'self.l.size()',
+      'self.o[0].b',
+      '1',
+      'self.m["k"]',
+      'self.s.indexOf("a")',
+      'self.l.indexOf("a")',
+    ]);
+  const leaf = (): string =>
+    pick([
+      `${str()} == ${str()}`,
+      `${str()} != ${str()}`,
+      `${str()} < ${str()}`,
+      `${str()}.startsWith(${str()})`,
+      `${str()}.endsWith(${str()})`,
+      `${str()}.contains(${str()})`,
+      `${str()}.matches("^[a-z]+[0-9]?$")`,
+      `${int()} < ${int()}`,
+      `${int()} == ${int()}`,
+      `${str()} in self.l`,
+      '"k" in self.m',
+      'has(self.s)',
+      'self.b',
+      'self.l.isSorted()',
+      "self.d < timestamp('2020-01-01T00:00:00Z')",
+      'type(self.ios) == int',
+      'self.l.map(y, y + "a").size() > 0',
+    ]);
+  if (depth >= 2 || next() < 0.3) return leaf();
+  const v = `x${String(depth)}`;
+  const inner = (): string => randomRule(next, depth + 1, [...scope, v]);
+  return pick([
+    () => `self.l.all(${v}, ${inner()})`,
+    () => `self.l.exists(${v}, ${inner()})`,
+    () => `self.l.filter(${v}, ${inner()}).size() == 0`,
+    () =>
+      `self.m.all(k${String(depth)}, self.m[k${String(depth)}] > 0 && ${randomRule(next, depth + 1, scope)})`,
+    () => `self.o.exists_one(e${String(depth)}, e${String(depth)}.a == ${str()})`,
+    () => `${randomRule(next, depth + 1, scope)} && ${randomRule(next, depth + 1, scope)}`,
+    () => `${randomRule(next, depth + 1, scope)} || !(${randomRule(next, depth + 1, scope)})`,
+    () => `self.b ? ${randomRule(next, depth + 1, scope)} : ${randomRule(next, depth + 1, scope)}`,
+  ])();
+}
+
+const randomSchema = (n: number, rule: string): any =>
+  obj(
+    {
+      s: str(n),
+      t: str(),
+      l: list(str(20), n),
+      m: map(int, n),
+      o: list(obj({ a: str(10), b: int }), 5),
+      i: int,
+      b: { type: 'boolean' },
+      ios: { 'x-kubernetes-int-or-string': true },
+      by: { type: 'string', format: 'byte', maxLength: n },
+      d: { type: 'string', format: 'date-time' },
+    },
+    rule,
+  );
+
+const next = random(23);
+for (let i = 0; i < 80; i++) {
+  const rule = randomRule(next);
+  BOUNDED[`random${String(i)}`] = (n) => randomSchema(n, rule);
+}
+
 /** The largest bound whose rules the estimate accepts. */
 function largestAccepted(build: (n: number) => any): number {
   let lo = 1;
