@@ -194,8 +194,8 @@ export const LAYERS = {
     ['errors.ts', 'field-error.ts', 'schema.ts', 'cost.ts'],
     ['library'],
     ['environment.ts'],
-    ['type-check.ts'],
-    ['crd.ts', 'policy.ts'],
+    ['type-check.ts', 'estimator.ts'],
+    ['crd.ts', 'policy.ts', 'estimate.ts'],
     ['index.ts'],
   ],
   // Kubernetes' wire vocabulary (issue 20), shared by kube, testing and cel: leaves, then the entry

@@ -3,7 +3,7 @@
  * expressions evaluated as kube-apiserver does, in a unit test, without a server. The embedded
  * API server of `@rxkube/testing` uses it on every write to a CRD with rules.
  *
- * @packageDocumentation
+ * @module @rxkube/cel
  */
 export { CelCompileError, CelUnsupportedError } from './errors.js';
 export { type FieldError, formatFieldError } from './field-error.js';

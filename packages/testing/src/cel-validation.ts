@@ -5,8 +5,9 @@
  * (`hasBlockingErr`), evaluated by `@rxkube/cel`, compiled once per schema; and, when a CRD is
  * written, the causes of its rules that do not compile ({@link celCrdCauses}).
  *
- * The runtime cost budget (per rule and per object) is `@rxkube/cel`'s, as kube-apiserver's. Not
- * emulated: the estimated cost kube-apiserver checks when a CRD is written.
+ * The runtime cost budget (per rule and per object) is `@rxkube/cel`'s, as kube-apiserver's; the
+ * estimated cost checked when a CRD is written is `@rxkube/cel/estimate`'s (cel-go v0.10.1's
+ * estimator, kube-apiserver v1.24's limits and messages).
  *
  * @module
  */
@@ -16,6 +17,7 @@ import {
   compileValidations,
   type CompiledValidations,
 } from '@rxkube/cel';
+import { estimatedCostCauses } from '@rxkube/cel/estimate';
 
 import type { ResourceType } from './registry/types.js';
 import type { StatusCause } from './status.js';
@@ -191,7 +193,9 @@ function schemaCauses(schema: unknown, path: string, causes: StatusCause[], root
  * when every version has the same one (the internal version hoists it), else under
  * `spec.versions[i].schema.openAPIV3Schema`. Each rule is type-checked against its schema node
  * (`cel expression must evaluate to a bool` for another result type). The compiler's message is
- * `@rxkube/cel`'s, not cel-go's (fixtures README, "Not emulated").
+ * `@rxkube/cel`'s, not cel-go's (fixtures README, "Not emulated"). The rules that compile are
+ * then estimated: `Forbidden: estimated rule cost exceeds budget by factor of …` for a rule, and
+ * for a schema whose rules add up to too much, its dearest rules and the schema itself.
  */
 export function celCrdCauses(crd: KObj): StatusCause[] {
   const spec = isObject(crd['spec']) ? crd['spec'] : {};
@@ -201,11 +205,17 @@ export function celCrdCauses(crd: KObj): StatusCause[] {
   const causes: StatusCause[] = [];
   const first = versions[0];
   if (first === undefined) return causes;
+  const check = (schema: unknown, path: string): void => {
+    schemaCauses(schema, path, causes, true);
+    if (!isObject(schema)) return;
+    // the estimated cost of the rules that compile (kube-apiserver v1.24, StaticEstimatedCostLimit)
+    const compiles = (rule: string, node: object, root: boolean): boolean =>
+      compileFailure(rule, node as Record<string, unknown>, root || embedded(node)) === undefined;
+    for (const c of estimatedCostCauses(schema, path, compiles))
+      causes.push({ reason: 'FieldValueForbidden', field: c.field, message: `Forbidden: ${c.message}` });
+  };
   if (versions.every((v) => deepEqual(schemaOf(v), schemaOf(first))))
-    schemaCauses(schemaOf(first), 'spec.validation.openAPIV3Schema', causes, true);
-  else
-    versions.forEach((v, i) =>
-      schemaCauses(schemaOf(v), `spec.versions[${String(i)}].schema.openAPIV3Schema`, causes, true),
-    );
+    check(schemaOf(first), 'spec.validation.openAPIV3Schema');
+  else versions.forEach((v, i) => check(schemaOf(v), `spec.versions[${String(i)}].schema.openAPIV3Schema`));
   return causes;
 }
