@@ -90,4 +90,11 @@ describe('bucketOf and bucketRange', () => {
       }),
     );
   });
+
+  it('spreads uids evenly: every one of 64 buckets within ±35% of 10,000/64', () => {
+    const counts = new Array<number>(64).fill(0);
+    for (let i = 0; i < 10_000; i++)
+      counts[bucketOf(`0b8f${i.toString(16).padStart(4, '0')}-uid-${i}`, 64)]! += 1;
+    for (const c of counts) expect(Math.abs(c - 10_000 / 64)).toBeLessThan(0.35 * (10_000 / 64));
+  });
 });
