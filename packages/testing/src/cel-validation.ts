@@ -153,16 +153,25 @@ function compileFailure(rule: string, schema: Record<string, unknown>, root: boo
 
 const embedded = (s: unknown): boolean => isObject(s) && s['x-kubernetes-embedded-resource'] === true;
 
-function schemaCauses(schema: unknown, path: string, causes: StatusCause[], root = false): void {
+/** The rules of each schema node that did not compile (found by `schemaCauses`). */
+type Failed = WeakMap<object, Set<string>>;
+
+function schemaCauses(
+  schema: unknown,
+  path: string,
+  causes: StatusCause[],
+  failed: Failed,
+  root = false,
+): void {
   if (!isObject(schema)) return;
   // children first, as kube-apiserver v1.24 lists them (fixtures README)
   const props = schema['properties'];
   if (isObject(props))
     for (const [k, s] of Object.entries(props))
-      schemaCauses(s, `${path}.properties[${k}]`, causes, embedded(s));
-  schemaCauses(schema['items'], `${path}.items`, causes, embedded(schema['items']));
+      schemaCauses(s, `${path}.properties[${k}]`, causes, failed, embedded(s));
+  schemaCauses(schema['items'], `${path}.items`, causes, failed, embedded(schema['items']));
   const ap = schema['additionalProperties'];
-  schemaCauses(ap, `${path}.additionalProperties`, causes, embedded(ap));
+  schemaCauses(ap, `${path}.additionalProperties`, causes, failed, embedded(ap));
   const rules = schema['x-kubernetes-validations'];
   if (!Array.isArray(rules)) return;
   rules.forEach((r: unknown, i) => {
@@ -175,6 +184,9 @@ function schemaCauses(schema: unknown, path: string, causes: StatusCause[], root
     }
     const failure = compileFailure(rule, schema, root);
     if (failure === undefined) return;
+    let rulesOfNode = failed.get(schema);
+    if (rulesOfNode === undefined) failed.set(schema, (rulesOfNode = new Set()));
+    rulesOfNode.add(rule);
     const detail = failure === NOT_BOOL ? failure : `compilation failed: ${failure}`;
     causes.push({
       reason: 'FieldValueInvalid',
@@ -206,11 +218,12 @@ export function celCrdCauses(crd: KObj): StatusCause[] {
   const first = versions[0];
   if (first === undefined) return causes;
   const check = (schema: unknown, path: string): void => {
-    schemaCauses(schema, path, causes, true);
+    const failed: Failed = new WeakMap();
+    schemaCauses(schema, path, causes, failed, true);
     if (!isObject(schema)) return;
-    // the estimated cost of the rules that compile (kube-apiserver v1.24, StaticEstimatedCostLimit)
-    const compiles = (rule: string, node: object, root: boolean): boolean =>
-      compileFailure(rule, node as Record<string, unknown>, root || embedded(node)) === undefined;
+    // the estimated cost of the rules that compile (kube-apiserver v1.24, StaticEstimatedCostLimit),
+    // as the walk above found them: each rule is compiled once
+    const compiles = (rule: string, node: object): boolean => failed.get(node)?.has(rule) !== true;
     for (const c of estimatedCostCauses(schema, path, compiles))
       causes.push({ reason: 'FieldValueForbidden', field: c.field, message: `Forbidden: ${c.message}` });
   };
