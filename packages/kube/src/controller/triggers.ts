@@ -17,6 +17,7 @@ import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef, OwnerReference, ResourceType, WatchEvent } from '../types.js';
 import { objectKey } from '../types.js';
 import { UserCodeError } from '../user-code-error.js';
+import { fanOut } from './fan-out.js';
 import { holdWhileWriting } from './hold-while-writing.js';
 import type { IdleTracker } from './idle.js';
 import type { ControllerLogger, MapContext, RequestName } from './options.js';
@@ -69,7 +70,7 @@ function primaryRequests<T extends KubeObject>(
 ): Observable<ObjectRef> {
   const forType = deps.plan.primary.resource;
   return triggersOf(kind, deps, deps.plan.resyncMs).pipe(
-    mergeMap((t) =>
+    fanOut((t) =>
       noted(deps, 'primary', t, [
         requestOf(forType, t.object.metadata.namespace, t.object.metadata.name ?? ''),
       ]),
@@ -85,7 +86,7 @@ function ownedRequests<T extends KubeObject>(kind: WatchedKind, deps: TriggerDep
     return requests.length === 0 ? [] : noted(deps, 'owned', t, requests);
   };
   return triggersOf(kind, deps).pipe(
-    mergeMap((t) => {
+    fanOut((t) => {
       const now = scope.now();
       const answered = scope.answered;
       if (now !== undefined || answered === undefined) return requestsOf(t, now);
