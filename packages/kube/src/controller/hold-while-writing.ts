@@ -38,7 +38,8 @@ export function holdWhileWriting<E extends WatchEvent<KubeObject> | ResyncEvent<
       });
       const upstream = source.subscribe({
         next: (e) => {
-          if (e.type === 'Apply' || e.type === 'Delete') {
+          // Nothing held and nothing being written (the common case, once per event): no id built.
+          if ((e.type === 'Apply' || e.type === 'Delete') && (held.size > 0 || tracker.writing > 0)) {
             const id = writeId(resource, e.object.metadata);
             const queue = held.get(id);
             if (queue !== undefined || tracker.busy(id)) {
