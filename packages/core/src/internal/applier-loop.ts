@@ -6,7 +6,7 @@
  * Not exported from the package. `createApplier`'s last parameter is a test-only window on each
  * subscription's loop, used to assert that per-key state is released.
  */
-import { Observable, Subject, defer, finalize, from, map, merge, tap } from 'rxjs';
+import { Observable, Subject, defer, finalize, from } from 'rxjs';
 import type { ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
 
 import { Action } from '../action.js';
@@ -110,24 +110,61 @@ export function createApplier<T, K>(
     defer(() => {
       const loop = new ApplierLoop<T, K>(reconcile, settings, scheduler);
       onLoop?.(loop);
-      const fromSource = source.pipe(
-        map((value): Trigger<T, K> => {
-          let key: K;
-          try {
-            key = keyOf(value);
-          } catch (error) {
-            throw new KeyOfError(OPERATOR, value, error);
-          }
-          return { key, value, loop };
-        }),
-        tap({ complete: () => loop.close() }),
-      );
-      return merge(fromSource, loop.retries).pipe(
-        tap((trigger) => loop.trigger(trigger)),
+      return triggersOf(source, keyOf, loop).pipe(
         run,
         finalize(() => loop.dispose()),
       );
     });
+}
+
+/**
+ * The source's values as triggers, merged with the loop's re-emissions, each told to the loop
+ * before it goes on: one subscriber for what was map · tap · merge · tap per event (issue 21, the
+ * lean event path). Completes once the source completed (which closes the loop, completing its
+ * re-emissions); a throwing `keyOf` errors with {@link KeyOfError}.
+ */
+function triggersOf<T, K>(
+  source: Observable<T>,
+  keyOf: (value: T) => K,
+  loop: ApplierLoop<T, K>,
+): Observable<Trigger<T, K>> {
+  return new Observable<Trigger<T, K>>((subscriber) => {
+    let open = 2;
+    const completed = (): void => {
+      if (--open === 0) subscriber.complete();
+    };
+    const pass = (trigger: Trigger<T, K>): void => {
+      try {
+        loop.trigger(trigger);
+      } catch (error) {
+        subscriber.error(error);
+        return;
+      }
+      subscriber.next(trigger);
+    };
+    const retries = loop.retries.subscribe({ next: pass, complete: completed });
+    const upstream = source.subscribe({
+      next: (value) => {
+        let key: K;
+        try {
+          key = keyOf(value);
+        } catch (error) {
+          subscriber.error(new KeyOfError(OPERATOR, value, error));
+          return;
+        }
+        pass({ key, value, loop });
+      },
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        loop.close(); // completes the re-emissions
+        completed();
+      },
+    });
+    return () => {
+      upstream.unsubscribe();
+      retries.unsubscribe();
+    };
+  });
 }
 
 /** One subscription's loop state. */
