@@ -8,7 +8,6 @@ import type { Observable, SchedulerLike, Subscriber } from 'rxjs';
 import { asyncScheduler, Observable as RxObservable, Subscription } from 'rxjs';
 
 import type { KubeObject, WatchEvent } from '../types.js';
-import { reflector } from './reflector.js';
 import type { StoreOptions } from './store.js';
 import { Store } from './store.js';
 
@@ -59,7 +58,7 @@ export interface SharedWatch<T extends KubeObject> {
  * ```
  *
  * ## Semantics
- * - The first subscriber subscribes the upstream (through {@link reflector}); the last one leaving
+ * - The first subscriber subscribes the upstream (each event into the Store, as `reflector` does); the last one leaving
  *   unsubscribes it — after `gracePeriodMs` if set; a subscriber arriving meanwhile cancels that.
  * - A late subscriber receives, synchronously at subscription, the Store's objects framed as
  *   `Init` … `InitApply`* … `InitDone`, then the live events. Joining during a (re)list it receives
@@ -113,8 +112,23 @@ export function shareWatch<T extends KubeObject>(
       for (const s of all) notify(s);
     };
     holder.add(
-      upstream.pipe(reflector(store)).subscribe({
-        next: (event) => {
+      // what `reflector(store)` does (each event into the Store before it goes on), without its
+      // `map` stage per event
+      upstream.subscribe({
+        next: (received) => {
+          let event: WatchEvent<T>;
+          try {
+            event = store.apply(received);
+          } catch (error) {
+            end((s) => s.error(error));
+            return;
+          }
+          if (subscribers.size === 1) {
+            // the common case: one subscriber, told without copying the set (taken first: one
+            // joining while it is told has seen this event in the Store's replay)
+            (subscribers.values().next().value as Subscriber<WatchEvent<T>>).next(event);
+            return;
+          }
           // A copy: a subscriber may unsubscribe (or a new one join) while an event is delivered.
           for (const s of [...subscribers]) s.next(event);
         },
