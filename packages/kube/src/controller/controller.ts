@@ -14,23 +14,21 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
-import type { Observable, SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import {
   asyncScheduler,
   combineLatest,
   defer,
   EMPTY,
   filter,
-  finalize,
   from,
   ignoreElements,
-  map,
   mergeMap,
   merge,
+  Observable,
   Subject,
   take,
   takeUntil,
-  tap,
   throwError,
 } from 'rxjs';
 
@@ -346,29 +344,45 @@ function runOnce<T extends KubeObject>(deps: RunDeps<T>): Observable<ControllerR
   const work = traces === undefined ? untraced : traces.work(untraced);
   /** Emits once the applier drained after a shutdown; the recorder stops then. */
   const drained = new Subject<void>();
-  const results$ = queue(requests$, {
+  const queued$ = queue(requests$, {
     plan: plan as unknown as ControllerPlan<never>,
     work,
     observer: traces === undefined ? options.observer : traces.observer(options.observer),
     idle: deps.idle,
     shutdown: options.shutdown,
     scheduler,
-  }).pipe(
-    map((r) => toControllerResult(r, plan.name ?? plan.primary.resource.kind.toLowerCase())),
-    tap({
-      next: (r) => {
+  });
+  const resultName = plan.name ?? plan.primary.resource.kind.toLowerCase();
+  // One stage per result instead of map · tap · merge · finalize (issue 21, the lean event path).
+  return new Observable<ControllerResult>((subscriber) => {
+    // The recorder runs until the applier drained after a shutdown (subscribed first, as it was
+    // merged first: a run that drains at once still stops it).
+    const recording =
+      recorder === undefined
+        ? undefined
+        : recorder.outcomes$.pipe(takeUntil(drained)).subscribe({
+            error: (error: unknown) => subscriber.error(error),
+          });
+    const results = queued$.subscribe({
+      next: (raw) => {
+        const r = toControllerResult(raw, resultName);
         traces?.ended(r);
         if (plan.logResults) logResult(deps.log, plan.name, r);
+        subscriber.next(r);
       },
-      complete: () => drained.next(),
-      finalize: () => traces?.cancelled(),
-    }),
-  );
-  const recorderRun$: Observable<never> =
-    recorder === undefined ? EMPTY : recorder.outcomes$.pipe(ignoreElements());
-  return merge(recorderRun$.pipe(takeUntil(drained)), results$).pipe(
-    finalize(() => options.observer?.reset?.()),
-  );
+      error: (error: unknown) => subscriber.error(error),
+      complete: () => {
+        drained.next();
+        subscriber.complete();
+      },
+    });
+    return () => {
+      results.unsubscribe();
+      recording?.unsubscribe();
+      traces?.cancelled();
+      options.observer?.reset?.();
+    };
+  });
 }
 
 export type { ControllerResult } from './report.js';
