@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { MonoTypeOperatorFunction, Observable, SchedulerLike } from 'rxjs';
-import { defer, finalize, retry, tap, timer } from 'rxjs';
+import { Observable as RxObservable, retry, timer } from 'rxjs';
 
 import type { ProbeCheck } from '../ops/probes.js';
 import { MAX_CONTROLLER_FAILURES } from './manager-options.js';
@@ -29,15 +29,34 @@ export class ControllerSupervisor {
     private readonly scheduler: SchedulerLike,
   ) {}
 
-  /** `run()` as a run of controller `name` that restarts on error (with backoff) and resets on health. */
-  supervise<T>(name: string, run: () => Observable<T>): Observable<T> {
-    return defer(() => {
+  /**
+   * `run()` as a run of controller `name` that restarts on error (with backoff) and resets on
+   * health: a value, or `RESTART_RESET_MS` up, ends a failure streak. `each` sees every value
+   * first (the Manager's metrics and log line: one stage per result, not three).
+   */
+  supervise<T>(name: string, run: () => Observable<T>, each?: (value: T) => void): Observable<T> {
+    const run$ = new RxObservable<T>((subscriber) => {
       const healthy = this.scheduler.schedule(() => this.failures.delete(name), RESTART_RESET_MS);
-      return run().pipe(finalize(() => healthy.unsubscribe()));
-    }).pipe(
-      tap(() => this.failures.delete(name)),
-      this.restart(name),
-    );
+      const subscription = run().subscribe({
+        next: (value) => {
+          if (this.failures.size > 0) this.failures.delete(name);
+          try {
+            each?.(value);
+          } catch (error) {
+            subscriber.error(error); // as a throwing tap did: the run fails and is restarted
+            return;
+          }
+          subscriber.next(value);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        subscription.unsubscribe();
+        healthy.unsubscribe();
+      };
+    });
+    return run$.pipe(this.restart(name));
   }
 
   /** The liveness check of the safety net (part of `/healthz`). */

@@ -53,7 +53,7 @@ import type { CrdInput } from '../crd/load-crd.js';
 import { EventRecorder } from '../events/event-recorder.js';
 import { defaultIdentity, LeaderElector } from '../leader/leader-elector.js';
 import { ControllerMetrics } from '../ops/metrics.js';
-import { controllerLogger, createLogger, logReconcile } from '../ops/logging.js';
+import { controllerLogger, createLogger, reconcileLine } from '../ops/logging.js';
 import type { ProbeCheck, ProbeServer } from '../ops/probes.js';
 import { WatchHealthChecks } from '../ops/probes.js';
 import { WatchFailureLog } from '../ops/watch-failure-log.js';
@@ -916,9 +916,17 @@ export class Manager {
       this.built.set(c.name, built);
     }
     const ctrl = built;
-    return this.supervisor
-      .supervise(c.name, () => ctrl.run(counted))
-      .pipe(this.metrics.tapMetrics(c.name), logReconcile(this.log, c.name));
+    // metrics and the log line of each result in one stage (was tapMetrics · logReconcile)
+    const metrics = this.metrics;
+    const line = reconcileLine(this.log, c.name);
+    return this.supervisor.supervise(
+      c.name,
+      () => ctrl.run(counted),
+      (r) => {
+        metrics.recordResult(c.name, r);
+        line(r);
+      },
+    );
   }
 
   /**

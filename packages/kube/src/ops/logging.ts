@@ -323,7 +323,21 @@ export function logReconcile<R extends LoggedReconcile>(
       'must be a non-empty string',
     );
   }
-  return tap((r: R) => {
+  return tap(reconcileLine(logger, controllerName));
+}
+
+/**
+ * The line {@link logReconcile} writes for one result, as a function (the Manager calls it from
+ * its one stage per result). Nothing is built when the result's level is off (`silent`, or
+ * `warn` for successes).
+ */
+export function reconcileLine<R extends LoggedReconcile>(
+  logger: Pick<Logger, 'info' | 'error'> & Partial<Pick<Logger, 'isLevelEnabled'>>,
+  controllerName: string,
+): (r: R) => void {
+  return (r: R) => {
+    const failed = r.outcome === 'error' || r.outcome === 'terminal';
+    if (logger.isLevelEnabled !== undefined && !logger.isLevelEnabled(failed ? 'error' : 'info')) return;
     const fields: Record<string, unknown> = {
       controller: controllerName,
       key: r.key,
@@ -347,9 +361,9 @@ export function logReconcile<R extends LoggedReconcile>(
         fields['errorType'] = cause instanceof Error ? cause.name : r.error.name;
       }
     }
-    if (r.outcome === 'error' || r.outcome === 'terminal') logger.error(fields, `reconcile ${r.outcome}`);
+    if (failed) logger.error(fields, `reconcile ${r.outcome}`);
     else logger.info(fields, `reconcile ${r.outcome}`);
-  });
+  };
 }
 
 /**
