@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { asyncScheduler, BehaviorSubject, distinctUntilChanged } from 'rxjs';
+import { asapScheduler, asyncScheduler, BehaviorSubject, distinctUntilChanged } from 'rxjs';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 
 /**
  * Counts of pending work by source; idle when every count is 0. Work passes synchronously from
  * one stage to the next (relist gate → debounce → applier), so a count may touch 0 between two
- * stages: becoming idle is confirmed on the scheduler's next turn (becoming busy is immediate).
+ * stages: becoming idle is confirmed on the scheduler's next turn — a microtask on the default
+ * scheduler — and becoming busy is immediate.
  */
 export class IdleTracker {
   private readonly counts = new Map<object, number>();
@@ -53,7 +54,11 @@ export class IdleTracker {
       return;
     }
     if (this.subject.getValue() || this.confirming !== undefined) return;
-    this.confirming = this.scheduler.schedule(() => {
+    // On the default scheduler the confirmation is a microtask (asapScheduler: after the
+    // synchronous pass between stages, without a setInterval/clearInterval per busy → idle flip);
+    // another scheduler (a test's) keeps its 0 ms action. `TestScheduler.run` virtualises both.
+    const on = this.scheduler === asyncScheduler ? asapScheduler : this.scheduler;
+    this.confirming = on.schedule(() => {
       this.confirming = undefined;
       if (this.counts.size === 0) this.subject.next(true);
     }, 0);
