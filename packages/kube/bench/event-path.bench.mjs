@@ -11,6 +11,7 @@
 //
 //   node bench/event-path.bench.mjs                                  # after tsc -b
 //   BENCH_EVENTS=200000 BENCH_RUNS=5 BENCH_BASE_DIST=../dist-main node bench/event-path.bench.mjs
+//   BENCH_CPU_PROF=/tmp/prof BENCH_RUNS=1 node bench/event-path.bench.mjs   # a CPU profile per side
 import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +101,9 @@ if (process.env.BENCH_EVENT_PATH_DIST) {
     for (const name of run % 2 === 0 ? names : names.reverse()) {
       const child = fork(fileURLToPath(import.meta.url), [], {
         env: { ...process.env, BENCH_EVENT_PATH_DIST: builds[name] },
+        execArgv: process.env.BENCH_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+          : [],
       });
       const us = Number(
         await new Promise((resolve, reject) => {
