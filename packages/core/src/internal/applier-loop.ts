@@ -18,6 +18,7 @@ import { InvalidArgumentError } from '../invalid-argument-error.js';
 import { DEFAULT_RATE_LIMIT_BURST, DEFAULT_RATE_LIMIT_QPS, TokenBucket } from '../rate-limiter.js';
 import { KeyOfError, runByKey } from '../run-by-key.js';
 import type { RunByKeyObserver } from '../run-by-key.js';
+import { directObservable, runDirect } from './direct.js';
 import { assertFunction, assertOptionalObject, assertScheduler } from './validate.js';
 
 const OPERATOR = 'applier';
@@ -252,9 +253,9 @@ class ApplierLoop<T, K> implements ApplierProbe {
     // same outcome (the first value, an empty completion or an error — thrown synchronously or
     // not — settles the run once; the reconcile's Observable is then unsubscribed), one
     // subscriber per reconcile instead of seven (issue 21, the lean event path).
-    return new Observable<ReconcileResult<T, K>>((subscriber) => {
+    return directObservable<ReconcileResult<T, K>>((subscriber) => {
       let settled = false;
-      let inner: Subscription | undefined;
+      let inner: { unsubscribe(): void } | undefined;
       const finish = (raw: Raw): void => {
         if (settled) return;
         settled = true;
@@ -277,7 +278,7 @@ class ApplierLoop<T, K> implements ApplierProbe {
         finish({ ok: false, thrown });
         return undefined;
       }
-      const sub = input.subscribe({
+      const sub = runDirect(input, {
         next: (emitted) => finish(Action.is(emitted) ? { ok: true, action: emitted } : notAnAction(emitted)),
         error: (thrown: unknown) => finish({ ok: false, thrown }),
         complete: () => {

@@ -6,7 +6,9 @@
  * Not exported from the package.
  */
 import { Observable, Subscriber, from } from 'rxjs';
-import type { ObservableInput, OperatorFunction, SchedulerLike, Subscription } from 'rxjs';
+import type { ObservableInput, OperatorFunction, SchedulerLike } from 'rxjs';
+
+import { runDirect } from './direct.js';
 
 import { KeyedQueue } from './keyed-queue.js';
 import { assertFunction, assertIntegerAtLeast, assertOptionalObject, assertScheduler } from './validate.js';
@@ -144,7 +146,7 @@ export function keyedRun<T, K, R>(spec: KeyedRunSpec<T, K, R>): OperatorFunction
       const queue = new KeyedQueue<K, T>();
       onQueue?.(queue);
       /** Inner subscriptions of in-flight work that did not complete synchronously. */
-      const running = new Map<K, Subscription>();
+      const running = new Map<K, { unsubscribe(): void }>();
       let sourceDone = false;
       let draining = false;
 
@@ -165,7 +167,7 @@ export function keyedRun<T, K, R>(spec: KeyedRunSpec<T, K, R>): OperatorFunction
           return;
         }
         let completed = false;
-        const inner = input.subscribe({
+        const inner = runDirect(input, {
           next: (result) => subscriber.next(result),
           error: fail,
           complete: () => {
