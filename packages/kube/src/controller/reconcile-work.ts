@@ -20,6 +20,7 @@ import type { Action } from '@rxkube/core';
 import { catchError, defer, from, map, Observable, of, race, switchMap, take, throwError } from 'rxjs';
 import type { ObservableInput, SchedulerLike, Subscription } from 'rxjs';
 
+import { directObservable } from '../internal/direct.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { isUserCodeError, UserCodeError } from '../user-code-error.js';
@@ -222,7 +223,7 @@ export function reconcileWork<T extends KubeObject>(
    * `counted`: errors are counted as user-code errors here (the caller does not).
    */
   const timed = (request: ObjectRef, key: string, counted = false): Observable<Action> =>
-    new Observable<Action>((subscriber) => {
+    directObservable<Action>((subscriber) => {
       const fail = (error: unknown): void => {
         if (counted) countUserCodeError(error, key);
         subscriber.error(error);
