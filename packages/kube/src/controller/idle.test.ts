@@ -100,8 +100,34 @@ describe('Controller.idle$ and stores (issue 12 §5)', () => {
 describe('IdleTracker', () => {
   it('keeps one confirmation action per turn however often the counts flip (no timer per event)', () => {
     const ts = testScheduler();
-    ts.run(({ expectObservable }) => {
-      let scheduled = 0;
+    let scheduled = 0;
+    const seen: boolean[] = [];
+    ts.run(() => {
+      const counting = {
+        now: () => ts.now(),
+        schedule: ((...args: Parameters<typeof ts.schedule>) => {
+          scheduled++;
+          return ts.schedule(...args);
+        }) as typeof ts.schedule,
+      };
+      const tracker = new IdleTracker(counting);
+      tracker.idle$.subscribe((idle) => seen.push(idle));
+      const a = tracker.source();
+      // frame 0: busy, idle, busy, idle, ... 100 times; confirmed idle at the end of the frame
+      for (let i = 0; i < 100; i++) {
+        a.set(1);
+        a.set(0);
+      }
+      expect(scheduled).toBe(1);
+    });
+    // true (start), false, then true once confirmed
+    expect(seen).toEqual([true, false, true]);
+  });
+
+  it('schedules nothing while unobserved: idle reads the counts, a new observer gets the state at once', () => {
+    const ts = testScheduler();
+    let scheduled = 0;
+    ts.run(({ cold, expectObservable }) => {
       const counting = {
         now: () => ts.now(),
         schedule: ((...args: Parameters<typeof ts.schedule>) => {
@@ -111,14 +137,18 @@ describe('IdleTracker', () => {
       };
       const tracker = new IdleTracker(counting);
       const a = tracker.source();
-      // frame 0: busy, idle, busy, idle, ... 100 times; confirmed idle at the end of the frame
       for (let i = 0; i < 100; i++) {
         a.set(1);
         a.set(0);
       }
-      expect(scheduled).toBe(1);
-      // frame 0: true (start), false, then true once confirmed
-      expectObservable(tracker.idle$).toBe('(t)', { t: true });
+      expect(scheduled).toBe(0);
+      expect(tracker.idle).toBe(true);
+      a.set(2);
+      expect(tracker.idle).toBe(false);
+      // observed from frame 1 (busy), idle from frame 3 (confirmed in that frame)
+      cold('---x').subscribe(() => a.set(0));
+      expectObservable(tracker.idle$, '-^').toBe('-b-i', { b: false, i: true });
     });
+    expect(scheduled).toBe(1); // the one confirmation, once observed
   });
 });

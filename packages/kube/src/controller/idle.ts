@@ -5,28 +5,43 @@
  *
  * @module
  */
-import { asapScheduler, asyncScheduler, BehaviorSubject, distinctUntilChanged } from 'rxjs';
-import type { Observable, SchedulerLike, Subscription } from 'rxjs';
+import { asapScheduler, asyncScheduler, BehaviorSubject, distinctUntilChanged, Observable } from 'rxjs';
+import type { SchedulerLike, Subscription } from 'rxjs';
 
 /**
  * Counts of pending work by source; idle when every count is 0. Work passes synchronously from
  * one stage to the next (relist gate → debounce → applier), so a count may touch 0 between two
- * stages: becoming idle is confirmed on the scheduler's next turn — a microtask on the default
- * scheduler — and becoming busy is immediate.
+ * stages: while `idle$` is observed, becoming idle is confirmed on the scheduler's next turn — a
+ * microtask on the default scheduler — and becoming busy is immediate. Unobserved (a Manager in
+ * production), nothing is scheduled per event: `idle` reads the counts (a reader outside the
+ * pipeline is never between two stages), and a new observer is told the current state at once.
  */
 export class IdleTracker {
   private readonly counts = new Map<object, number>();
   private readonly subject = new BehaviorSubject<boolean>(true);
   private confirming: Subscription | undefined;
+  /** Subscribers of `idle$`. */
+  private observers = 0;
 
   constructor(private readonly scheduler: SchedulerLike = asyncScheduler) {}
 
   /** `true` when idle; replays the current value; emits on change only. */
-  readonly idle$: Observable<boolean> = this.subject.pipe(distinctUntilChanged());
+  readonly idle$: Observable<boolean> = new Observable<boolean>((subscriber) => {
+    if (this.observers++ === 0) {
+      // unobserved, becoming idle was not confirmed: the current state, now
+      const idle = this.counts.size === 0;
+      if (this.subject.getValue() !== idle) this.subject.next(idle);
+    }
+    const subscription = this.subject.pipe(distinctUntilChanged()).subscribe(subscriber);
+    return () => {
+      this.observers--;
+      subscription.unsubscribe();
+    };
+  });
 
   /** Whether every source is at 0 now. */
   get idle(): boolean {
-    return this.subject.getValue();
+    return this.observers > 0 ? this.subject.getValue() : this.counts.size === 0;
   }
 
   /** A new source of pending work; set its count as it changes, `release()` it when it ends. */
@@ -46,6 +61,7 @@ export class IdleTracker {
   }
 
   private update(): void {
+    if (this.observers === 0) return; // nobody listens: nothing to tell, nothing to schedule
     if (this.counts.size > 0) {
       // A pending confirmation stays scheduled: it re-checks the counts when it runs. Cancelling
       // and re-arming it on every busy → idle flip cost a setInterval and a clearInterval per
