@@ -33,4 +33,28 @@ describe('the module graph of @rxkube/kube/watch', () => {
     // the check can fail: the root entry's graph is wider than ./watch's (draftStatus's immer)
     expect(names).toEqual(expect.arrayContaining(['@rxkube/core', 'immer', 'rxjs']));
   });
+
+  it('imports no built-in whose ES namespace runs costly getters; exec plugins and probes take theirs on use', () => {
+    // node:http, https, util, crypto, fs, tls: an ES-module import builds the whole namespace,
+    // running every lazy getter (undici, parseArgs and assert's diff, webcrypto, fs.promises);
+    // process.getBuiltinModule does not. child_process and perf_hooks load only when used.
+    const costly = [
+      'node:child_process',
+      'node:crypto',
+      'node:fs',
+      'node:http',
+      'node:https',
+      'node:perf_hooks',
+      'node:tls',
+      'node:util',
+    ];
+    for (const entry of ['./watch.ts', './index.ts']) {
+      const packages = loadedPackages(fileURLToPath(new URL(entry, import.meta.url)));
+      const builtins = [...packages.keys()].filter((s) => costly.includes(s));
+      expect(
+        builtins.map((s) => `${s} (${String(packages.get(s))})`),
+        entry,
+      ).toEqual([]);
+    }
+  });
 });

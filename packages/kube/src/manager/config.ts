@@ -24,7 +24,6 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
 
 import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-options.js';
 import { parseBindAddress } from './manager-options.js';
@@ -89,8 +88,7 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as
  *
  * ## Example
  * ```ts
- * import { parseArgs } from 'node:util';
- *
+ *  *
  * // a CLI with its own flags next to the Manager's
  * const { values } = parseArgs({ args: process.argv.slice(2), options: { ...MANAGER_FLAGS, once: { type: 'boolean' } } });
  * const { once, ...managerFlags } = values;
@@ -257,8 +255,7 @@ export function settingsFromEnv(
  *
  * ## Example
  * ```ts
- * import { parseArgs } from 'node:util';
- *
+ *  *
  * const { values } = parseArgs({ args: process.argv.slice(2), options: MANAGER_FLAGS, strict: false });
  * settingsFromFlags(values);
  * ```
@@ -311,6 +308,9 @@ export function settingsFromFlags(values: Readonly<Record<string, unknown>>): Ma
  */
 export function settingsFromArgs(args: readonly string[]): ManagerSettings {
   try {
+    // taken when flags are parsed: an ES-module import of node:util runs every lazy getter of its
+    // exports (parseArgs, the diff of assert, worker_threads: ~3 ms at start)
+    const { parseArgs } = process.getBuiltinModule('node:util');
     const { values } = parseArgs({
       args: [...args],
       options: MANAGER_FLAGS,

@@ -28,13 +28,12 @@
  *
  * @module
  */
-import { watch as watchFs, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { createSecureContext } from 'node:tls';
 
 import type { Draft } from 'immer';
 import { Immer } from 'immer';
@@ -60,6 +59,12 @@ import type {
   AdmissionVerdict,
   ConversionReview,
 } from './types.js';
+
+// Builtins through process.getBuiltinModule, not ESM imports: an ES namespace of node:fs, https or
+// tls runs their lazy getters, paid by every importer of the root entry (the Manager imports this)
+const { watch: watchFs } = process.getBuiltinModule('node:fs');
+const { createServer } = process.getBuiltinModule('node:https');
+const { createSecureContext } = process.getBuiltinModule('node:tls');
 
 const OPERATOR = 'WebhookServer';
 /**
