@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
-import { loadedPackages } from './internal/module-graph.test.helper.js';
+import { loadedFiles, loadedPackages } from './internal/module-graph.test.helper.js';
 
 describe('the module graph of @rxkube/kube/watch', () => {
   // @rxkube/wire (no dependencies) parses label selectors when a watch is registered
@@ -56,5 +56,23 @@ describe('the module graph of @rxkube/kube/watch', () => {
         entry,
       ).toEqual([]);
     }
+  });
+
+  it('the root entry loads the files of its names, not whole folders through their index.ts', () => {
+    const src = fileURLToPath(new URL('.', import.meta.url));
+    const files = [...loadedFiles(fileURLToPath(new URL('./index.ts', import.meta.url)))].map((f) =>
+      f.slice(src.length),
+    );
+    // the check can fail: ./watch's graph is all five folders' indexes
+    expect(
+      [...loadedFiles(fileURLToPath(new URL('./watch.ts', import.meta.url)))].filter((f) =>
+        f.endsWith('/index.ts'),
+      ),
+    ).toHaveLength(5);
+    expect(files.filter((f) => f.endsWith('/index.ts'))).toEqual([]);
+    // what only a folder's entry offers: CRD type generation, RBAC manifests, statusSink
+    expect(files).not.toContain('crd/crd-to-typescript.ts');
+    expect(files).not.toContain('manager/rbac.ts');
+    expect(files).not.toContain('sink/status-sink.ts');
   });
 });
