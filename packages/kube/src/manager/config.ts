@@ -88,7 +88,8 @@ const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as
  *
  * ## Example
  * ```ts
- *  *
+ * import { parseArgs } from 'node:util';
+ *
  * // a CLI with its own flags next to the Manager's
  * const { values } = parseArgs({ args: process.argv.slice(2), options: { ...MANAGER_FLAGS, once: { type: 'boolean' } } });
  * const { once, ...managerFlags } = values;
@@ -255,7 +256,8 @@ export function settingsFromEnv(
  *
  * ## Example
  * ```ts
- *  *
+ * import { parseArgs } from 'node:util';
+ *
  * const { values } = parseArgs({ args: process.argv.slice(2), options: MANAGER_FLAGS, strict: false });
  * settingsFromFlags(values);
  * ```
