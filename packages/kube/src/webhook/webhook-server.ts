@@ -47,7 +47,7 @@ import type { WebhookTracing } from '../controller/tracing.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { WebhookCertificates } from './certificates.js';
-import { ensureWebhookCertificates, type EnsureCertificatesOptions } from './ensure-certificates.js';
+import type { EnsureCertificatesOptions } from './ensure-certificates.js';
 import { withDeadline } from './internal/deadline.js';
 import { certificateRenewals } from './internal/renewal.js';
 import { WebhookMetrics } from './internal/metrics.js';
@@ -753,7 +753,13 @@ export class WebhookServer {
     return { cert, key };
   }
 
-  private ensureCertificates(options: SelfManagedCertificates, now: Date): Promise<WebhookCertificates> {
+  private async ensureCertificates(
+    options: SelfManagedCertificates,
+    now: Date,
+  ): Promise<WebhookCertificates> {
+    // loaded with the first self-managed certificate (with node-forge's signing, its Secret and
+    // CA-bundle injection), not by every importer of the Manager: most servers mount theirs
+    const { ensureWebhookCertificates } = await import('./ensure-certificates.js');
     const { retryMs: _retryMs, ...ensure } = options;
     // checked by the constructor
     const client = this.options.client as KubeClient;
