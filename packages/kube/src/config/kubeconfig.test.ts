@@ -128,6 +128,21 @@ describe('kubeconfig errors', () => {
     expect(kc.getContextObject('x')?.namespace).toBe('0777');
   });
 
+  it('says where a kubeconfig is not valid YAML without quoting its lines (they hold tokens)', () => {
+    const text = 'users:\n- name: u\n  user: {token: s3cr3t-token\n';
+    let error: unknown;
+    try {
+      Kubeconfig.fromYaml(text, 'bad.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(KubeConfigError);
+    const { message, cause } = error as KubeConfigError;
+    expect(message).toMatch(/^bad\.yaml is not valid YAML: .+ \(line \d+, column \d+\)$/);
+    expect(message).not.toContain('s3cr3t');
+    expect(String(cause)).not.toContain('s3cr3t');
+  });
+
   it('refuses two kubeconfigs in one file, and duplicate keys, naming the file', () => {
     expect(() => Kubeconfig.fromYaml('current-context: a\n---\ncurrent-context: b\n', 'two.yaml')).toThrow(
       'two.yaml is not valid YAML: it holds 2 documents, a kubeconfig is one',

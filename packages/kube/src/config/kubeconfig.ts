@@ -186,6 +186,21 @@ interface Parsed {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * What is wrong and where, without the source: js-yaml's message quotes the lines around the
+ * error, and a kubeconfig's lines hold tokens and keys (so the parser's error is not kept as the
+ * cause either).
+ */
+function yamlFailure(e: unknown): string {
+  const { reason, mark } = (e ?? {}) as { reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (typeof reason !== 'string') return 'it cannot be parsed';
+  const line = mark?.line;
+  const column = mark?.column;
+  return typeof line === 'number' && typeof column === 'number'
+    ? `${reason} (line ${String(line + 1)}, column ${String(column + 1)})`
+    : reason;
+}
+
 function parseKubeconfig(text: string, path: string | undefined): Parsed {
   const where = path ?? 'kubeconfig';
   let docs: unknown[];
@@ -195,7 +210,7 @@ function parseKubeconfig(text: string, path: string | undefined): Parsed {
       .loadAll(text)
       .filter((d) => d !== null && d !== undefined);
   } catch (e) {
-    throw new KubeConfigError(`${where} is not valid YAML: ${e instanceof Error ? e.message : String(e)}`, e);
+    throw new KubeConfigError(`${where} is not valid YAML: ${yamlFailure(e)}`);
   }
   if (docs.length > 1) {
     throw new KubeConfigError(
