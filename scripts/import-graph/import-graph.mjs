@@ -121,7 +121,7 @@ export const LAYERS = {
     // sharding (issue 22) gates controllers and reports through ops' probes
     ['shard'],
     ['manager'],
-    // the entries: the root and ./watch re-export the folders' index.ts
+    // the entries: ./watch re-exports the folders' index.ts, the root its names' own files
     ['index.ts', 'watch.ts'],
   ],
   'packages/core/src': [

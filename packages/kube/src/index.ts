@@ -11,15 +11,20 @@
  * day. A new capability gets a folder with an `index.ts` and its own entry; `scripts/api` holds
  * this entry at its count.
  *
+ * Values are re-exported from the files that define them, not from the folders' `index.ts`: an
+ * index loads its whole folder, and importing this entry would load what it does not export
+ * (`crdToTypeScript`, the RBAC generator, `statusSink`, …; issue 21, fast start). Types come from
+ * the folders' indexes (erased: they load nothing).
+ *
  * @module @rxkube/kube
  */
 // First: on a too-old Node, fail here with the required version, before any dependency loads.
 import './node-version.js';
 
 // The client, objects and errors
+export { KubeClient } from './client/kube-client.js';
+export { objectKey } from './types.js';
 export {
-  KubeClient,
-  objectKey,
   KubeApiError,
   ResourceNotFoundError,
   isKubeApiError,
@@ -27,7 +32,7 @@ export {
   isAlreadyExists,
   isConflict,
   isForbidden,
-} from './client/index.js';
+} from './errors.js';
 export type {
   Client,
   KubeClientOptions,
@@ -40,16 +45,18 @@ export type {
 } from './client/index.js';
 
 // Connection
-export { loadDefaultKubeConfig, loadKubeConfigFile } from './config/index.js';
+export { loadDefaultKubeConfig, loadKubeConfigFile } from './config/connection.js';
 
 // Watching and caching
-export { watcher } from './watcher/index.js';
+export { watcher } from './watcher/watcher.js';
 export type { WatchEvent } from './watcher/index.js';
-export { reflector, Store, WatchRegistry } from './reflector/index.js';
+export { reflector } from './reflector/reflector.js';
+export { Store } from './reflector/store.js';
+export { WatchRegistry } from './reflector/watch-registry.js';
 export type { WatchTarget } from './reflector/index.js';
 
 // Controllers
-export { controller } from './controller/index.js';
+export { controller } from './controller/controller.js';
 export type {
   Controller,
   ControllerOptions,
@@ -64,20 +71,23 @@ export type {
 } from './controller/index.js';
 
 // Status, children, finalizers, Events, CRDs
-export { findCondition, setCondition, setObservedGeneration, draftStatus } from './sink/index.js';
+export { findCondition, setCondition } from './sink/conditions.js';
+export { setObservedGeneration, draftStatus } from './sink/draft-status.js';
 export type { Condition, ConditionInput } from './sink/index.js';
-export { applyChildren, setControllerReference } from './children/index.js';
+export { applyChildren } from './children/apply-children.js';
+export { setControllerReference } from './children/set-controller-reference.js';
 export type { ApplyChildrenResult } from './children/index.js';
-export { finalizer } from './finalizer/index.js';
-export { EventRecorder } from './events/index.js';
-export { ensureCrd } from './crd/index.js';
+export { finalizer } from './finalizer/finalizer.js';
+export { EventRecorder } from './events/event-recorder.js';
+export { ensureCrd } from './crd/ensure-crd.js';
 
 // The Manager
-export { Manager, settingsFromEnv, withSettings } from './manager/index.js';
+export { Manager } from './manager/manager.js';
+export { settingsFromEnv, withSettings } from './manager/config.js';
 export type {
   ManagerOptions,
   ManagedControllerOptions,
   ManagerRunOptions,
   PolicyRule,
 } from './manager/index.js';
-export { createLogger } from './ops/index.js';
+export { createLogger } from './ops/logging.js';

@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process';
 
 import { KubeConfigError } from '../errors.js';
 import type { Cluster, ExecConfig } from './kubeconfig.js';
@@ -128,6 +127,8 @@ export class ExecCredentialPlugin {
         cause,
       );
     return new Promise<ExecCredential>((resolve, reject) => {
+      // taken on the first run, not imported: node:child_process (and dgram) load only for exec users
+      const { spawn } = process.getBuiltinModule('node:child_process');
       const child = spawn(command, [...(this.config.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const out: Buffer[] = [];
       const err: Buffer[] = [];

@@ -105,6 +105,52 @@ describe('kubeconfig errors', () => {
     expect(kc.getCurrentCluster()).toBeNull();
     expect(kc.getCurrentContext()).toBe('');
   });
+
+  it('reads a file of comments or empty documents as an empty kubeconfig', () => {
+    for (const text of ['# nothing yet\n', '---\n', '---\n---\n']) {
+      const kc = Kubeconfig.fromYaml(text, 'empty.yaml');
+      expect(kc.getCurrentCluster()).toBeNull();
+      expect(kc.getCurrentContext()).toBe('');
+    }
+  });
+
+  it('reads YAML 1.2 core values as client-go does: strings stay strings, no merge keys', () => {
+    const text = [
+      '---',
+      'clusters: [{ name: c, cluster: { server: "https://k", tls-server-name: yes } }]',
+      'users: [{ name: u, user: { token: 2020-01-01T00:00:00Z } }]',
+      'contexts: [{ name: x, context: { cluster: c, user: u, namespace: "0777" } }]',
+      'current-context: x',
+    ].join('\n');
+    const kc = Kubeconfig.fromYaml(text, 'k.yaml');
+    expect(kc.getCurrentCluster()?.tlsServerName).toBe('yes');
+    expect(kc.getCurrentUser()?.token).toBe('2020-01-01T00:00:00Z');
+    expect(kc.getContextObject('x')?.namespace).toBe('0777');
+  });
+
+  it('says where a kubeconfig is not valid YAML without quoting its lines (they hold tokens)', () => {
+    const text = 'users:\n- name: u\n  user: {token: s3cr3t-token\n';
+    let error: unknown;
+    try {
+      Kubeconfig.fromYaml(text, 'bad.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(KubeConfigError);
+    const { message, cause } = error as KubeConfigError;
+    expect(message).toMatch(/^bad\.yaml is not valid YAML: .+ \(line \d+, column \d+\)$/);
+    expect(message).not.toContain('s3cr3t');
+    expect(String(cause)).not.toContain('s3cr3t');
+  });
+
+  it('refuses two kubeconfigs in one file, and duplicate keys, naming the file', () => {
+    expect(() => Kubeconfig.fromYaml('current-context: a\n---\ncurrent-context: b\n', 'two.yaml')).toThrow(
+      'two.yaml is not valid YAML: it holds 2 documents, a kubeconfig is one',
+    );
+    expect(() => Kubeconfig.fromYaml('current-context: a\ncurrent-context: b\n', 'dup.yaml')).toThrow(
+      /dup\.yaml is not valid YAML: duplicated mapping key/,
+    );
+  });
 });
 
 describe('defaultKubeconfig', () => {

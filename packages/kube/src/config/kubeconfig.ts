@@ -1,21 +1,24 @@
 /**
  * The kubeconfig as data: reading `KUBECONFIG` (a path list merged as kubectl merges it),
  * `~/.kube/config`, or the in-cluster service account, into clusters, users and contexts with
- * relative paths resolved against the file that named them. Parsed with `yaml` (already a
- * dependency), so reading a kubeconfig loads no generated API client (issue 21, fast start).
+ * relative paths resolved against the file that named them. Parsed with `js-yaml` (the parser
+ * client-node reads kubeconfigs with; one file, loaded on the first kubeconfig read), so reading a
+ * kubeconfig loads no generated API client, nor `yaml`'s 72 modules (issue 21, fast start).
  *
  * What it does not do: read credentials or certificates (that happens per request, in
  * `credentials.ts` and `connection.ts`), or talk to a server.
  *
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 
-import { parse } from 'yaml';
-
 import { KubeConfigError } from '../errors.js';
+import { jsYamlModule } from '../internal/lazy-modules.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: node:fs's ES namespace runs
+// its lazy getters (fs.promises and its streams, ~1.3 ms at start)
+const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
 
 /**
  * A cluster entry of a kubeconfig (client-node's field names, so its `KubeConfig` fits too).
@@ -183,15 +186,39 @@ interface Parsed {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * What is wrong and where, without the source: js-yaml's message quotes the lines around the
+ * error, and a kubeconfig's lines hold tokens and keys (so the parser's error is not kept as the
+ * cause either).
+ */
+function yamlFailure(e: unknown): string {
+  const { reason, mark } = (e ?? {}) as { reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (typeof reason !== 'string') return 'it cannot be parsed';
+  const line = mark?.line;
+  const column = mark?.column;
+  return typeof line === 'number' && typeof column === 'number'
+    ? `${reason} (line ${String(line + 1)}, column ${String(column + 1)})`
+    : reason;
+}
+
 function parseKubeconfig(text: string, path: string | undefined): Parsed {
   const where = path ?? 'kubeconfig';
-  let doc: unknown;
+  let docs: unknown[];
   try {
-    doc = parse(text);
+    // YAML 1.2's core schema (js-yaml's default): no merge keys, no timestamps — `yaml`'s too
+    docs = jsYamlModule()
+      .loadAll(text)
+      .filter((d) => d !== null && d !== undefined);
   } catch (e) {
-    throw new KubeConfigError(`${where} is not valid YAML: ${e instanceof Error ? e.message : String(e)}`, e);
+    throw new KubeConfigError(`${where} is not valid YAML: ${yamlFailure(e)}`);
   }
-  if (doc === null || doc === undefined) doc = {};
+  if (docs.length > 1) {
+    throw new KubeConfigError(
+      `${where} is not valid YAML: it holds ${String(docs.length)} documents, a kubeconfig is one`,
+    );
+  }
+  let doc = docs[0];
+  if (doc === undefined) doc = {};
   if (!isObj(doc)) throw new KubeConfigError(`${where}: expected a kubeconfig mapping (kind: Config)`);
   const base = path === undefined ? process.cwd() : dirname(resolve(path));
   const abs = (p: unknown, field: string, entry: string): string | undefined => {

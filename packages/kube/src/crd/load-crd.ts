@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 
 import { InvalidArgumentError } from '@rxkube/core';
-import { parseAllDocuments } from 'yaml';
+
+import { yamlModule } from '../internal/lazy-modules.js';
 
 /** What `ensureCrd` accepts. */
 export type CrdInput = string | URL | object;
@@ -45,7 +46,8 @@ function isPath(s: string): boolean {
 
 /** Parses text with exactly one non-empty YAML document that is a mapping. */
 export function parseCrdText(text: string, op: string, origin: string): Record<string, unknown> {
-  const docs = parseAllDocuments(text);
+  // `yaml` (72 CommonJS files) loads here, on the first CRD given as text, not at import
+  const docs = yamlModule().parseAllDocuments(text);
   if (!Array.isArray(docs)) {
     // an empty stream parses to an EmptyStream
     throw new InvalidArgumentError(op, 'crd', origin, 'must hold one YAML document; it is empty');

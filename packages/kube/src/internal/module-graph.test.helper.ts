@@ -14,6 +14,15 @@ const ts = require('typescript') as typeof TS;
 
 /** Bare specifiers of the modules `entry` loads when imported, following relative imports. */
 export function loadedPackages(entry: string): Map<string, string> {
+  return moduleGraph(entry).packages;
+}
+
+/** The source files `entry` loads when imported (itself included), following relative imports. */
+export function loadedFiles(entry: string): Set<string> {
+  return moduleGraph(entry).files;
+}
+
+function moduleGraph(entry: string): { packages: Map<string, string>; files: Set<string> } {
   const packages = new Map<string, string>(); // specifier → first file importing it
   const seen = new Set<string>();
   const visit = (file: string): void => {
@@ -45,5 +54,5 @@ export function loadedPackages(entry: string): Map<string, string> {
     }
   };
   visit(entry);
-  return packages;
+  return { packages, files: seen };
 }

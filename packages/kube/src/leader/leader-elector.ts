@@ -16,7 +16,6 @@
  * @module
  */
 import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Observable, SchedulerLike, Subscription } from 'rxjs';
 import { asyncScheduler, BehaviorSubject, distinctUntilChanged, Subject } from 'rxjs';
 
@@ -146,6 +145,10 @@ export interface LeaderElectionAttempt {
   /** Why the try failed, when it failed for a reason other than another holder (e.g. 403, network). */
   readonly error?: unknown;
 }
+
+// The builtin through process.getBuiltinModule, not an ESM import: node:crypto's ES namespace runs
+// its lazy getters (webcrypto, ~1.5 ms at start)
+const { randomBytes } = process.getBuiltinModule('node:crypto');
 
 /**
  * `POD_NAME` (set from the downward API) or the hostname, plus `_` and a random suffix so that two

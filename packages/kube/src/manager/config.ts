@@ -24,7 +24,6 @@
  *
  * @module
  */
-import { parseArgs } from 'node:util';
 
 import type { ManagerLeaderElectionOptions, ManagerOptions } from './manager-options.js';
 import { parseBindAddress } from './manager-options.js';
@@ -311,6 +310,9 @@ export function settingsFromFlags(values: Readonly<Record<string, unknown>>): Ma
  */
 export function settingsFromArgs(args: readonly string[]): ManagerSettings {
   try {
+    // taken when flags are parsed: an ES-module import of node:util runs every lazy getter of its
+    // exports (parseArgs, the diff of assert, worker_threads: ~3 ms at start)
+    const { parseArgs } = process.getBuiltinModule('node:util');
     const { values } = parseArgs({
       args: [...args],
       options: MANAGER_FLAGS,

@@ -8,7 +8,6 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { Registry } from 'prom-client';
 import { InvalidArgumentError } from '@rxkube/core';
@@ -367,6 +366,8 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
     }
     let read = lagMs;
     if (read === undefined) {
+      // node:perf_hooks loads here, when a probe server starts, not when the root entry is imported
+      const { monitorEventLoopDelay } = process.getBuiltinModule('node:perf_hooks');
       const histogram = monitorEventLoopDelay({ resolution: 20 });
       histogram.enable();
       stopMonitor = () => histogram.disable();

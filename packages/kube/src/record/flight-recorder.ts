@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { closeSync, existsSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { SchedulerLike } from 'rxjs';
 import { asyncScheduler } from 'rxjs';
 
@@ -19,6 +18,11 @@ import type { KubeObject, WatchEvent } from '../types.js';
 import type { RecordedEvent, RecordedWrite, RecordHeader, RecordLine } from './format.js';
 import { RECORD_FORMAT } from './format.js';
 import { redactForRecord } from './redact.js';
+
+// The builtin through process.getBuiltinModule, not an ESM import: node:fs's ES namespace runs its
+// lazy getters (fs.promises and its streams), paid by every importer of the root entry
+const { closeSync, existsSync, openSync, renameSync, rmSync, writeSync } =
+  process.getBuiltinModule('node:fs');
 
 /**
  * Default size of one recording file: 64 MiB.

@@ -28,13 +28,12 @@
  *
  * @module
  */
-import { watch as watchFs, type FSWatcher } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { dirname } from 'node:path';
-import { createSecureContext } from 'node:tls';
 
 import type { Draft } from 'immer';
 import { Immer } from 'immer';
@@ -48,7 +47,7 @@ import type { WebhookTracing } from '../controller/tracing.js';
 import { InvalidArgumentError } from '../internal/invalid-argument.js';
 import type { KubeObject, ResourceType } from '../types.js';
 import type { WebhookCertificates } from './certificates.js';
-import { ensureWebhookCertificates, type EnsureCertificatesOptions } from './ensure-certificates.js';
+import type { EnsureCertificatesOptions } from './ensure-certificates.js';
 import { withDeadline } from './internal/deadline.js';
 import { certificateRenewals } from './internal/renewal.js';
 import { WebhookMetrics } from './internal/metrics.js';
@@ -60,6 +59,12 @@ import type {
   AdmissionVerdict,
   ConversionReview,
 } from './types.js';
+
+// Builtins through process.getBuiltinModule, not ESM imports: an ES namespace of node:fs, https or
+// tls runs their lazy getters, paid by every importer of the root entry (the Manager imports this)
+const { watch: watchFs } = process.getBuiltinModule('node:fs');
+const { createServer } = process.getBuiltinModule('node:https');
+const { createSecureContext } = process.getBuiltinModule('node:tls');
 
 const OPERATOR = 'WebhookServer';
 /**
@@ -748,7 +753,13 @@ export class WebhookServer {
     return { cert, key };
   }
 
-  private ensureCertificates(options: SelfManagedCertificates, now: Date): Promise<WebhookCertificates> {
+  private async ensureCertificates(
+    options: SelfManagedCertificates,
+    now: Date,
+  ): Promise<WebhookCertificates> {
+    // loaded with the first self-managed certificate (with node-forge's signing, its Secret and
+    // CA-bundle injection), not by every importer of the Manager: most servers mount theirs
+    const { ensureWebhookCertificates } = await import('./ensure-certificates.js');
     const { retryMs: _retryMs, ...ensure } = options;
     // checked by the constructor
     const client = this.options.client as KubeClient;
