@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { Observable, Subject, tap } from 'rxjs';
+import { asapScheduler, Observable, Subject, tap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { debounceByKey } from './debounce-by-key.js';
 import { InvalidArgumentError } from './invalid-argument-error.js';
@@ -129,6 +129,32 @@ describe('debounceByKey', () => {
     expect(timerFired).toBe(false);
     clearTimeout(timer);
     sub.unsubscribe();
+  });
+
+  it('with dueTime 0 on the real asyncScheduler flushes in a bare microtask, not an asapScheduler action', async () => {
+    const asap = vi.spyOn(asapScheduler, 'schedule');
+    try {
+      const subject = new Subject<string>();
+      const seen: string[] = [];
+      const sub = subject.pipe(debounceByKey(keyOf, 0)).subscribe((v) => seen.push(v));
+      for (let burst = 0; burst < 3; burst++) {
+        subject.next(`x${burst}`);
+        subject.next(`y${burst}`);
+        await Promise.resolve();
+      }
+      expect(seen).toEqual(['x0', 'y0', 'x1', 'y1', 'x2', 'y2']);
+      // at most a burst whose two clock reads straddled a millisecond falls back to asapScheduler
+      expect(asap.mock.calls.length).toBeLessThanOrEqual(1);
+      sub.unsubscribe();
+      // under TestScheduler.run (its clock is virtual) the flush is asapScheduler's, virtualised
+      asap.mockClear();
+      newScheduler().run(({ hot, expectObservable }) => {
+        expectObservable(hot('-a').pipe(debounceByKey(keyOf, 0))).toBe('-a');
+      });
+      expect(asap).toHaveBeenCalledTimes(1);
+    } finally {
+      asap.mockRestore();
+    }
   });
 
   it('with dueTime 0 drops the pending burst on unsubscribe', () => {

@@ -69,7 +69,7 @@ const OPERATOR = 'debounceByKey';
  *   emitted in the order they first arrived.
  * - `dueTime` 0: values arriving in the same synchronous burst (the same scheduler tick) coalesce
  *   to one value per key, emitted on the next tick of `scheduler` — with the default
- *   `asyncScheduler`, as soon as the burst ends (`asapScheduler`: no timer, no 1 ms wait). This is
+ *   `asyncScheduler`, as soon as the burst ends (a microtask: no timer, no 1 ms wait). This is
  *   the cheap way to collapse a relist of thousands of events into one per object; `maxWait`
  *   changes nothing here (nothing waits longer than the burst).
  * - complete: pending values are flushed at once (in first-arrival order), then complete.
@@ -196,32 +196,56 @@ export function debounceByKey<T, K>(
 /**
  * `debounceByKey` with `dueTime` 0: one map of the burst's latest value per key (insertion order
  * = first arrival) and one scheduled flush per burst — no deadline heap, no timer per key. With
- * the default `asyncScheduler` the flush runs on `asapScheduler` (a microtask), so a burst costs
- * no `setInterval` and no clock read; any other scheduler (a test's) keeps its own 0 ms action.
+ * the default `asyncScheduler` the flush is a microtask (`queueMicrotask`; `asapScheduler`, which
+ * it virtualises, under `TestScheduler.run`), so a burst costs no `setInterval`; any other
+ * scheduler (a test's) keeps its own 0 ms action.
  */
 function burstDebounce<T, K>(
   keyOf: (value: T) => K,
   scheduler: SchedulerLike,
   onPending: ((keys: number) => void) | undefined,
 ): MonoTypeOperatorFunction<T> {
-  const tick = scheduler === asyncScheduler ? asapScheduler : scheduler;
+  const real = scheduler === asyncScheduler;
   return (source) =>
     new Observable<T>((subscriber) => {
       let pending = new Map<K, T>();
       /** Keys held: `pending`'s and those of the burst being emitted not emitted yet. */
       let held = 0;
       let flush: Subscription | undefined;
+      /** A bare microtask flush is queued. */
+      let queued = false;
       let done = false;
+      const flushSoon = (): void => {
+        if (flush !== undefined || queued) return;
+        // The default scheduler on wall-clock time (not virtualised by `TestScheduler.run`, whose
+        // clock is not `Date.now()`): a bare microtask, what `asapScheduler` would run the flush
+        // in, without its action, flush queue and handle per burst (issue 21). Should the clock
+        // tick between the two reads, asapScheduler runs it: the same turn, only dearer.
+        if (real && asyncScheduler.now() === Date.now()) {
+          queued = true;
+          queueMicrotask(() => {
+            queued = false;
+            if (!done) emit();
+          });
+          return;
+        }
+        flush = (real ? asapScheduler : scheduler).schedule(emit);
+      };
+      /** The map of the burst emitted last, emptied: the next burst's (no Map per burst). */
+      let spare: Map<K, T> | undefined;
       const emit = (): void => {
         flush = undefined;
         // values a downstream feedback loop sends while this burst is emitted wait for the next
         const burst = pending;
-        pending = new Map<K, T>();
+        pending = spare ?? new Map<K, T>();
+        spare = undefined;
         for (const value of burst.values()) {
           if (done) return;
           if (onPending !== undefined) onPending(--held);
           subscriber.next(value);
         }
+        burst.clear();
+        spare = burst;
       };
       subscriber.add(() => {
         done = true;
@@ -247,7 +271,7 @@ function burstDebounce<T, K>(
               pending.set(key, value);
               if (pending.size !== size) onPending(++held);
             }
-            flush ??= tick.schedule(emit);
+            flushSoon();
           },
           error: (err: unknown) => {
             if (done) return;
