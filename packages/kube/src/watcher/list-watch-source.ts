@@ -6,8 +6,8 @@
  * @module
  */
 import { InvalidArgumentError } from '@rxkube/core';
-import { catchError, defer, from, map, switchMap, throwError } from 'rxjs';
-import type { Observable } from 'rxjs';
+import { catchError, defer, from, map, Observable, switchMap, throwError } from 'rxjs';
+import type { Subscription } from 'rxjs';
 
 import { isNotFound, ResourceNotFoundError } from '../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../transport/watch-line-decoder.js';
@@ -170,44 +170,68 @@ export function listWatchSource<T extends KubeObject = KubeObject>(
       );
     },
     watch(params: WatchParams): Observable<RawWatchEvent<T>> {
-      return resolve().pipe(
-        switchMap(({ api, path }) =>
-          client.transport.watch<T>(
-            {
-              method: 'GET',
-              path,
-              query: {
-                watch: 'true',
-                resourceVersion: params.resourceVersion,
-                allowWatchBookmarks: 'true',
-                ...(params.sendInitialEvents === true
-                  ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }
-                  : {}),
-                timeoutSeconds: params.timeoutSeconds,
-                ...selectors,
+      // One stage between the stream and the watcher instead of switchMap · catchError: each
+      // event of the stream passed both (issue 21, the lean event path).
+      return new Observable<RawWatchEvent<T>>((subscriber) => {
+        const fail = (error: unknown): void => subscriber.error(notServedError(error));
+        let stream: Subscription | undefined;
+        let opened = false;
+        const open = ({ api, path }: { api: ApiResource; path: string }): void => {
+          opened = true;
+          stream = client.transport
+            .watch<T>(
+              {
+                method: 'GET',
+                path,
+                query: {
+                  watch: 'true',
+                  resourceVersion: params.resourceVersion,
+                  allowWatchBookmarks: 'true',
+                  ...(params.sendInitialEvents === true
+                    ? { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }
+                    : {}),
+                  timeoutSeconds: params.timeoutSeconds,
+                  ...selectors,
+                },
+                accept: metadataOnly ? ACCEPT_METADATA : 'application/json',
+                target: target('watch', api),
               },
-              accept: metadataOnly ? ACCEPT_METADATA : 'application/json',
-              target: target('watch', api),
-            },
-            maxLineBytes,
-          ),
-        ),
-        catchError((error: unknown) => notServed(error)),
-      );
+              maxLineBytes,
+            )
+            .subscribe({
+              next: (event) => subscriber.next(event),
+              error: fail,
+              complete: () => subscriber.complete(),
+            });
+        };
+        const resolved = resolve().subscribe({
+          next: open,
+          error: fail,
+          complete: () => {
+            if (!opened) subscriber.complete();
+          },
+        });
+        return () => {
+          resolved.unsubscribe();
+          stream?.unsubscribe();
+        };
+      });
     },
   };
 
   /** A 404 for a resolved kind: it stopped being served (its CRD was deleted). */
   function notServed(error: unknown): Observable<never> {
-    if (!isNotFound(error)) return throwError(() => error);
+    return throwError(() => notServedError(error));
+  }
+
+  /** `error`, or for a 404 a ResourceNotFoundError (discovery forgotten: the kind may come back). */
+  function notServedError(error: unknown): unknown {
+    if (!isNotFound(error)) return error;
     client.discovery.invalidate();
-    return throwError(
-      () =>
-        new ResourceNotFoundError(
-          resource.apiVersion,
-          resource.kind,
-          'the server answered 404 for its path: its CustomResourceDefinition was deleted or is not Established',
-        ),
+    return new ResourceNotFoundError(
+      resource.apiVersion,
+      resource.kind,
+      'the server answered 404 for its path: its CustomResourceDefinition was deleted or is not Established',
     );
   }
 }
