@@ -121,7 +121,8 @@ const builtInIndexers: Readonly<Record<string, Indexer<KubeObject>>> = {
 
 /** A stored object with what each indexer returned for it (by indexer position), kept for upkeep. */
 interface Entry<T> {
-  readonly object: T;
+  /** Replaced in place only while no list is in progress (no other table can share the entry). */
+  object: T;
   readonly values: (readonly string[])[];
 }
 
@@ -437,9 +438,25 @@ export class Store<T extends KubeObject = KubeObject> {
    */
   private put(table: Table<T>, key: string, object: T): void {
     const indexers = this.indexers;
+    const previous = table.entries.get(key);
+    if (previous !== undefined && this.buffer === undefined) {
+      // A new version of a stored object, no list in progress (its entry is in no other table):
+      // the entry is updated in place — no entry or values array per event.
+      const old = previous.values;
+      for (let i = 0; i < indexers.length; i++) {
+        const next = this.index(indexers[i] as Indexer<T>, object, key);
+        const was = old[i] as readonly string[];
+        if (sameValues(was, next)) continue;
+        const index = table.indexes[i] as Map<string, Set<string>>;
+        removeFromIndex(index, was, key);
+        addToIndex(index, next, key);
+        old[i] = next;
+      }
+      previous.object = object;
+      return;
+    }
     const values: (readonly string[])[] = new Array<readonly string[]>(indexers.length);
     for (let i = 0; i < indexers.length; i++) values[i] = this.index(indexers[i] as Indexer<T>, object, key);
-    const previous = table.entries.get(key);
     for (let i = 0; i < values.length; i++) {
       const next = values[i] as readonly string[];
       const index = table.indexes[i] as Map<string, Set<string>>;
