@@ -196,10 +196,13 @@ export function debounceByKey<T, K>(
 /**
  * `debounceByKey` with `dueTime` 0: one map of the burst's latest value per key (insertion order
  * = first arrival) and one scheduled flush per burst — no deadline heap, no timer per key. With
- * the default `asyncScheduler` the flush is a microtask (`queueMicrotask`; `asapScheduler`, which
- * it virtualises, under `TestScheduler.run`), so a burst costs no `setInterval`; any other
- * scheduler (a test's) keeps its own 0 ms action.
+ * the default `asyncScheduler` the flush is a microtask (a settled promise's reaction; under
+ * `TestScheduler.run`, `asapScheduler`, which it virtualises), so a burst costs no `setInterval`;
+ * any other scheduler (a test's) keeps its own 0 ms action.
  */
+/** Settled once: its reactions are bare microtasks. */
+const RESOLVED = Promise.resolve();
+
 function burstDebounce<T, K>(
   keyOf: (value: T) => K,
   scheduler: SchedulerLike,
@@ -223,13 +226,16 @@ function burstDebounce<T, K>(
         // tick between the two reads, asapScheduler runs it: the same turn, only dearer.
         if (real && asyncScheduler.now() === Date.now()) {
           queued = true;
-          queueMicrotask(() => {
-            queued = false;
-            if (!done) emit();
-          });
+          // a reaction of a settled promise, not queueMicrotask (Node wraps each of those in an
+          // AsyncResource)
+          void RESOLVED.then(microFlush);
           return;
         }
         flush = (real ? asapScheduler : scheduler).schedule(emit);
+      };
+      const microFlush = (): void => {
+        queued = false;
+        if (!done) emit();
       };
       /** The map of the burst emitted last, emptied: the next burst's (no Map per burst). */
       let spare: Map<K, T> | undefined;
