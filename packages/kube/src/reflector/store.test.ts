@@ -188,6 +188,26 @@ describe('Store', () => {
     expect([...(buckets.get('namespace')?.keys() ?? [])]).toEqual(['a']);
   });
 
+  it('updates an object in place: owners gained and lost move it between owner buckets', () => {
+    const store = new Store();
+    const owned = (rv: string, uids: string[]) =>
+      obj('a', 'x', rv, {
+        ownerReferences: uids.map((uid) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: uid, uid })),
+      });
+    feed(store, [init, initApply(obj('a', 'x', '1')), done]);
+    expect(store.byIndex('owner', 'u1')).toEqual([]);
+    feed(store, [apply(owned('2', ['u1']))]);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata.resourceVersion)).toEqual(['2']);
+    feed(store, [apply(owned('3', ['u1', 'u2']))]);
+    expect(store.byIndex('owner', 'u2').map((o) => o.metadata.resourceVersion)).toEqual(['3']);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata.resourceVersion)).toEqual(['3']);
+    feed(store, [apply(obj('a', 'x', '4'))]);
+    expect(store.byIndex('owner', 'u1')).toEqual([]);
+    expect(store.byIndex('owner', 'u2')).toEqual([]);
+    expect(store.byIndex('namespace', 'a').map((o) => o.metadata.resourceVersion)).toEqual(['4']);
+    expect(store.get('a/x')?.metadata.resourceVersion).toBe('4');
+  });
+
   it('indexes existing objects when an indexer is added later, and refuses bad indexers', () => {
     const store = new Store();
     feed(store, [apply(obj('a', 'x', '1', { labels: { tier: 'fe' } }))]);

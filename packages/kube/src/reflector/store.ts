@@ -110,14 +110,28 @@ export type StoreRef =
 /** The index values of an object that belongs to no bucket: one shared frozen array. */
 const NO_VALUES: readonly string[] = Object.freeze([]);
 
-const builtInIndexers: Readonly<Record<string, Indexer<KubeObject>>> = {
-  [NAMESPACE_INDEX]: (o) => (o.metadata.namespace ? [o.metadata.namespace] : NO_VALUES),
-  [OWNER_INDEX]: (o) => {
-    const refs = o.metadata.ownerReferences;
-    if (refs === undefined || refs.length === 0) return NO_VALUES;
-    return refs.map((r) => r.uid);
-  },
+const namespaceIndexer: Indexer<KubeObject> = (o) =>
+  o.metadata.namespace ? [o.metadata.namespace] : NO_VALUES;
+const ownerIndexer: Indexer<KubeObject> = (o) => {
+  const refs = o.metadata.ownerReferences;
+  if (refs === undefined || refs.length === 0) return NO_VALUES;
+  return refs.map((r) => r.uid);
 };
+const builtInIndexers: Readonly<Record<string, Indexer<KubeObject>>> = {
+  [NAMESPACE_INDEX]: namespaceIndexer,
+  [OWNER_INDEX]: ownerIndexer,
+};
+
+/**
+ * Whether the built-in indexer `fn` gives a new version of a stored object the values it had,
+ * known without calling it: the namespace is part of the key; no owners before and none now.
+ */
+function unchangedBuiltIn(fn: unknown, object: KubeObject, old: readonly string[]): boolean {
+  if (fn === namespaceIndexer) return true;
+  if (fn !== ownerIndexer) return false;
+  const refs = object.metadata.ownerReferences;
+  return old.length === 0 && (refs === undefined || refs.length === 0);
+}
 
 /** A stored object with what each indexer returned for it (by indexer position), kept for upkeep. */
 interface Entry<T> {
@@ -420,7 +434,7 @@ export class Store<T extends KubeObject = KubeObject> {
   private index(fn: Indexer<T>, object: T, key: string): readonly string[] {
     try {
       const values = fn(object);
-      if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+      if (!isStringArray(values)) {
         throw new TypeError(
           `the indexer returned ${JSON.stringify(values) ?? String(values)}, not an array of strings`,
         );
@@ -444,8 +458,10 @@ export class Store<T extends KubeObject = KubeObject> {
       // the entry is updated in place — no entry or values array per event.
       const old = previous.values;
       for (let i = 0; i < indexers.length; i++) {
-        const next = this.index(indexers[i] as Indexer<T>, object, key);
+        const fn = indexers[i] as Indexer<T>;
         const was = old[i] as readonly string[];
+        if (unchangedBuiltIn(fn, object, was)) continue;
+        const next = this.index(fn, object, key);
         if (sameValues(was, next)) continue;
         const index = table.indexes[i] as Map<string, Set<string>>;
         removeFromIndex(index, was, key);
@@ -499,6 +515,12 @@ function objectsOf<T>(entries: Map<string, Entry<T>>): T[] {
   let i = 0;
   for (const entry of entries.values()) out[i++] = entry.object;
   return out;
+}
+
+function isStringArray(values: unknown): values is readonly string[] {
+  if (!Array.isArray(values)) return false;
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== 'string') return false;
+  return true;
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {
