@@ -20,7 +20,7 @@ import type { Action } from '@rxkube/core';
 import { catchError, defer, from, map, Observable, of, race, switchMap, take, throwError } from 'rxjs';
 import type { ObservableInput, SchedulerLike, Subscription } from 'rxjs';
 
-import { directObservable } from '../internal/direct.js';
+import { directObservable, runDirect } from '../internal/direct.js';
 import type { WriteTracker } from '../sink/write-tracker.js';
 import type { KubeObject, ObjectRef } from '../types.js';
 import { isUserCodeError, UserCodeError } from '../user-code-error.js';
@@ -253,7 +253,7 @@ export function reconcileWork<T extends KubeObject>(
       }
       let seen = false;
       let deadline: Subscription | undefined;
-      const inner = work$.subscribe({
+      const inner = runDirect(work$, {
         next: (action) => {
           seen = true;
           deadline?.unsubscribe();

@@ -15,7 +15,8 @@
  * @module
  */
 import type { Logger } from 'pino';
-import type { ObservedValueOf, SchedulerLike, Subscription } from 'rxjs';
+import type { Action } from '@rxkube/core';
+import type { SchedulerLike, Subscription, Observable } from 'rxjs';
 import {
   asyncScheduler,
   BehaviorSubject,
@@ -25,7 +26,6 @@ import {
   combineLatest,
   distinctUntilChanged,
   map,
-  Observable,
   of,
   merge,
   race,
@@ -37,6 +37,7 @@ import {
 } from 'rxjs';
 
 import type { KubeClient } from '../client/kube-client.js';
+import { directObservable } from '../internal/direct.js';
 import type {
   Controller,
   ControllerOptions,
@@ -899,11 +900,25 @@ export class Manager {
     const counted: ControllerReconcile<KubeObject> = (request, ctx) => {
       const out = reconcile(request, ctx);
       if (out === undefined || out === null) return out;
-      const out$ = from(out); // throws here for what is not an ObservableInput: the guard reports it
-      // one Observable instead of defer + finalize: this runs once per reconcile
-      return new Observable<ObservedValueOf<typeof out$>>((subscriber) => {
+      // An array (a synchronous reconcile's `[action]`) is told as `from` would, without an
+      // Observable and a subscription of its own; anything else goes through `from`, which throws
+      // here for what is not an ObservableInput: the guard reports it.
+      const items = Array.isArray(out) ? (out as readonly Action[]) : undefined;
+      const out$ = items === undefined ? from(out) : undefined;
+      // one direct Observable (the controller's work runs it without a Subscriber) instead of
+      // defer + finalize: this runs once per reconcile
+      return directObservable<Action>((sink) => {
         this.running++;
-        const subscription = out$.subscribe(subscriber);
+        if (items !== undefined) {
+          for (const item of items) {
+            if (sink.closed) break;
+            sink.next(item);
+          }
+          if (!sink.closed) sink.complete();
+          this.running--;
+          return undefined;
+        }
+        const subscription = out$!.subscribe(sink);
         return () => {
           subscription.unsubscribe();
           this.running--;
