@@ -105,7 +105,7 @@ export class KeyedQueue<K, V> {
     if (slot === undefined) return undefined;
     this.fifo[this.head++] = undefined;
     if (this.head === this.fifo.length) {
-      this.fifo = [];
+      this.fifo.length = 0; // emptied: the same array again (a key at a time, once per event)
       this.head = 0;
     } else if (this.head >= 1024 && this.head * 2 >= this.fifo.length) {
       this.fifo = this.fifo.slice(this.head);
