@@ -614,12 +614,13 @@ export class Manager {
       ),
     );
     // Sharded controllers run on every member: their fences, not the leader Lease, gate them.
-    const sharded$ = merge(
-      ...this.controllers.filter((c) => this.everywhere(c)).map((c) => this.runController(c)),
-    );
+    const everywhere = this.controllers.filter((c) => this.everywhere(c));
+    // without any, no merge stage for every result to pass
+    const all$ =
+      everywhere.length === 0 ? runs$ : merge(runs$, ...everywhere.map((c) => this.runController(c)));
     let resolveDone!: () => void;
     const done = new Promise<void>((resolve) => (resolveDone = resolve));
-    const subscription = merge(runs$, sharded$).subscribe({
+    const subscription = all$.subscribe({
       next: (r) => this.results.next(r),
       error: (error: unknown) => {
         this.log.error({ error }, 'a controller failed fatally (misconfiguration)');
