@@ -73,6 +73,40 @@ describe('controller (marbles, fake watches)', () => {
     });
   });
 
+  it('reconciles a request object its sender reuses and changes under each name it gave', () => {
+    const ts = testScheduler();
+    ts.run(({ hot, cold, expectObservable }) => {
+      const primary = hot<WatchEvent>('(IabD)', {
+        I,
+        a: { type: 'InitApply', object: obj('a', '1') },
+        b: { type: 'InitApply', object: obj('b', '1') },
+        D,
+      });
+      // one object, renamed before each emission (the debounce and the applier key it in turn)
+      const ref: { apiVersion: string; kind: string; namespace: string; name: string } = {
+        ...CM,
+        namespace: 'ns',
+        name: '',
+      };
+      const more = hot('----a---b').pipe(
+        map((name) => {
+          ref.name = name;
+          return ref;
+        }),
+      );
+      const results$ = controller(
+        base(new ScriptedWatchRegistry({ ConfigMap: primary }), { reconcileOn: more }),
+        ts,
+      ).run(() => cold('(d|)', { d: Action.awaitChange() }));
+      expectObservable(results$.pipe(map(short)), '^ 20ms !').toBe('(xy)a---b', {
+        x: 'ns/a:success',
+        y: 'ns/b:success',
+        a: 'ns/a:success',
+        b: 'ns/b:success',
+      });
+    });
+  });
+
   it('on shutdown stops intake, lets the reconcile in flight finish, drops its queued rerun, then completes', () => {
     const ts = testScheduler();
     ts.run(({ hot, cold, expectObservable }) => {

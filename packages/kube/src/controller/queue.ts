@@ -19,7 +19,24 @@ import type { Observable, ObservableInput, SchedulerLike } from 'rxjs';
 import type { ObjectRef } from '../types.js';
 import { objectKey } from '../types.js';
 
-const keyOf = (r: ObjectRef): string => objectKey(r);
+/**
+ * A request's key. The debounce and the applier ask for the key of the same request one after the
+ * other (the debounce hands it on synchronously): the last answer is kept and given again while
+ * the request still names the same object (a request object reused and changed by its sender
+ * gets its new key).
+ */
+let lastRef: ObjectRef | undefined;
+let lastNamespace: string | undefined;
+let lastName = '';
+let lastKey = '';
+const keyOf = (r: ObjectRef): string => {
+  if (r === lastRef && r.name === lastName && r.namespace === lastNamespace) return lastKey;
+  lastKey = objectKey(r);
+  lastRef = r;
+  lastName = r.name;
+  lastNamespace = r.namespace;
+  return lastKey;
+};
 import type { IdleTracker } from './idle.js';
 import { laneApplier } from './lanes.js';
 import type { ControllerObserver } from './options.js';
