@@ -17,7 +17,8 @@ import type { SchedulerLike, Subscription } from 'rxjs';
  * pipeline is never between two stages), and a new observer is told the current state at once.
  */
 export class IdleTracker {
-  private readonly counts = new Map<object, number>();
+  /** Sources whose count is above 0 (a number per source, no map entry per flip). */
+  private busy = 0;
   private readonly subject = new BehaviorSubject<boolean>(true);
   private confirming: Subscription | undefined;
   /** Subscribers of `idle$`. */
@@ -29,7 +30,7 @@ export class IdleTracker {
   readonly idle$: Observable<boolean> = new Observable<boolean>((subscriber) => {
     if (this.observers++ === 0) {
       // unobserved, becoming idle was not confirmed: the current state, now
-      const idle = this.counts.size === 0;
+      const idle = this.busy === 0;
       if (this.subject.getValue() !== idle) this.subject.next(idle);
     }
     const subscription = this.subject.pipe(distinctUntilChanged()).subscribe(subscriber);
@@ -41,28 +42,28 @@ export class IdleTracker {
 
   /** Whether every source is at 0 now. */
   get idle(): boolean {
-    return this.observers > 0 ? this.subject.getValue() : this.counts.size === 0;
+    return this.observers > 0 ? this.subject.getValue() : this.busy === 0;
   }
 
   /** A new source of pending work; set its count as it changes, `release()` it when it ends. */
   source(): { set(count: number): void; release(): void } {
-    const token = {};
+    let pending = false;
+    const to = (next: boolean): void => {
+      if (next !== pending) {
+        pending = next;
+        this.busy += next ? 1 : -1;
+      }
+      this.update();
+    };
     return {
-      set: (count) => {
-        if (count > 0) this.counts.set(token, count);
-        else this.counts.delete(token);
-        this.update();
-      },
-      release: () => {
-        this.counts.delete(token);
-        this.update();
-      },
+      set: (count) => to(count > 0),
+      release: () => to(false),
     };
   }
 
   private update(): void {
     if (this.observers === 0) return; // nobody listens: nothing to tell, nothing to schedule
-    if (this.counts.size > 0) {
+    if (this.busy > 0) {
       // A pending confirmation stays scheduled: it re-checks the counts when it runs. Cancelling
       // and re-arming it on every busy → idle flip cost a setInterval and a clearInterval per
       // event (issue 21's profile); one action per turn is enough.
@@ -76,7 +77,7 @@ export class IdleTracker {
     const on = this.scheduler === asyncScheduler ? asapScheduler : this.scheduler;
     this.confirming = on.schedule(() => {
       this.confirming = undefined;
-      if (this.counts.size === 0) this.subject.next(true);
+      if (this.busy === 0) this.subject.next(true);
     }, 0);
   }
 }
