@@ -35,4 +35,22 @@ describe('relistGate', () => {
       expectObservable(source.pipe(relistGate(new Store<KubeObject>()))).toBe(expected, triggers);
     });
   });
+  it('emits each trigger as the mapping given makes it, in the same frames', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const events: Record<string, WatchEvent<KubeObject>> = {
+        i: { type: 'Init' },
+        a: { type: 'InitApply', object: a },
+        d: { type: 'InitDone' },
+        b: { type: 'InitApply', object: b },
+        l: { type: 'Delete', object: b },
+      };
+      const source = cold('-i-a-d-i-b-d-l|', events);
+      const as = (t: Trigger<KubeObject>): string =>
+        `${t.type} ${t.object.metadata.name ?? ''}${t.relist === true ? ' (relist)' : ''}`;
+      expectObservable(source.pipe(relistGate(new Store<KubeObject>(), undefined, as))).toBe(
+        '-----x-----y-z|',
+        { x: 'Apply a', y: 'Apply b (relist)', z: 'Delete b' },
+      );
+    });
+  });
 });

@@ -39,13 +39,16 @@ export interface Trigger<T extends KubeObject = KubeObject> {
  *
  * @param store the Store the events were applied to (read before `InitDone` swaps the list in).
  * @param onHeld told how many objects are held (for the idle signal).
+ * @param as what each trigger goes on as (the controller annotates its echoes here, without a
+ *   `map` stage per event); default the trigger itself.
  */
-export function relistGate<T extends KubeObject>(
+export function relistGate<T extends KubeObject, R = Trigger<T>>(
   store: StoreReader<T>,
   onHeld?: (count: number) => void,
-): OperatorFunction<WatchEvent<T> | ResyncEvent<T>, Trigger<T>> {
+  as: (trigger: Trigger<T>) => R = (trigger) => trigger as unknown as R,
+): OperatorFunction<WatchEvent<T> | ResyncEvent<T>, R> {
   return (source) =>
-    new Observable<Trigger<T>>((subscriber) => {
+    new Observable<R>((subscriber) => {
       let first = true;
       let held: Map<string, T> | undefined;
       const setHeld = (next: Map<string, T> | undefined): void => {
@@ -78,12 +81,12 @@ export function relistGate<T extends KubeObject>(
               setHeld(undefined);
               for (const object of objects) {
                 if (subscriber.closed) return;
-                subscriber.next(relist ? { type: 'Apply', object, relist } : { type: 'Apply', object });
+                subscriber.next(as(relist ? { type: 'Apply', object, relist } : { type: 'Apply', object }));
               }
               return;
             }
             default:
-              subscriber.next(event);
+              subscriber.next(as(event));
           }
         },
         error: (error: unknown) => subscriber.error(error),

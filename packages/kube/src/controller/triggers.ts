@@ -248,15 +248,24 @@ function triggersOf<T extends KubeObject>(
         holdWhileWriting<WatchEvent | ResyncEvent>(deps.tracker, resource),
       );
     }
-    return new Rx<Trigger>((subscriber) => {
-      const sub = events$.pipe(relistGate(part.store, (n) => held.set(n))).subscribe(subscriber);
+    return new Rx<Annotated>((subscriber) => {
+      const sub = events$
+        .pipe(
+          relistGate(
+            part.store,
+            (n) => held.set(n),
+            (t) => annotate(t, deps.tracker, resource),
+          ),
+        )
+        .subscribe(subscriber);
       return () => {
         sub.unsubscribe();
         held.release();
       };
     });
   });
-  const annotated$ = merge(...parts).pipe(map((t) => annotate(t, deps.tracker, resource)));
+  // echoes annotated by the relist gate itself (no map stage per event)
+  const annotated$ = merge(...parts);
   const predicates = kind.plan.predicates;
   if (predicates.length === 0) return annotated$;
   return annotated$.pipe(
