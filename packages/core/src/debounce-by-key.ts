@@ -193,6 +193,15 @@ export function debounceByKey<T, K>(
     });
 }
 
+/** Settled once: its reactions are bare microtasks. */
+const RESOLVED = Promise.resolve();
+
+/**
+ * Where the default scheduler's clock stands when it tells wall-clock time (epoch milliseconds,
+ * 2001 on): `TestScheduler.run` virtualises it, and its virtual clock starts at frame 0.
+ */
+const WALL_CLOCK_FROM_MS = 1e12;
+
 /**
  * `debounceByKey` with `dueTime` 0: one map of the burst's latest value per key (insertion order
  * = first arrival) and one scheduled flush per burst — no deadline heap, no timer per key. With
@@ -200,9 +209,6 @@ export function debounceByKey<T, K>(
  * `TestScheduler.run`, `asapScheduler`, which it virtualises), so a burst costs no `setInterval`;
  * any other scheduler (a test's) keeps its own 0 ms action.
  */
-/** Settled once: its reactions are bare microtasks. */
-const RESOLVED = Promise.resolve();
-
 function burstDebounce<T, K>(
   keyOf: (value: T) => K,
   scheduler: SchedulerLike,
@@ -221,10 +227,10 @@ function burstDebounce<T, K>(
       const flushSoon = (): void => {
         if (flush !== undefined || queued) return;
         // The default scheduler on wall-clock time (not virtualised by `TestScheduler.run`, whose
-        // clock is not `Date.now()`): a bare microtask, what `asapScheduler` would run the flush
-        // in, without its action, flush queue and handle per burst (issue 21). Should the clock
-        // tick between the two reads, asapScheduler runs it: the same turn, only dearer.
-        if (real && asyncScheduler.now() === Date.now()) {
+        // clock starts at frame 0): a bare microtask, what `asapScheduler` would run the flush
+        // in, without its action, flush queue and handle per burst (issue 21). Virtualised, the
+        // flush is asapScheduler's, which run mode virtualises too.
+        if (real && asyncScheduler.now() >= WALL_CLOCK_FROM_MS) {
           queued = true;
           // a reaction of a settled promise, not queueMicrotask (Node wraps each of those in an
           // AsyncResource)
