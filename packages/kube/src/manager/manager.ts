@@ -911,12 +911,15 @@ export class Manager {
       return directObservable<Action>((sink) => {
         this.running++;
         if (items !== undefined) {
-          for (const item of items) {
-            if (sink.closed) break;
-            sink.next(item);
+          try {
+            for (const item of items) {
+              if (sink.closed) break;
+              sink.next(item);
+            }
+            if (!sink.closed) sink.complete();
+          } finally {
+            this.running--;
           }
-          if (!sink.closed) sink.complete();
-          this.running--;
           return undefined;
         }
         const subscription = out$!.subscribe(sink);
