@@ -108,7 +108,12 @@ describeEachBackend('namespace-watcher (HTTP, through the Manager)', (b) => {
         body: { metadata: { labels: { 'rxkube.io/welcome': 'false' } } },
       });
       await until('team-b opted out', async () => (await welcome('team-b')) === undefined);
-      expect(linesOf('team-b')).toContain(`deleted  team-b/${WELCOME_CONFIGMAP} (namespace opted out)`);
+      // the operator logs the deletion once its DELETE answered: the ConfigMap may be gone first
+      await until('the opt-out logged', () =>
+        Promise.resolve(
+          linesOf('team-b').includes(`deleted  team-b/${WELCOME_CONFIGMAP} (namespace opted out)`),
+        ),
+      );
 
       // a deleted welcome ConfigMap comes back (the mapped ConfigMap watch re-reconciles its namespace)
       const before = (await welcome('team-a'))?.metadata.uid;
